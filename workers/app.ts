@@ -1,0 +1,39 @@
+import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
+import { routePartykitRequest } from "partyserver";
+// The vite-built Remix server bundle (`npm run build` makes it; tests build first).
+import * as build from "../build/server/index.js";
+import { api } from "./api";
+import type { Env } from "./env";
+import { consumeAudit } from "./queues/audit";
+import { consumeNotifications } from "./queues/notifications";
+import { authorizeRoomConnection } from "./room-connect";
+
+export { Room } from "../durable/room";
+export { TokenAccount } from "../durable/token-account";
+export { Leaderboard } from "../durable/leaderboard";
+
+const remix = createRequestHandler(build as unknown as ServerBuild, "production");
+
+/**
+ * The one Worker: `/api/*` to the Hono gateway, `/parties/*` to the room objects
+ * (partyserver), everything else to Remix. Static files under build/client are served by
+ * the assets binding before this code runs.
+ */
+export default {
+  async fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    if (pathname === "/api" || pathname.startsWith("/api/")) return api.fetch(request, env, ctx);
+    if (pathname.startsWith("/parties/")) {
+      const res = await routePartykitRequest(request, env as never, { onBeforeConnect: (req) => authorizeRoomConnection(req, env) });
+      return res ?? Response.json({ statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" }, { status: 404 });
+    }
+    return remix(request, { env, ctx, api: (path: string, init?: RequestInit) => api.fetch(new Request(new URL(path, request.url), init), env, ctx) });
+  },
+
+  async queue(batch, env) {
+    if (batch.queue.startsWith("hangout-notifications")) return consumeNotifications(batch, env);
+    if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
+    console.error(`no consumer for queue ${batch.queue}`);
+    batch.retryAll();
+  },
+} satisfies ExportedHandler<Env>;

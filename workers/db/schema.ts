@@ -1,0 +1,167 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { Badge, EmailStatus, EmailType, ImageKind, UserCapability, UserRole, VoucherStatus } from "../../shared/roles";
+
+/**
+ * The D1 schema. Migrations in migrations/ are generated from this file with
+ * `npm run db:generate`; never edit a migration that has landed, add a new one.
+ * Times are epoch milliseconds (integers); JSON columns hold small lists and maps.
+ */
+const now = sql`(unixepoch('subsec') * 1000)`;
+const timestamps = {
+  createdAt: integer("created_at").notNull().default(now),
+  updatedAt: integer("updated_at").notNull().default(now),
+};
+
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    uuid: text("uuid").notNull().unique(),
+    /** The login e-mail, lowercase. Null for accounts made without one. */
+    email: text("email").unique(),
+    /** `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`; null until a password is set. */
+    passwordHash: text("password_hash"),
+    emailVerified: integer("email_verified", { mode: "boolean" }).notNull().default(false),
+    nickname: text("nickname").notNull(),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    color: text("color").notNull().default("562DF9"),
+    avatarId: text("avatar_id"),
+    pronoun: text("pronoun"),
+    displayPronouns: integer("display_pronouns", { mode: "boolean" }).notNull().default(false),
+    songOfTheWeek: text("song_of_the_week"),
+    zodiac: text("zodiac"),
+    bio: text("bio"),
+    profilePicture: text("profile_picture"),
+    coverPicture: text("cover_picture"),
+    facebook: text("facebook"),
+    instagram: text("instagram"),
+    twitter: text("twitter"),
+    snapchat: text("snapchat"),
+    tiktok: text("tiktok"),
+    priceForGig: integer("price_for_gig"),
+    roles: text("roles", { mode: "json" }).$type<UserRole[]>().notNull().default(sql`'["user"]'`),
+    capabilities: text("capabilities", { mode: "json" }).$type<UserCapability[]>().notNull().default(sql`'[]'`),
+    badges: text("badges", { mode: "json" }).$type<Badge[]>().notNull().default(sql`'[]'`),
+    /** Free-form client settings (`/users/profile/user-data`), at most 16 KB. */
+    userData: text("user_data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    /** For bots: the user who made the bot. */
+    ownerUuid: text("owner_uuid"),
+    subscriptionLevel: text("subscription_level"),
+    /** Bumped on password change and reset: tokens signed before it stop working. */
+    sessionVersion: integer("session_version").notNull().default(0),
+    deactivated: integer("deactivated", { mode: "boolean" }).notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [index("users_nickname_idx").on(t.nickname), index("users_updated_idx").on(t.updatedAt)],
+);
+
+export const userEmails = sqliteTable(
+  "user_emails",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    type: text("type").$type<EmailType>().notNull().default("personal"),
+    status: text("status").$type<EmailStatus>().notNull().default("PENDING_VERIFICATION"),
+    /** SHA-256 of the six-digit code last sent; null once verified. */
+    codeHash: text("code_hash"),
+    codeSentAt: integer("code_sent_at"),
+    /** Wrong guesses against the current code; at 5 the code is spent. */
+    codeAttempts: integer("code_attempts").notNull().default(0),
+    verifiedAt: integer("verified_at"),
+    ...timestamps,
+  },
+  (t) => [index("user_emails_user_idx").on(t.userId), index("user_emails_email_idx").on(t.email)],
+);
+
+/** One-time tokens: magic links and password resets. Only the SHA-256 of a token is kept. */
+export const oneTimeTokens = sqliteTable(
+  "one_time_tokens",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    kind: text("kind").$type<"magic-link" | "password-reset">().notNull(),
+    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    target: text("target"),
+    expiresAt: integer("expires_at").notNull(),
+    usedAt: integer("used_at"),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [index("one_time_tokens_user_idx").on(t.userId)],
+);
+
+export const vouchers = sqliteTable("vouchers", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  code: text("code").notNull().unique(),
+  status: text("status").$type<VoucherStatus>().notNull().default("PENDING"),
+  /** What redeeming grants: a capability, or nothing beyond the account itself. */
+  capability: text("capability").$type<UserCapability>(),
+  note: text("note"),
+  createdBy: text("created_by").notNull(),
+  redeemedBy: text("redeemed_by"),
+  redeemedAt: integer("redeemed_at"),
+  ...timestamps,
+});
+
+export const userImages = sqliteTable(
+  "user_images",
+  {
+    id: text("id").primaryKey(),
+    userUuid: text("user_uuid").notNull(),
+    kind: text("kind").$type<ImageKind>().notNull(),
+    r2Key: text("r2_key").notNull(),
+    contentType: text("content_type").notNull(),
+    size: integer("size").notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [index("user_images_user_idx").on(t.userUuid)],
+);
+
+/** Failed-login counters per e-mail and per IP, one row per key and window. */
+export const loginAttempts = sqliteTable(
+  "login_attempts",
+  {
+    key: text("key").notNull(),
+    windowStart: integer("window_start").notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [uniqueIndex("login_attempts_key_window").on(t.key, t.windowStart)],
+);
+
+/** What would have been sent (e-mail, SMS, push) when no provider is configured. */
+export const devOutbox = sqliteTable(
+  "dev_outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    channel: text("channel").$type<"email" | "sms" | "push">().notNull(),
+    to: text("to").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html"),
+    /** Idempotency: a redelivered queue message writes no second row. */
+    messageId: text("message_id").notNull().unique(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [index("dev_outbox_to_idx").on(t.to)],
+);
+
+export type UserRow = typeof users.$inferSelect;
+export type UserEmailRow = typeof userEmails.$inferSelect;
+export type VoucherRow = typeof vouchers.$inferSelect;
+
+/** Audit trail written by the audit queue's consumer (login, chat, purchase, room, playlist...). */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Idempotency: the producer's event id; a redelivery writes nothing. */
+    eventId: text("event_id").notNull().unique(),
+    topic: text("topic").notNull(),
+    userUuid: text("user_uuid"),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    occurredAt: integer("occurred_at").notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [index("audit_events_user_idx").on(t.userUuid, t.occurredAt), index("audit_events_topic_idx").on(t.topic, t.occurredAt)],
+);

@@ -1,0 +1,100 @@
+import { eq } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
+import { createMiddleware } from "hono/factory";
+import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
+import { db } from "../db/client";
+import { users, type UserRow } from "../db/schema";
+import type { AppEnv } from "../env";
+import { ApiError, forbidden, unauthorized } from "./errors";
+import { verifyToken } from "./jwt";
+
+/** Who is calling: from a verified token, with roles read fresh from D1 for accounts. */
+export interface Caller {
+  uuid: string;
+  type: TokenType;
+  roles: UserRole[];
+  /** The account row, for user and bot tokens. */
+  user?: UserRow;
+}
+
+const bearer = (c: Context) => {
+  const h = c.req.header("Authorization");
+  const m = h?.match(/^Bearer\s+(\S+)$/i);
+  return m?.[1];
+};
+
+/**
+ * Reads the bearer token if there is one. A token that is present but forged, expired,
+ * revoked (password changed) or whose account is gone or deactivated is a 401 at once,
+ * even on public routes, so a client learns to drop it (spec: "stored tokens are cleared").
+ * Roles come from the account row, not the token, so a removed role takes effect at once.
+ */
+export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async (c, next) => {
+  const token = bearer(c);
+  if (token) {
+    const claims = await verifyToken(c.env, token);
+    if (!claims) throw unauthorized("Invalid or expired token.");
+    if (claims.type === "user" || claims.type === "bot") {
+      const user = await db(c.env).select().from(users).where(eq(users.uuid, claims.sub)).get();
+      if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion) throw unauthorized("Invalid or expired token.");
+      c.set("caller", { uuid: user.uuid, type: claims.type, roles: user.roles, user });
+    } else {
+      c.set("caller", { uuid: claims.sub, type: claims.type, roles: claims.roles });
+    }
+  }
+  await next();
+});
+
+/** The caller, or 401. `types` narrows which token kinds may call (403 for the others). */
+export function caller(c: Context<AppEnv>, types: readonly TokenType[] = ["user", "bot"]): Caller & { user: UserRow } {
+  const who = c.get("caller");
+  if (!who) throw unauthorized();
+  if (!types.includes(who.type)) throw forbidden(who.type === "guest" ? "Guests cannot do this; please sign up or log in." : "Forbidden resource");
+  return who as Caller & { user: UserRow };
+}
+
+/** Route guard: a signed-in account (user or bot token). */
+export const requireUser = createMiddleware<AppEnv>(async (c, next) => {
+  caller(c);
+  await next();
+});
+
+/** Route guard: any valid token, guests included. */
+export const requireAnyToken = createMiddleware<AppEnv>(async (c, next) => {
+  caller(c, ["user", "bot", "guest", "ghost"]);
+  await next();
+});
+
+/** Route guard: an account holding one of `roles` (401 without a token, 403 without the role). */
+export function requireRole(...roles: UserRole[]) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    const who = caller(c);
+    if (!who.roles.some((r) => roles.includes(r))) throw forbidden();
+    await next();
+  });
+}
+
+/** Route guard for admin-panel calls. */
+export const requireAdmin = requireRole(...ADMIN_ROLES);
+
+/**
+ * Route guard for service-to-service calls (`/service/...`): the shared `X-Service-Key`,
+ * or an admin's token. Without either: 401; a plain user's token: 403.
+ */
+export const requireService = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.header("X-Service-Key");
+  if (key !== undefined) {
+    if (!c.env.SERVICE_KEY || !timingSafeEqual(key, c.env.SERVICE_KEY)) throw new ApiError(401, "Invalid service key.");
+    return next();
+  }
+  const who = caller(c);
+  if (!who.roles.some((r) => ADMIN_ROLES.includes(r))) throw forbidden();
+  await next();
+});
+
+function timingSafeEqual(a: string, b: string) {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return d === 0;
+}

@@ -1,0 +1,37 @@
+import { sql } from "drizzle-orm";
+import { Hono } from "hono";
+import { db } from "../db/client";
+import type { AppEnv } from "../env";
+import { authenticate } from "./auth";
+import { onError, onNotFound } from "./errors";
+
+/** Name and version of each service behind the gateway (DESIGN.md, "Gateway paths"). */
+export const SERVICES = {
+  "user-service": "1.8.1",
+  "room-service": "1.4.2",
+  "merch-service": "1.0.0",
+  "upload-service": "1.0.0",
+  "audit-service": "1.0.0",
+  "social-service": "1.0.0",
+  "payment-service": "1.0.0",
+  "playlist-service": "1.0.0",
+} as const;
+export type ServiceName = keyof typeof SERVICES;
+
+/**
+ * A service's Hono app with the plumbing every service shares: the error body, the JSON
+ * 404 for unknown paths, bearer-token authentication, and the public health check
+ * `GET /info-admin/<service>-status`.
+ */
+export function serviceApp(name: ServiceName) {
+  const app = new Hono<AppEnv>();
+  app.onError(onError);
+  app.notFound(onNotFound);
+  app.use(authenticate);
+  app.get(`/info-admin/${name}-status`, async (c) => {
+    // A cheap read proves the database answers; a failure is a 503, not a 500.
+    const dbOk = await db(c.env).run(sql`select 1`).then(() => true, () => false);
+    return c.json({ service: name, version: SERVICES[name], status: dbOk ? "ok" : "degraded", database: dbOk ? "ok" : "unavailable" }, dbOk ? 200 : 503);
+  });
+  return app;
+}

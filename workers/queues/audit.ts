@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { db } from "../db/client";
+import { auditEvents } from "../db/schema";
+import type { Env } from "../env";
+
+/** An audit event (seed 001: chat, purchase, playlist, room and login events, and more). */
+export const auditMessage = z.object({
+  eventId: z.string().min(1),
+  topic: z.string().min(1).max(100),
+  userUuid: z.string().nullable().optional(),
+  data: z.record(z.string(), z.unknown()).default({}),
+  occurredAt: z.number().int(),
+});
+export type AuditMessage = z.input<typeof auditMessage>;
+
+/** Record an event without making the caller wait on the audit store. */
+export async function audit(env: Env, topic: string, userUuid: string | null, data: Record<string, unknown> = {}) {
+  await env.AUDIT.send({ eventId: crypto.randomUUID(), topic, userUuid, data, occurredAt: Date.now() });
+}
+
+export async function consumeAudit(batch: MessageBatch<unknown>, env: Env) {
+  const rows = [];
+  for (const m of batch.messages) {
+    const parsed = auditMessage.safeParse(m.body);
+    if (parsed.success) rows.push(parsed.data);
+    else console.error("dropping malformed audit event", parsed.error.issues);
+  }
+  if (rows.length) {
+    // One insert for the batch; the unique event id makes a redelivered batch a no-op.
+    await db(env).insert(auditEvents).values(rows).onConflictDoNothing({ target: auditEvents.eventId });
+  }
+  batch.ackAll();
+}

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { sendEmail } from "../adapters/email";
+import type { Env } from "../env";
+
+/**
+ * The notifications queue: everything the product would send to a person. Producers put a
+ * message here and move on; the consumer hands each to its adapter and retries only the
+ * ones that failed. Each message carries an id so a redelivery sends nothing twice where
+ * the sink can tell (the dev outbox keys on it).
+ */
+export const notificationMessage = z.discriminatedUnion("channel", [
+  z.object({
+    channel: z.literal("email"),
+    id: z.string().min(1),
+    to: z.string().min(3),
+    subject: z.string().min(1),
+    text: z.string(),
+    html: z.string().optional(),
+  }),
+]);
+export type NotificationMessage = z.infer<typeof notificationMessage>;
+
+/** Queue a notification; `id` defaults to a fresh uuid. */
+export async function notify(env: Env, msg: Omit<NotificationMessage, "id"> & { id?: string }) {
+  await env.NOTIFICATIONS.send({ ...msg, id: msg.id ?? crypto.randomUUID() } as NotificationMessage);
+}
+
+export async function consumeNotifications(batch: MessageBatch<unknown>, env: Env) {
+  for (const message of batch.messages) {
+    const parsed = notificationMessage.safeParse(message.body);
+    if (!parsed.success) {
+      // A malformed message will never succeed; retrying it only blocks the queue.
+      console.error("dropping malformed notification", parsed.error.issues);
+      message.ack();
+      continue;
+    }
+    try {
+      switch (parsed.data.channel) {
+        case "email":
+          await sendEmail(env, parsed.data);
+          break;
+      }
+      message.ack();
+    } catch (err) {
+      console.error("notification failed, will retry", err);
+      message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { serviceApp } from "../lib/service";
+
+export const userService = serviceApp("user-service");
