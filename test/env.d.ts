@@ -1,15 +1,11 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env } from "../workers/env";
+import type { Env as WorkerEnv } from "../workers/env";
 
+// `env` from cloudflare:test is typed as the Worker's bindings plus what tests add.
 declare global {
   namespace Cloudflare {
-    interface Env extends import("../workers/env").Env {
+    interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
     }
-  }
-}
-declare module "cloudflare:test" {
-  interface ProvidedEnv extends Env {
-    TEST_MIGRATIONS: D1Migration[];
   }
 }

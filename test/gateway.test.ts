@@ -1,4 +1,5 @@
 import { SELF } from "cloudflare:test";
+import { call } from "./helpers";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "../workers/lib/service";
 
@@ -10,18 +11,18 @@ describe("gateway", () => {
   });
 
   it("answers an unknown /api path with a JSON 404 naming the method and path", async () => {
-    const res = await SELF.fetch("http://x/api/user-service/no/such/thing", { method: "PATCH" });
+    const res = await call("user-service", "/no/such/thing", { method: "PATCH" });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ statusCode: 404, message: "Cannot PATCH /api/user-service/no/such/thing", error: "Not Found" });
+    expect(res.body).toEqual({ statusCode: 404, message: "Cannot PATCH /api/user-service/no/such/thing", error: "Not Found" });
     const unknownService = await SELF.fetch("http://x/api/nope");
     expect(unknownService.status).toBe(404);
-    expect((await unknownService.json()).message).toBe("Cannot GET /api/nope");
+    expect(((await unknownService.json()) as { message: string }).message).toBe("Cannot GET /api/nope");
   });
 
   it("refuses a forged bearer token with 401 even on a public route", async () => {
-    const res = await SELF.fetch("http://x/api/user-service/info-admin/user-service-status", { headers: { Authorization: "Bearer not.a.jwt" } });
+    const res = await call("user-service", "/info-admin/user-service-status", { token: "not.a.jwt" });
     expect(res.status).toBe(401);
-    expect((await res.json()).message).toBe("Invalid or expired token.");
+    expect(res.body.message).toBe("Invalid or expired token.");
   });
 
   it("serves the web app for other paths", async () => {

@@ -27,7 +27,7 @@ export default {
       const res = await routePartykitRequest(request, env as never, { onBeforeConnect: (req) => authorizeRoomConnection(req, env) });
       return res ?? Response.json({ statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" }, { status: 404 });
     }
-    return remix(request, { env, ctx, api: (path: string, init?: RequestInit) => api.fetch(new Request(new URL(path, request.url), init), env, ctx) });
+    return remix(request, { env, ctx, api: async (path: string, init?: RequestInit) => api.fetch(new Request(new URL(path, request.url), init), env, ctx) });
   },
 
   async queue(batch, env) {

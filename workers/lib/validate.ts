@@ -16,8 +16,26 @@ export function issueMessages(error: z.ZodError): string[] {
  */
 export function parseOr400<T extends z.ZodType>(schema: T, data: unknown, message?: string): z.output<T> {
   const r = schema.safeParse(data);
-  if (!r.success) throw new ApiError(400, message ?? issueMessages(r.error));
+  if (!r.success) {
+    const list = issueMessages(r.error);
+    throw new ApiError(400, message ?? (list.length === 1 ? list[0] : list));
+  }
   return r.data;
+}
+
+/**
+ * Where the spec names one message for "something required is missing" (sign-up's
+ * "Email or password is missing in request."), check presence first and fail with exactly
+ * that text; values that are present but malformed still get `schema`'s precise reasons.
+ */
+export function requireFields<T extends z.ZodType>(keys: string[], message: string, schema: T) {
+  return z
+    .any()
+    .superRefine((v, ctx) => {
+      const missing = v === null || typeof v !== "object" || keys.some((k) => v[k] === undefined || v[k] === null || v[k] === "");
+      if (missing) ctx.addIssue({ code: "custom", message });
+    })
+    .pipe(schema);
 }
 
 type Target = "json" | "query" | "param" | "form";

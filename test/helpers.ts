@@ -1,0 +1,106 @@
+import { env, SELF } from "cloudflare:test";
+import { desc, eq } from "drizzle-orm";
+import { vi } from "vitest";
+import type { UserRole } from "../shared/roles";
+import { db } from "../workers/db/client";
+import { devOutbox, users } from "../workers/db/schema";
+import { signToken } from "../workers/lib/jwt";
+
+/**
+ * Test factories and a small client for the gateway (DESIGN.md: "factories for users,
+ * tokens and rooms"). Every factory makes unique names, since storage is shared by the
+ * tests of one file.
+ */
+
+export interface CallInit {
+  method?: string;
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+/** Calls `/api/<service><path>` through the real Worker; `body` is JSON unless FormData. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function call(service: string, path: string, init: CallInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  let body: BodyInit | undefined;
+  if (init.body instanceof FormData) body = init.body;
+  else if (init.body !== undefined) {
+    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await SELF.fetch(`http://hangout.test/api/${service}${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** The user-service client most tests use. */
+export const user = (path: string, init?: CallInit) => call("user-service", path, init);
+
+let n = 0;
+export const uniqueEmail = (tag = "user") => `${tag}.${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
+
+export interface TestAccount {
+  token: string;
+  email: string;
+  password: string;
+  uuid: string;
+  id: number;
+}
+
+/** Signs up a new account through the real route (its verification mail goes to the outbox). */
+export async function signUp(over: { email?: string; password?: string; nickname?: string } = {}): Promise<TestAccount> {
+  const email = over.email ?? uniqueEmail();
+  const password = over.password ?? "correct horse battery";
+  const res = await user("/users/sign-up", { body: { email, password, nickname: over.nickname } });
+  if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return { token: res.body.token, email, password, uuid: res.body.user.uuid, id: res.body.user.id };
+}
+
+/** An account holding `roles` (set directly in D1, as an admin would), with a fresh token. */
+export async function accountWithRoles(roles: UserRole[], over: { email?: string } = {}): Promise<TestAccount> {
+  const a = await signUp(over);
+  await db(env).update(users).set({ roles }).where(eq(users.uuid, a.uuid));
+  const token = await signToken(env, { sub: a.uuid, type: "user", roles });
+  return { ...a, token };
+}
+
+export const admin = () => accountWithRoles(["user", "admin"], { email: uniqueEmail("admin") });
+
+/** A guest token (no account). */
+export async function guestToken(): Promise<string> {
+  return (await user("/auth/guest")).body.token;
+}
+
+/** Waits for the queue consumer to put a mail for `to` in the dev outbox; the newest first. */
+export async function outbox(to: string, count = 1) {
+  return vi.waitFor(
+    async () => {
+      const rows = await db(env).select().from(devOutbox).where(eq(devOutbox.to, to)).orderBy(desc(devOutbox.id)).all();
+      if (rows.length < count) throw new Error(`waiting for ${count} mail(s) to ${to}, have ${rows.length}`);
+      return rows;
+    },
+    { timeout: 5000, interval: 50 },
+  );
+}
+
+/** The six-digit code in the newest mail to `to`. */
+export async function latestCode(to: string, count = 1): Promise<string> {
+  const [mail] = await outbox(to, count);
+  const m = mail.text.match(/\b(\d{6})\b/);
+  if (!m) throw new Error(`no code in mail: ${mail.text}`);
+  return m[1];
+}
+
+/** Counts rows of a D1 table, to prove a refused call wrote nothing. */
+export async function countRows(table: string): Promise<number> {
+  const row = await env.DB.prepare(`select count(*) as n from ${table}`).first<{ n: number }>();
+  return row?.n ?? 0;
+}

@@ -1,0 +1,142 @@
+import { and, eq } from "drizzle-orm";
+import type { EmailStatus, EmailType, TokenType, UserRole } from "../../shared/roles";
+import { db } from "../db/client";
+import { userEmails, users, type UserRow } from "../db/schema";
+import type { Env } from "../env";
+import { ApiError } from "../lib/errors";
+import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
+import { hashPassword } from "../lib/password";
+import { MSG } from "./messages";
+import { sendVerificationCode } from "./verification";
+
+/**
+ * Account building blocks every user-service route shares: the two profile shapes, making
+ * an account, and issuing a session. Routes stay thin; the rules live here once.
+ */
+
+/** Another user's profile (REFERENCE.md, OtherUserProfileResDto). Never an e-mail or a role. */
+export function toOtherProfile(u: UserRow) {
+  return {
+    id: u.id,
+    uuid: u.uuid,
+    nickname: u.nickname,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    color: u.color,
+    avatarId: u.avatarId,
+    pronoun: u.pronoun,
+    displayPronouns: u.displayPronouns,
+    songOfTheWeek: u.songOfTheWeek,
+    zodiac: u.zodiac,
+    bio: u.bio,
+    profilePicture: u.profilePicture,
+    coverPicture: u.coverPicture,
+    facebook: u.facebook,
+    instagram: u.instagram,
+    twitter: u.twitter,
+    snapchat: u.snapchat,
+    tiktok: u.tiktok,
+    badges: u.badges,
+    priceForGig: u.priceForGig,
+    isBot: u.roles.includes("bot"),
+    createdAt: new Date(u.createdAt).toISOString(),
+  };
+}
+
+/** The signed-in user's own profile: the public one plus what only they (and admins) see. */
+export function toOwnProfile(u: UserRow) {
+  return {
+    ...toOtherProfile(u),
+    email: u.email,
+    emailVerified: u.emailVerified,
+    hasPassword: u.passwordHash !== null,
+    roles: u.roles,
+    capabilities: u.capabilities,
+    subscriptionLevel: u.subscriptionLevel,
+    ownerUuid: u.ownerUuid,
+    deactivated: u.deactivated,
+    updatedAt: new Date(u.updatedAt).toISOString(),
+  };
+}
+export type OwnProfile = ReturnType<typeof toOwnProfile>;
+export type OtherProfile = ReturnType<typeof toOtherProfile>;
+
+/** A nickname from the e-mail's local part when none is given: "dj.sam+x@..." → "dj.sam". */
+export function defaultNickname(email: string | null | undefined) {
+  const local = (email ?? "").split("@")[0].split("+")[0].replace(/[^\p{L}\p{N}._-]/gu, "");
+  return (local || `user${Math.floor(Math.random() * 1e6)}`).slice(0, 30);
+}
+
+export interface NewAccount {
+  email: string;
+  password?: string;
+  nickname?: string;
+  roles?: UserRole[];
+  /** CREATED_BY_ADMIN accounts skip verification; the rest start PENDING_VERIFICATION. */
+  emailStatus?: Extract<EmailStatus, "PENDING_VERIFICATION" | "CREATED_BY_ADMIN" | "VERIFIED">;
+  emailType?: EmailType;
+  ownerUuid?: string;
+}
+
+/**
+ * Makes an account with its login e-mail row. A taken e-mail is 403 with the catalogue's
+ * message; the unique index settles a race between two sign-ups for the same address.
+ * New personal accounts get a verification code by e-mail (through the queue).
+ */
+export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
+  const d = db(env);
+  const existing = await d.select({ id: users.id }).from(users).where(eq(users.email, a.email)).get();
+  if (existing) throw new ApiError(403, MSG.emailTaken);
+  const status = a.emailStatus ?? "PENDING_VERIFICATION";
+  let user: UserRow;
+  try {
+    user = await d
+      .insert(users)
+      .values({
+        uuid: crypto.randomUUID(),
+        email: a.email,
+        passwordHash: a.password ? await hashPassword(a.password) : null,
+        nickname: a.nickname?.trim() || defaultNickname(a.email),
+        roles: a.roles ?? ["user"],
+        emailVerified: status !== "PENDING_VERIFICATION",
+        ownerUuid: a.ownerUuid ?? null,
+      })
+      .returning()
+      .get();
+  } catch (err) {
+    if (String(err).includes("UNIQUE")) throw new ApiError(403, MSG.emailTaken);
+    throw err;
+  }
+  const emailRow = await d
+    .insert(userEmails)
+    .values({ userId: user.id, email: a.email, type: a.emailType ?? "personal", status, verifiedAt: status === "PENDING_VERIFICATION" ? null : Date.now() })
+    .returning()
+    .get();
+  if (status === "PENDING_VERIFICATION") await sendVerificationCode(env, user, emailRow);
+  return user;
+}
+
+/** A signed session for an account: `{ token, user, expiresAt }`. */
+export async function issueSession(env: Env, user: UserRow, type: Extract<TokenType, "user" | "bot"> = "user") {
+  const token = await signToken(env, { sub: user.uuid, type, roles: user.roles, sv: user.sessionVersion });
+  return { token, tokenType: type, expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS[type] * 1000).toISOString(), user: toOwnProfile(user) };
+}
+
+/** The account by uuid or numeric id, or 404 "User profile not found.". */
+export async function findUserOr404(env: Env, idOrUuid: string): Promise<UserRow> {
+  const d = db(env);
+  const byNumber = /^\d+$/.test(idOrUuid);
+  const user = await d
+    .select()
+    .from(users)
+    .where(byNumber ? eq(users.id, Number(idOrUuid)) : eq(users.uuid, idOrUuid))
+    .get();
+  if (!user || user.deactivated) throw new ApiError(404, MSG.profileNotFound);
+  return user;
+}
+
+/** The login e-mail row of a user (the one matching users.email). */
+export async function loginEmailRow(env: Env, user: UserRow) {
+  if (!user.email) return undefined;
+  return db(env).select().from(userEmails).where(and(eq(userEmails.userId, user.id), eq(userEmails.email, user.email))).get();
+}

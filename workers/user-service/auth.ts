@@ -1,0 +1,116 @@
+import { and, eq, isNull } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { db } from "../db/client";
+import { oneTimeTokens, users } from "../db/schema";
+import type { AppEnv } from "../env";
+import { caller, requireUser } from "../lib/auth";
+import { ApiError } from "../lib/errors";
+import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
+import { verifyPassword } from "../lib/password";
+import { clearKey, overLimit, recordHit, type Window } from "../lib/rate-limit";
+import { sha256, randomToken } from "../lib/crypto";
+import { valid, fields } from "../lib/validate";
+import { audit } from "../queues/audit";
+import { issueSession, toOwnProfile } from "./accounts";
+import { MSG } from "./messages";
+
+/** Login, session, public key, guest tokens and magic links. */
+export const authRoutes = new Hono<AppEnv>();
+
+/**
+ * Failed logins are limited per e-mail (5 in 15 minutes: guessing one account) and per IP
+ * (30 in 15 minutes: spraying many accounts). Only failures count; a success clears the
+ * e-mail's counter. Over a limit the answer is 429 before the password is even checked.
+ */
+export const LOGIN_LIMITS = { perEmail: 5, perIp: 30, windowMs: 15 * 60_000 };
+const loginWindows = (email: string, ip: string): Window[] => [
+  { key: `login:email:${email}`, limit: LOGIN_LIMITS.perEmail, windowMs: LOGIN_LIMITS.windowMs },
+  { key: `login:ip:${ip}`, limit: LOGIN_LIMITS.perIp, windowMs: LOGIN_LIMITS.windowMs },
+];
+
+const loginBody = z.object({ email: fields.email, password: z.string().min(1, "password should not be empty").max(128) });
+
+authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
+  const { email, password } = c.req.valid("json");
+  const ip = c.req.header("CF-Connecting-IP") ?? "unknown";
+  const windows = loginWindows(email, ip);
+  const blocked = await overLimit(c.env, windows);
+  if (blocked) {
+    const minutes = Math.max(1, Math.ceil(blocked.retryAfterMs / 60_000));
+    throw new ApiError(429, MSG.tooManyLogins(minutes), { "Retry-After": String(Math.ceil(blocked.retryAfterMs / 1000)) });
+  }
+  const user = await db(c.env).select().from(users).where(eq(users.email, email)).get();
+  // The same work and the same answer whether or not the account exists.
+  const ok = await verifyPassword(password, user?.passwordHash ?? "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+  if (!user || !ok || user.deactivated) {
+    await recordHit(c.env, windows);
+    throw new ApiError(401, MSG.badLogin);
+  }
+  await clearKey(c.env, windows[0].key);
+  await audit(c.env, "user.login", user.uuid, { ip });
+  return c.json(await issueSession(c.env, user));
+});
+
+/** GET /auth/session: who the token belongs to, fresh from the database. */
+authRoutes.get("/auth/session", async (c) => {
+  const who = caller(c, ["user", "bot", "guest", "ghost"]);
+  const base = { tokenType: who.type, roles: who.roles, isLoggedIn: who.type === "user" };
+  if (who.user) return c.json({ ...base, user: toOwnProfile(who.user) });
+  return c.json({ ...base, user: { uuid: who.uuid, nickname: guestName(who.uuid) } });
+});
+
+/** GET /auth/pub-key: the RS256 public key, so other services can verify our tokens. */
+authRoutes.get("/auth/pub-key", (c) => c.json({ publicKey: c.env.JWT_PUBLIC_KEY, algorithm: "RS256" }));
+
+const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
+
+/** GET /auth/guest: a guest token (listen and chat-read only; guests never DJ). */
+authRoutes.get("/auth/guest", async (c) => {
+  const uuid = crypto.randomUUID();
+  const token = await signToken(c.env, { sub: uuid, type: "guest", roles: [] });
+  return c.json({ token, tokenType: "guest", expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS.guest * 1000).toISOString(), user: { uuid, nickname: guestName(uuid) } });
+});
+
+/**
+ * Magic links: `{host}/magic-link/{shortLivedToken}/{encoded target}`. The token is 256
+ * random bits, kept only as its hash, good for 15 minutes and exchanged once.
+ * Target: `subscribe-plan/{plan}` or a path on our site (starting with one "/").
+ */
+export const MAGIC_LINK_TTL_MS = 15 * 60_000;
+const target = z
+  .string()
+  .max(500)
+  .refine((t) => /^subscribe-plan\/[\w-]{1,50}$/.test(t) || (t.startsWith("/") && !t.startsWith("//") && !t.includes("\\")), {
+    message: "target must be subscribe-plan/{plan} or a path starting with /",
+  });
+
+authRoutes.get("/auth/magic-link", requireUser, valid("query", z.object({ target: target.default("/") })), async (c) => {
+  const who = caller(c, ["user"]);
+  const token = randomToken();
+  const t = c.req.valid("query").target;
+  await db(c.env).insert(oneTimeTokens).values({ tokenHash: await sha256(token), kind: "magic-link", userId: who.user.id, target: t, expiresAt: Date.now() + MAGIC_LINK_TTL_MS });
+  const url = `${c.env.PUBLIC_HOST}/magic-link/${token}/${encodeURIComponent(t)}`;
+  return c.json({ url, expiresAt: new Date(Date.now() + MAGIC_LINK_TTL_MS).toISOString() });
+});
+
+authRoutes.post("/auth/validate-magic-link", valid("json", z.object({ token: z.string().min(1, "token should not be empty").max(200) })), async (c) => {
+  const hash = await sha256(c.req.valid("json").token);
+  const d = db(c.env);
+  const row = await d.select().from(oneTimeTokens).where(and(eq(oneTimeTokens.tokenHash, hash), eq(oneTimeTokens.kind, "magic-link"))).get();
+  if (!row) throw new ApiError(401, MSG.magicLinkInvalid);
+  if (row.usedAt !== null) throw new ApiError(401, MSG.magicLinkUsed);
+  if (row.expiresAt < Date.now()) throw new ApiError(401, MSG.magicLinkExpired);
+  // Spend it with a conditional update: of two racing exchanges only one sees a change.
+  const spent = await d
+    .update(oneTimeTokens)
+    .set({ usedAt: Date.now() })
+    .where(and(eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt)))
+    .returning({ userId: oneTimeTokens.userId })
+    .get();
+  if (!spent) throw new ApiError(401, MSG.magicLinkUsed);
+  const user = await d.select().from(users).where(eq(users.id, spent.userId)).get();
+  if (!user || user.deactivated) throw new ApiError(401, MSG.magicLinkInvalid);
+  await audit(c.env, "user.login", user.uuid, { via: "magic-link" });
+  return c.json({ ...(await issueSession(c.env, user)), target: row.target });
+});

@@ -1,0 +1,29 @@
+/**
+ * The seeds' error catalogue for the user-service, word for word (seed 000, section 8),
+ * plus the messages we chose where the seeds name none. Routes import these; tests assert
+ * on them, so a message is written in exactly one place.
+ */
+export const MSG = {
+  // From the catalogue.
+  signUpMissing: "Email or password is missing in request.",
+  emailTaken: "This email is already registered.",
+  voucherSignUpMissing: "Email, password, or voucher code is missing in request.",
+  verifyWrongCode: "Email verification failed, incorrect code.",
+  resendRefused: "This email is verified, or the minimum time since the last e-mail was sent has not elapsed.",
+  emailNotFound: "Email not found.",
+  samePassword: "New password must be different from your previous password.",
+  changePasswordRefused: "Email address is not verified, or Incorrect email or password.",
+  resetRefused: "Can not reset password.",
+  badLogin: "Incorrect email or password.",
+  profileNotFound: "User profile not found.",
+  imageDeleteRefused: "Unauthorized to delete.",
+  capabilityExists: "This user has already this role.",
+  // Ours.
+  tooManyLogins: (minutes: number) => `Too many failed login attempts. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  magicLinkInvalid: "This magic link is not valid.",
+  magicLinkUsed: "This magic link has already been used.",
+  magicLinkExpired: "This magic link has expired. Please ask for a new one.",
+  voucherInvalid: "This voucher code is not valid or has already been used.",
+  notABot: "Only a bot account can get a bot token.",
+  passwordAlreadySet: "This account already has a password; use change password instead.",
+} as const;
