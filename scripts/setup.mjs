@@ -1,1 +1,29 @@
-console.log("setup placeholder")
+// `npm install` runs this (postinstall): it makes the development keys on first run.
+// .dev.vars is git-ignored; production secrets are set with `wrangler secret put`.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const file = `${root}.dev.vars`;
+
+export function ensureDevVars() {
+  const current = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const lines = [];
+  if (!/^JWT_PRIVATE_KEY=/m.test(current) || !/^JWT_PUBLIC_KEY=/m.test(current)) {
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    });
+    const q = (pem) => `"${pem.trim().replace(/\n/g, "\\n")}"`;
+    lines.push(`JWT_PRIVATE_KEY=${q(privateKey)}`, `JWT_PUBLIC_KEY=${q(publicKey)}`);
+  }
+  if (!/^SERVICE_KEY=/m.test(current)) lines.push(`SERVICE_KEY="${randomBytes(24).toString("hex")}"`);
+  if (lines.length) {
+    writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines.join("\n")}\n`);
+    console.log(`made development keys in .dev.vars (${lines.map((l) => l.split("=")[0]).join(", ")})`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensureDevVars();

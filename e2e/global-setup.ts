@@ -1,0 +1,74 @@
+import { spawn, execSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import type { TestProject } from "vitest/node";
+// @ts-expect-error plain ESM script without types
+import { ensureDevVars } from "../scripts/setup.mjs";
+// @ts-expect-error plain ESM script without types
+import { migrateAndSeed } from "../scripts/seed.mjs";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseURL: string;
+  }
+}
+
+/** Debian's Chromium is the browser (never a downloaded one); install it if missing. */
+function ensureChromium() {
+  if (existsSync("/usr/bin/chromium")) return;
+  console.log("installing Debian chromium for the browser tests...");
+  execSync("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium", { stdio: "inherit" });
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+
+let server: ChildProcess | undefined;
+
+export default async function setup(project: TestProject) {
+  ensureChromium();
+  ensureDevVars();
+  const state = `.e2e/state-${process.pid}`;
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  migrateAndSeed({ persistTo: state, quiet: true });
+  const port = await freePort();
+  server = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--show-interactive-dev-session=false"], {
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let log = "";
+  server.stdout?.on("data", (d) => (log += d));
+  server.stderr?.on("data", (d) => (log += d));
+  const baseURL = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${baseURL}/api/user-service/info-admin/user-service-status`);
+      if (res.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`wrangler dev did not start:\n${log.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  project.provide("baseURL", baseURL);
+  return async () => {
+    if (server?.pid) {
+      try {
+        process.kill(-server.pid, "SIGTERM");
+      } catch {
+        /* already gone */
+      }
+    }
+    rmSync(state, { recursive: true, force: true });
+  };
+}

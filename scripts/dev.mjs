@@ -1,0 +1,43 @@
+// `npm run dev`: the whole product on http://localhost:8787 — build the web app, apply the
+// D1 migrations, seed demo data, make dev keys if missing, then run `wrangler dev`
+// (miniflare: D1, R2, Queues and the Durable Objects all local). Edits under app/ rebuild.
+import { spawn, execFileSync } from "node:child_process";
+import { watch } from "node:fs";
+import { ensureDevVars } from "./setup.mjs";
+import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
+
+const port = process.env.PORT ?? "8787";
+const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+
+ensureDevVars();
+const build = () => execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
+console.log("building the web app...");
+build();
+console.log("applying migrations and seeding demo data...");
+migrateAndSeed({ quiet: true });
+
+const wrangler = spawn("npx", ["wrangler", "dev", "--port", port, "--ip", "0.0.0.0", "--show-interactive-dev-session=false"], { stdio: "inherit", env });
+
+console.log(`\nHangout is starting on http://localhost:${port}\n\nSeeded logins (development only):`);
+for (const u of SEED_USERS) console.log(`  ${u.roles.includes("admin") ? "admin    " : u.roles.includes("moderator") ? "moderator" : "user     "}  ${u.email.padEnd(24)} ${u.password}`);
+console.log(`\nE-mails land in the dev outbox: http://localhost:${port}/dev/outbox\n`);
+
+let timer;
+watch(new URL("../app", import.meta.url), { recursive: true }, () => {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    try {
+      build();
+      console.log("web app rebuilt");
+    } catch {
+      console.error("web app build failed; fix the error and save again");
+    }
+  }, 300);
+});
+const stop = () => {
+  wrangler.kill("SIGINT");
+  process.exit(0);
+};
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
+wrangler.on("exit", (code) => process.exit(code ?? 0));
