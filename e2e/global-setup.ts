@@ -2,9 +2,7 @@ import { spawn, execSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
-// @ts-expect-error plain ESM script without types
 import { ensureDevVars } from "../scripts/setup.mjs";
-// @ts-expect-error plain ESM script without types
 import { migrateAndSeed } from "../scripts/seed.mjs";
 
 declare module "vitest" {

@@ -33,7 +33,10 @@ export function seedSql() {
   return stmts.join("\n");
 }
 
-/** Applies migrations and seeds the local D1 under `persistTo` (wrangler's default when unset). */
+/**
+ * Applies migrations and seeds the local D1 under `persistTo` (wrangler's default when unset).
+ * @param {{ persistTo?: string, cwd?: string, quiet?: boolean }} [opts]
+ */
 export function migrateAndSeed({ persistTo, cwd = process.cwd(), quiet = false } = {}) {
   const persist = persistTo ? ["--persist-to", persistTo] : [];
   const stdio = quiet ? "pipe" : "inherit";

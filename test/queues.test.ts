@@ -45,7 +45,7 @@ describe("notifications queue", () => {
     await worker.queue(batch, withProvider);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["ok"]);
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["fail"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["fail"]);
     expect(calls.map((c) => c.url)).toEqual(["https://mail.example/send", "https://mail.example/send"]);
     await expect(sendEmail(withProvider, { ...mail("x", "down@example.com"), channel: "email" })).rejects.toThrow(/503/);
   });
