@@ -54,6 +54,8 @@ function condition(columns: Columns, field: string, op: string, value: unknown):
   const list = () => (Array.isArray(value) ? value : String(value ?? "").split(",")).map(String);
   const scalar = () => {
     if (value === undefined || value === "") throw new ApiError(400, `Operator "${op}" on "${field}" needs a value.`);
+    // A boolean column binds any non-empty string as 1, so "false" must become false first.
+    if (col.columnType === "SQLiteBoolean" && (value === "true" || value === "false")) return value === "true";
     return typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && col.columnType !== "SQLiteText" ? Number(value) : value;
   };
   const text = () => escapeLike(String(scalar()));

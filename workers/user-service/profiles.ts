@@ -1,0 +1,210 @@
+import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { z } from "zod";
+import { db } from "../db/client";
+import { users, type UserRow } from "../db/schema";
+import type { AppEnv, Env } from "../env";
+import { caller, requireAnyToken, requireService, requireUser } from "../lib/auth";
+import { ApiError } from "../lib/errors";
+import { takeSkip } from "../lib/paging";
+import { fields, valid } from "../lib/validate";
+import { findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
+import { MSG } from "./messages";
+
+/** Profiles: one's own, other people's, client settings, socials, and the service feeds. */
+export const profileRoutes = new Hono<AppEnv>();
+
+/** `{id}` in a path: an account's numeric id or its uuid. */
+export const idOrUuid = z.object({
+  id: z.string().refine((s) => /^\d{1,15}$/.test(s) || z.uuid().safeParse(s).success, "id must be a UUID or a numeric id"),
+});
+
+/**
+ * The account by id or uuid, deactivated ones included: admins and other services must see
+ * them (with `deactivated: true`) to reactivate them or to drop them from their own copies.
+ * Public lookups use findUserOr404, which hides them.
+ */
+export async function findAnyUserOr404(env: Env, id: string): Promise<UserRow> {
+  const user = await db(env)
+    .select()
+    .from(users)
+    .where(/^\d+$/.test(id) ? eq(users.id, Number(id)) : eq(users.uuid, id))
+    .get();
+  if (!user) throw new ApiError(404, MSG.profileNotFound);
+  return user;
+}
+
+export const ZODIAC_SIGNS = ["aries", "taurus", "gemini", "cancer", "leo", "virgo", "libra", "scorpio", "sagittarius", "capricorn", "aquarius", "pisces"] as const;
+
+/** An optional free-text field: trimmed, bounded, and "" or null clears it. */
+const clearable = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be a string or null` })
+    .trim()
+    .max(max, `${name} must be at most ${max} characters`)
+    .transform((s) => s || null)
+    .nullable()
+    .optional();
+
+const atLeastOne = (o: object) => Object.keys(o).length > 0;
+
+const profileUpdate = z
+  .strictObject({
+    nickname: z.string({ error: "nickname must be a string" }).trim().min(2, "nickname must be at least 2 characters").max(30, "nickname must be at most 30 characters").optional(),
+    firstName: clearable("firstName", 50),
+    lastName: clearable("lastName", 50),
+    color: fields.color.optional(),
+    avatarId: clearable("avatarId", 100),
+    pronoun: clearable("pronoun", 30),
+    displayPronouns: z.boolean({ error: "displayPronouns must be a boolean" }).optional(),
+    // Stored lowercase whatever the client's casing, so filters and clients agree on one form.
+    zodiac: z
+      .string({ error: "zodiac must be a string or null" })
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(ZODIAC_SIGNS, { error: `zodiac must be one of ${ZODIAC_SIGNS.join(", ")}` }))
+      .nullable()
+      .optional(),
+    bio: clearable("bio", 300),
+    songOfTheWeek: clearable("songOfTheWeek", 200),
+    priceForGig: z
+      .number({ error: "priceForGig must be a number" })
+      .int("priceForGig must be a whole number")
+      .min(0, "priceForGig must not be negative")
+      .max(1_000_000_000, "priceForGig must be at most 1000000000")
+      .nullable()
+      .optional(),
+  })
+  .refine(atLeastOne, MSG.profileUpdateEmpty);
+
+const handle = (name: string) => clearable(name, 100);
+const socialsUpdate = z
+  .strictObject({ facebook: handle("facebook"), instagram: handle("instagram"), twitter: handle("twitter"), snapchat: handle("snapchat"), tiktok: handle("tiktok") })
+  .refine(atLeastOne, MSG.socialsUpdateEmpty);
+
+/** Writes the changed fields of the caller's row and answers the fresh own profile. */
+async function updateOwn(env: Env, userId: number, changes: Partial<UserRow>) {
+  const row = await db(env).update(users).set({ ...changes, updatedAt: Date.now() }).where(eq(users.id, userId)).returning().get();
+  return toOwnProfile(row);
+}
+
+profileRoutes.get("/users/profile", requireUser, (c) => c.json(toOwnProfile(caller(c).user)));
+
+profileRoutes.post("/users/profile", requireUser, valid("json", profileUpdate), async (c) => {
+  return c.json(await updateOwn(c.env, caller(c).user.id, c.req.valid("json")));
+});
+
+profileRoutes.post("/users/user-socials", requireUser, valid("json", socialsUpdate), async (c) => {
+  return c.json(await updateOwn(c.env, caller(c).user.id, c.req.valid("json")));
+});
+
+/** GET /profile/{id}: public, no token needed; a deactivated account is "not found". */
+profileRoutes.get("/profile/:id", valid("param", idOrUuid), async (c) => c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))));
+
+profileRoutes.get("/profile/:id/service", requireService, valid("param", idOrUuid), async (c) =>
+  c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
+);
+
+profileRoutes.get("/users/user/:id", requireAnyToken, valid("param", idOrUuid), async (c) =>
+  c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))),
+);
+
+export const MAX_PROFILES_PER_CALL = 150;
+/** D1 binds at most 100 parameters per statement; the deactivated flag takes one more. */
+const IN_CHUNK = 90;
+
+const profilesQuery = z.object({
+  // `users=a,b` or `users=a&users=b`; blanks from a trailing comma are ignored.
+  users: z
+    .union([z.string(), z.array(z.string())], { error: "users is required: a comma-separated list of user UUIDs" })
+    .transform((v) => [v].flat().join(",").split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(
+      z
+        .array(z.uuid({ error: "each id must be a UUID" }))
+        .min(1, "users must list at least one id")
+        .max(MAX_PROFILES_PER_CALL, `users must list at most ${MAX_PROFILES_PER_CALL} ids`),
+    ),
+});
+
+/** GET /users/profiles?users=...: public profiles in the order asked; unknown ones left out. */
+profileRoutes.get("/users/profiles", requireAnyToken, valid("query", profilesQuery), async (c) => {
+  const wanted = [...new Set(c.req.valid("query").users)];
+  const d = db(c.env);
+  const chunks: string[][] = [];
+  for (let i = 0; i < wanted.length; i += IN_CHUNK) chunks.push(wanted.slice(i, i + IN_CHUNK));
+  const found = (
+    await Promise.all(chunks.map((ids) => d.select().from(users).where(and(inArray(users.uuid, ids), eq(users.deactivated, false))).all()))
+  ).flat();
+  const byUuid = new Map(found.map((u) => [u.uuid, u]));
+  return c.json(wanted.flatMap((uuid) => (byUuid.has(uuid) ? [toOtherProfile(byUuid.get(uuid)!)] : [])));
+});
+
+/** Client settings are small by design: the serialized object is capped at 16 KB. */
+export const USER_DATA_MAX_BYTES = 16 * 1024;
+const userDataTooLarge = (n?: number) =>
+  new ApiError(413, `user data must be at most 16 KB (${USER_DATA_MAX_BYTES} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`);
+
+// Without this a PUT with another Content-Type would reach the validator as {} and wipe
+// the settings; a replace must say what it replaces with.
+const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
+  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("Content-Type") ?? "")) throw new ApiError(415, MSG.userDataNotJson);
+  await next();
+});
+
+profileRoutes.get("/users/profile/user-data", requireUser, (c) => c.json(caller(c).user.userData));
+
+profileRoutes.put(
+  "/users/profile/user-data",
+  requireUser,
+  // Raw bodies may carry whitespace, so allow some room before parsing; the exact cap is
+  // on the compact serialization below.
+  bodyLimit({ maxSize: 4 * USER_DATA_MAX_BYTES, onError: () => { throw userDataTooLarge(); } }),
+  jsonOnly,
+  valid("json", z.record(z.string(), z.unknown()), MSG.userDataNotObject),
+  async (c) => {
+    const data = c.req.valid("json");
+    const bytes = new TextEncoder().encode(JSON.stringify(data)).length;
+    if (bytes > USER_DATA_MAX_BYTES) throw userDataTooLarge(bytes);
+    const row = await db(c.env).update(users).set({ userData: data, updatedAt: Date.now() }).where(eq(users.id, caller(c).user.id)).returning().get();
+    return c.json(row.userData);
+  },
+);
+
+profileRoutes.get("/users/capabilities", requireUser, (c) => c.json({ capabilities: caller(c).user.capabilities }));
+
+/** GET /users/service/all-user-profiles: every account, oldest first, for other services. */
+profileRoutes.get("/users/service/all-user-profiles", requireService, valid("query", takeSkip()), async (c) => {
+  const { take, skip } = c.req.valid("query");
+  const d = db(c.env);
+  const [rows, [{ total }]] = await Promise.all([
+    d.select().from(users).orderBy(users.id).limit(take).offset(skip).all(),
+    d.select({ total: count() }).from(users).all(),
+  ]);
+  return c.json({ data: rows.map(toOwnProfile), total });
+});
+
+profileRoutes.get("/users/service/:id/user-profile", requireService, valid("param", idOrUuid), async (c) =>
+  c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
+);
+
+/**
+ * GET /users/service/update-user-profiles: what changed since `since` (epoch ms), newest
+ * first, so a service can keep its copy of profiles (deactivations included) up to date.
+ */
+profileRoutes.get(
+  "/users/service/update-user-profiles",
+  requireService,
+  valid("query", takeSkip().extend({ since: z.coerce.number({ error: "since must be a time in epoch milliseconds" }).int("since must be a time in epoch milliseconds").min(0, "since must not be negative").optional() })),
+  async (c) => {
+    const { take, skip, since } = c.req.valid("query");
+    const where = since === undefined ? undefined : gte(users.updatedAt, since);
+    const d = db(c.env);
+    const [rows, [{ total }]] = await Promise.all([
+      d.select().from(users).where(where).orderBy(desc(users.updatedAt), desc(users.id)).limit(take).offset(skip).all(),
+      d.select({ total: count() }).from(users).where(where).all(),
+    ]);
+    return c.json({ data: rows.map(toOwnProfile), total });
+  },
+);
