@@ -72,3 +72,14 @@ export function onError(err: Error, c: Context) {
 export function onNotFound(c: Context) {
   return errorResponse(c, 404, `Cannot ${c.req.method} ${new URL(c.req.url).pathname}`);
 }
+
+/**
+ * Whether a D1 failure is a UNIQUE constraint violation (a race lost to another insert).
+ * drizzle wraps the driver's error ("Failed query: ..."), so the cause chain is searched.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (String((e as Error).message ?? e).includes("UNIQUE constraint failed")) return true;
+  }
+  return false;
+}

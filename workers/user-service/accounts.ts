@@ -3,7 +3,7 @@ import type { EmailStatus, EmailType, TokenType, UserRole } from "../../shared/r
 import { db } from "../db/client";
 import { userEmails, users, type UserRow } from "../db/schema";
 import type { Env } from "../env";
-import { ApiError } from "../lib/errors";
+import { ApiError, isUniqueViolation } from "../lib/errors";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { hashPassword } from "../lib/password";
 import { MSG } from "./messages";
@@ -104,7 +104,7 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
       .returning()
       .get();
   } catch (err) {
-    if (String(err).includes("UNIQUE")) throw new ApiError(403, MSG.emailTaken);
+    if (isUniqueViolation(err)) throw new ApiError(403, MSG.emailTaken);
     throw err;
   }
   const emailRow = await d

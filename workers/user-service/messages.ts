@@ -26,4 +26,17 @@ export const MSG = {
   voucherInvalid: "This voucher code is not valid or has already been used.",
   notABot: "Only a bot account can get a bot token.",
   passwordAlreadySet: "This account already has a password; use change password instead.",
+  // E-mails, passwords and vouchers (emails.ts, passwords.ts, vouchers.ts).
+  loginEmailUndeletable: "Your login e-mail cannot be deleted.",
+  forgotPasswordSent: "If an account exists for this e-mail, we sent a link to reset the password.",
+  passwordReset: "Your password has been reset. You can log in with the new one.",
+  tooManyPasswordAttempts: (minutes: number) => `Too many wrong passwords. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  voucherNotFound: "Voucher not found.",
+  voucherAlreadyRedeemed: "This voucher has been redeemed and can no longer be revoked.",
+  // Profiles and images (profiles.ts, images.ts).
+  imageNotFound: "Image not found.",
+  profileUpdateEmpty: "Provide at least one profile field to update.",
+  socialsUpdateEmpty: "Provide at least one of facebook, instagram, twitter, snapchat, tiktok.",
+  userDataNotObject: "user data must be a JSON object",
+  userDataNotJson: "Send the user data as JSON (Content-Type: application/json).",
 } as const;
