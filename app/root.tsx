@@ -1,12 +1,47 @@
-import { Links, Meta, Outlet, Scripts, ScrollRestoration } from "@remix-run/react";
+import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { RouteErrorBoundary } from "./components/ErrorPage";
+import { Header, LanguageSwitch, Logo } from "./components/Header";
+import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
+import { resolveLocale } from "./i18n/locale.server";
+import { getSession } from "./lib/session.server";
 import "./styles.css";
 
-export function Layout({ children }: { children: React.ReactNode }) {
+/**
+ * Every page's shared data: the language, the signed-in user (null for a guest) and
+ * their token, for the few calls the browser makes itself (uploads with progress).
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const { locale, setCookie: localeCookie } = resolveLocale(args.request);
+  const session = await getSession(args);
+  const headers = new Headers();
+  if (localeCookie) headers.append("Set-Cookie", localeCookie);
+  if (session.setCookie) headers.append("Set-Cookie", session.setCookie);
+  return data(
+    {
+      locale,
+      user: session.user,
+      token: session.token,
+      isAdmin: session.isAdmin,
+      devTools: args.context.env.ENVIRONMENT !== "production",
+    },
+    { headers },
+  );
+}
+
+export type RootData = Awaited<ReturnType<typeof loader>>["data"];
+
+export const meta = pageMeta("home.title");
+
+export function Layout({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData("root") as { locale?: Locale } | undefined;
   return (
-    <html lang="en">
+    <html lang={root?.locale ?? DEFAULT_LOCALE}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="theme-color" content="#07060d" />
         <Meta />
         <Links />
       </head>
@@ -20,5 +55,45 @@ export function Layout({ children }: { children: React.ReactNode }) {
 }
 
 export default function App() {
-  return <Outlet />;
+  const { user, isAdmin, devTools } = useLoaderData<typeof loader>();
+  const t = useT();
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <Header user={user} isAdmin={isAdmin} />
+      <main id="main" tabIndex={-1} className="flex-1 outline-none">
+        <Outlet />
+      </main>
+      <footer className="border-t border-white/10">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
+          <p>{t("app.footer")}</p>
+          {devTools && (
+            <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
+              {t("nav.devOutbox")}
+            </Link>
+          )}
+        </div>
+      </footer>
+    </div>
+  );
+}
+
+/** When even the root fails: a page of its own, no user data needed. */
+export function ErrorBoundary() {
+  const t = useT();
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="border-b border-white/10">
+        <div className="mx-auto flex max-w-6xl items-center justify-between gap-4 px-4 py-3 sm:px-6">
+          <a href="/" className="flex items-center gap-2 text-xl font-extrabold tracking-tight text-white" aria-label={t("nav.home")}>
+            <Logo />
+            <span aria-hidden>{t("app.name")}</span>
+          </a>
+          <LanguageSwitch />
+        </div>
+      </header>
+      <main id="main" className="flex-1">
+        <RouteErrorBoundary />
+      </main>
+    </div>
+  );
 }

@@ -64,3 +64,23 @@ describe("audit queue", () => {
     );
   });
 });
+
+describe("audit queue batches", () => {
+  it("writes a full batch of 50 events (more than one statement's worth of values), once", async () => {
+    const topic = `test.burst.${crypto.randomUUID()}`;
+    const messages = Array.from({ length: 50 }, (_, i) => ({
+      id: `a${i}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body: { eventId: `${topic}-${i}`, topic, userUuid: null, data: { i }, occurredAt: Date.now() },
+    }));
+    for (let delivery = 0; delivery < 2; delivery++) {
+      const batch = createMessageBatch("hangout-audit", messages);
+      const ctx = createExecutionContext();
+      await worker.queue(batch, env);
+      expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
+    }
+    const row = await env.DB.prepare("select count(*) as n from audit_events where topic = ?").bind(topic).first<{ n: number }>();
+    expect(row?.n).toBe(50);
+  });
+});

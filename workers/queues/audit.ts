@@ -18,6 +18,9 @@ export async function audit(env: Env, topic: string, userUuid: string | null, da
   await env.AUDIT.send({ eventId: crypto.randomUUID(), topic, userUuid, data, occurredAt: Date.now() });
 }
 
+/** 5 bound values per event, 100 per statement at most. */
+export const AUDIT_ROWS_PER_INSERT = 20;
+
 export async function consumeAudit(batch: MessageBatch<unknown>, env: Env) {
   const rows = [];
   for (const m of batch.messages) {
@@ -26,8 +29,14 @@ export async function consumeAudit(batch: MessageBatch<unknown>, env: Env) {
     else console.error("dropping malformed audit event", parsed.error.issues);
   }
   if (rows.length) {
-    // One insert for the batch; the unique event id makes a redelivered batch a no-op.
-    await db(env).insert(auditEvents).values(rows).onConflictDoNothing({ target: auditEvents.eventId });
+    // D1 binds at most 100 values per statement (5 per event here): insert in chunks, all
+    // in one batch (one transaction). The unique event id makes a redelivery a no-op.
+    const d = db(env);
+    const inserts = [];
+    for (let i = 0; i < rows.length; i += AUDIT_ROWS_PER_INSERT) {
+      inserts.push(d.insert(auditEvents).values(rows.slice(i, i + AUDIT_ROWS_PER_INSERT)).onConflictDoNothing({ target: auditEvents.eventId }));
+    }
+    await d.batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
   }
   batch.ackAll();
 }

@@ -1,0 +1,34 @@
+/** Tiny cookie helpers (no dependency): read one cookie, write a Set-Cookie value. */
+export function readCookie(header: string | null | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== name) continue;
+    const raw = part.slice(eq + 1).trim();
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return null;
+}
+
+export interface CookieOptions {
+  maxAge?: number;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: "Lax" | "Strict" | "None";
+  path?: string;
+}
+
+export function serializeCookie(name: string, value: string, o: CookieOptions = {}): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${o.path ?? "/"}`];
+  if (o.maxAge !== undefined) parts.push(`Max-Age=${Math.max(0, Math.floor(o.maxAge))}`);
+  if (o.maxAge === 0) parts.push("Expires=Thu, 01 Jan 1970 00:00:00 GMT");
+  if (o.httpOnly) parts.push("HttpOnly");
+  if (o.secure) parts.push("Secure");
+  parts.push(`SameSite=${o.sameSite ?? "Lax"}`);
+  return parts.join("; ");
+}

@@ -1,0 +1,93 @@
+import type { AppLoadContext } from "@remix-run/cloudflare";
+import { redirect } from "@remix-run/cloudflare";
+import { userApi } from "./api.server";
+import { readCookie, serializeCookie } from "./cookies";
+import { isAdmin, type SessionInfo, type User } from "./types";
+
+export { safeRedirect } from "./redirects";
+
+/**
+ * The session: the user-service JWT in an httpOnly cookie, set only by our actions.
+ * Loaders read it and call the API with `Authorization: Bearer`. A token the API answers
+ * 401 for is dropped (spec 000, section 6: "without a valid token the stored tokens are
+ * cleared").
+ */
+export const TOKEN_COOKIE = "tt_token";
+const DEFAULT_MAX_AGE = 30 * 24 * 3600;
+
+interface Args {
+  request: Request;
+  context: AppLoadContext;
+}
+
+const isHttps = (request: Request) => new URL(request.url).protocol === "https:";
+
+export function getToken(request: Request): string | null {
+  const t = readCookie(request.headers.get("Cookie"), TOKEN_COOKIE);
+  return t && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) ? t : null;
+}
+
+/** Seconds until the JWT's `exp`, or 30 days when it carries none we can read. */
+function tokenMaxAge(token: string): number {
+  try {
+    const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const { exp } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as { exp?: number };
+    if (typeof exp === "number") return Math.max(0, exp - Math.floor(Date.now() / 1000));
+  } catch {
+    /* not a JWT we can read: fall through */
+  }
+  return DEFAULT_MAX_AGE;
+}
+
+/** `Set-Cookie` that stores the token (SameSite=Lax; Secure only over https). */
+export function setTokenCookie(request: Request, token: string): string {
+  return serializeCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "Lax", secure: isHttps(request), maxAge: tokenMaxAge(token) });
+}
+
+/** `Set-Cookie` that removes the token. */
+export function clearTokenCookie(request: Request): string {
+  return serializeCookie(TOKEN_COOKIE, "", { httpOnly: true, sameSite: "Lax", secure: isHttps(request), maxAge: 0 });
+}
+
+export interface Session {
+  /** The signed-in account, or null for a guest. */
+  user: User | null;
+  token: string | null;
+  roles: string[];
+  isAdmin: boolean;
+  /** Set when the cookie must be cleared (the API refused the token). */
+  setCookie: string | null;
+}
+
+/** Who is calling, from `GET /auth/session`. Never throws. */
+export async function getSession(args: Args): Promise<Session> {
+  const token = getToken(args.request);
+  const guest: Session = { user: null, token: null, roles: [], isAdmin: false, setCookie: null };
+  if (!token) return guest;
+  const res = await userApi<SessionInfo>(args, "/auth/session", { token });
+  if (!res.ok) {
+    if (res.status === 401) return { ...guest, setCookie: clearTokenCookie(args.request) };
+    // The API failed some other way: keep the cookie and show the page as a guest.
+    return guest;
+  }
+  const { user, tokenType } = res.data;
+  if (!user || (tokenType && tokenType !== "user" && tokenType !== "bot")) return guest;
+  const roles = res.data.roles ?? user.roles ?? [];
+  return { user: { ...user, roles }, token, roles, isAdmin: isAdmin(roles), setCookie: null };
+}
+
+/** `/login?redirectTo=<here>` for a page that needs an account. */
+export function loginRedirect(request: Request, headers?: HeadersInit) {
+  const url = new URL(request.url);
+  const here = url.pathname + url.search;
+  return redirect(`/login?redirectTo=${encodeURIComponent(here)}`, { headers });
+}
+
+/** The signed-in user, or a redirect to log in (clearing a refused cookie). */
+export async function requireUser(args: Args): Promise<Session & { user: User; token: string }> {
+  const session = await getSession(args);
+  if (!session.user || !session.token) {
+    throw loginRedirect(args.request, session.setCookie ? { "Set-Cookie": session.setCookie } : undefined);
+  }
+  return session as Session & { user: User; token: string };
+}

@@ -1,0 +1,161 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Form, Link, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { ChevronLeft, ChevronRight, Loader2, Search } from "lucide-react";
+import { USER_ROLES } from "../../shared/roles";
+import { Avatar } from "~/components/Avatar";
+import { buttonClass, Field, Select } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { adminFailure, requireAdmin } from "~/lib/admin.server";
+import { userApi } from "~/lib/api.server";
+import { formatDate } from "~/lib/format";
+import type { Paged, User } from "~/lib/types";
+
+export const meta = pageMeta("admin.title");
+
+const PAGE_SIZE = 20;
+
+/**
+ * GET /admin/users with the crud query language: `s` searches e-mail and nickname
+ * (case-insensitive contains), `filter=roles||$contL||<role>` narrows by role.
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const { token } = await requireAdmin(args);
+  const url = new URL(args.request.url);
+  const q = (url.searchParams.get("q") ?? "").trim();
+  const role = url.searchParams.get("role") ?? "";
+  const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
+
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page), sort: "createdAt,DESC" });
+  if (q) query.set("s", JSON.stringify({ $or: [{ email: { $contL: q } }, { nickname: { $contL: q } }] }));
+  if ((USER_ROLES as readonly string[]).includes(role)) query.set("filter", `roles||$contL||${role}`);
+
+  const res = await userApi<Paged<User>>(args, `/admin/users?${query}`, { token });
+  if (!res.ok) adminFailure(args.request, res);
+  return { q, role, ...res.data, page: res.data.page || page, pageCount: Math.max(1, res.data.pageCount || 1) };
+}
+
+export default function AdminUsers() {
+  const t = useT();
+  const locale = useLocale();
+  const { q, role, data: users, total, page, pageCount } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const nav = useNavigation();
+  const searching = nav.state === "loading" && nav.location.pathname === "/admin/users";
+  const pageHref = (p: number) => {
+    const next = new URLSearchParams(params);
+    next.set("page", String(p));
+    return `?${next}`;
+  };
+
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("admin.heading")}</h1>
+        <p className="text-ink-200" data-testid="admin-total">
+          {t("admin.total", { total })}
+        </p>
+      </div>
+
+      <Form method="get" role="search" className="mt-6 grid gap-3 rounded-2xl border border-line bg-panel/70 p-4 sm:grid-cols-[1fr_14rem_auto] sm:items-end">
+        <Field label={t("admin.search")} name="q" type="search" defaultValue={q} key={`q-${q}`} />
+        <Select label={t("admin.role")} name="role" defaultValue={role} key={`role-${role}`}>
+          <option value="">{t("admin.allRoles")}</option>
+          {USER_ROLES.map((r) => (
+            <option key={r} value={r}>
+              {t(`role.${r}`)}
+            </option>
+          ))}
+        </Select>
+        <button type="submit" className={`${buttonClass.primary} h-[46px]`}>
+          {searching ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <Search aria-hidden className="size-4" />}
+          {t("admin.searchButton")}
+        </button>
+      </Form>
+
+      <div
+        role="region"
+        aria-label={t("admin.heading")}
+        tabIndex={0}
+        aria-busy={searching}
+        className={`mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70 transition-opacity ${searching ? "opacity-60" : ""}`}
+      >
+        <table className="w-full min-w-[40rem] text-left text-sm">
+          <thead className="border-b border-line text-ink-300">
+            <tr>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                {t("admin.col.user")}
+              </th>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                {t("admin.col.email")}
+              </th>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                {t("admin.col.roles")}
+              </th>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                {t("admin.col.verified")}
+              </th>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                {t("admin.col.created")}
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {users.length === 0 && (
+              <tr>
+                <td colSpan={5} className="px-4 py-10 text-center text-ink-200">
+                  {t("admin.empty")}
+                </td>
+              </tr>
+            )}
+            {users.map((u) => (
+              <tr key={u.id} className="transition hover:bg-white/5" data-testid="admin-user-row">
+                <td className="px-4 py-3">
+                  <Link to={`/admin/users/${u.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
+                    <Avatar name={u.nickname} src={u.profilePicture} color={u.color} size={32} />
+                    <span className="max-w-[16ch] truncate">{u.nickname}</span>
+                  </Link>
+                </td>
+                <td className="max-w-[22ch] truncate px-4 py-3 text-ink-100">{u.email}</td>
+                <td className="px-4 py-3">
+                  <span className="flex flex-wrap gap-1">
+                    {(u.roles ?? []).map((r) => (
+                      <span key={r} className="rounded-full bg-white/10 px-2 py-0.5 text-xs font-medium text-ink-50">
+                        {USER_ROLES.includes(r as never) ? t(`role.${r as (typeof USER_ROLES)[number]}`) : r}
+                      </span>
+                    ))}
+                  </span>
+                </td>
+                <td className="px-4 py-3 text-ink-100">{u.emailVerified ? t("common.yes") : t("common.no")}</td>
+                <td className="whitespace-nowrap px-4 py-3 text-ink-100">{formatDate(u.createdAt, locale)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <nav aria-label={t("admin.pagination")} className="mt-5 flex items-center justify-between gap-3">
+        {page > 1 ? (
+          <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
+            <ChevronLeft aria-hidden className="size-4" />
+            {t("admin.prev")}
+          </Link>
+        ) : (
+          <span />
+        )}
+        <p className="text-sm text-ink-200">
+          {t("admin.pageOf", { page, pageCount })}
+        </p>
+        {page < pageCount ? (
+          <Link to={pageHref(page + 1)} className={buttonClass.secondary} rel="next">
+            {t("admin.next")}
+            <ChevronRight aria-hidden className="size-4" />
+          </Link>
+        ) : (
+          <span />
+        )}
+      </nav>
+    </div>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";
