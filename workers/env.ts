@@ -19,8 +19,8 @@ export interface Env {
   Leaderboard: DurableObjectNamespace<Leaderboard>;
   /** "development" turns on the dev outbox and dev-only pages. */
   ENVIRONMENT: string;
-  /** Where links in e-mails point (the web app's origin). */
-  PUBLIC_HOST: string;
+  /** Where links in e-mails point (the web app's origin); unset: the request's origin. */
+  PUBLIC_HOST?: string;
   /** RS256 key pair for JWTs, PEM (PKCS#8 private, SPKI public). */
   JWT_PRIVATE_KEY: string;
   JWT_PUBLIC_KEY: string;

@@ -76,6 +76,8 @@ export interface NewAccount {
   emailStatus?: Extract<EmailStatus, "PENDING_VERIFICATION" | "CREATED_BY_ADMIN" | "VERIFIED">;
   emailType?: EmailType;
   ownerUuid?: string;
+  /** Where the verification mail's link points (publicOrigin of the request). */
+  origin?: string;
 }
 
 /**
@@ -112,7 +114,7 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
     .values({ userId: user.id, email: a.email, type: a.emailType ?? "personal", status, verifiedAt: status === "PENDING_VERIFICATION" ? null : Date.now() })
     .returning()
     .get();
-  if (status === "PENDING_VERIFICATION") await sendVerificationCode(env, user, emailRow);
+  if (status === "PENDING_VERIFICATION") await sendVerificationCode(env, user, emailRow, a.origin ?? env.PUBLIC_HOST ?? "");
   return user;
 }
 

@@ -10,6 +10,7 @@ import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { verifyPassword } from "../lib/password";
 import { clearKey, overLimit, recordHit, type Window } from "../lib/rate-limit";
 import { sha256, randomToken } from "../lib/crypto";
+import { publicOrigin } from "../lib/links";
 import { valid, fields } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { issueSession, toOwnProfile } from "./accounts";
@@ -90,7 +91,7 @@ authRoutes.get("/auth/magic-link", requireUser, valid("query", z.object({ target
   const token = randomToken();
   const t = c.req.valid("query").target;
   await db(c.env).insert(oneTimeTokens).values({ tokenHash: await sha256(token), kind: "magic-link", userId: who.user.id, target: t, expiresAt: Date.now() + MAGIC_LINK_TTL_MS });
-  const url = `${c.env.PUBLIC_HOST}/magic-link/${token}/${encodeURIComponent(t)}`;
+  const url = `${publicOrigin(c)}/magic-link/${token}/${encodeURIComponent(t)}`;
   return c.json({ url, expiresAt: new Date(Date.now() + MAGIC_LINK_TTL_MS).toISOString() });
 });
 

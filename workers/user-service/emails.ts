@@ -12,6 +12,7 @@ import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { MSG } from "./messages";
 import { canResend, checkVerificationCode, RESEND_GAP_MS, sendVerificationCode } from "./verification";
+import { publicOrigin } from "../lib/links";
 
 /**
  * A signed-in account's e-mail addresses: list, add, delete, verify by code, resend the
@@ -90,7 +91,7 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
   if (last?.at && Date.now() - last.at < RESEND_GAP_MS) {
     await d.update(userEmails).set({ codeSentAt: last.at }).where(eq(userEmails.id, row.id));
   } else {
-    await sendVerificationCode(c.env, who.user, row);
+    await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   }
   await audit(c.env, "user.email-added", who.uuid, { emailId: row.id, type });
   return c.json(toEmail(row, who.user.email), 201);
@@ -176,6 +177,6 @@ emailRoutes.post("/users/emails/verification-email", requireUser, valid("json", 
     .returning({ id: userEmails.id })
     .get();
   if (!claimed) throw new ApiError(403, MSG.resendRefused);
-  await sendVerificationCode(c.env, who.user, row);
+  await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   return c.json(toEmail(row, who.user.email), 201);
 });

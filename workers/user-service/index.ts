@@ -1,22 +1,16 @@
 import { serviceApp } from "../lib/service";
-import { emailRoutes } from "./emails";
-import { passwordRoutes } from "./passwords";
-import { voucherRoutes } from "./vouchers";
 import { adminUserRoutes } from "./admin-users";
-import { imageRoutes } from "./images";
-import { profileRoutes } from "./profiles";
 import { authRoutes } from "./auth";
+import { capabilityRoutes } from "./capabilities";
+import { emailRoutes } from "./emails";
+import { imageRoutes } from "./images";
+import { passwordRoutes } from "./passwords";
+import { profileRoutes } from "./profiles";
 import { signUpRoutes } from "./sign-up";
+import { voucherRoutes } from "./vouchers";
 
 /** The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers. */
 export const userService = serviceApp("user-service");
-userService.route("/", authRoutes);
-userService.route("/", signUpRoutes);
-import { capabilityRoutes } from "./capabilities";
-userService.route("/", capabilityRoutes);
-userService.route("/", profileRoutes);
-userService.route("/", imageRoutes);
-userService.route("/", adminUserRoutes);
-userService.route("/", emailRoutes);
-userService.route("/", passwordRoutes);
-userService.route("/", voucherRoutes);
+for (const routes of [authRoutes, signUpRoutes, emailRoutes, passwordRoutes, profileRoutes, imageRoutes, capabilityRoutes, voucherRoutes, adminUserRoutes]) {
+  userService.route("/", routes);
+}

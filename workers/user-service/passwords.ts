@@ -14,6 +14,7 @@ import { audit } from "../queues/audit";
 import { notify } from "../queues/notifications";
 import { findUserOr404, issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
+import { publicOrigin } from "../lib/links";
 
 /** Change, forget, reset and set a password; an admin can set anyone's. */
 export const passwordRoutes = new Hono<AppEnv>();
@@ -101,7 +102,7 @@ passwordRoutes.post("/users/forgot-password", valid("json", z.object({ email: fi
       where not exists (select 1 from one_time_tokens where user_id = ${user.id} and kind = 'password-reset' and created_at > ${now - RESET_MAIL_GAP_MS})
       returning token_hash`);
     if (inserted) {
-      const link = `${c.env.PUBLIC_HOST}/reset-password?token=${encodeURIComponent(token)}`;
+      const link = `${publicOrigin(c)}/reset-password?token=${encodeURIComponent(token)}`;
       await notify(c.env, {
         channel: "email",
         to: email,

@@ -4,6 +4,7 @@ import type { AppEnv } from "../env";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, requireFields, valid } from "../lib/validate";
+import { publicOrigin } from "../lib/links";
 import { audit } from "../queues/audit";
 import { createUser, issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
@@ -22,7 +23,7 @@ const adminRoles = z.array(z.enum(["user", "moderator", "staff", "promoter", "gl
 /** POST /users/sign-up: a new account; answers with a session so the user is signed in. */
 signUpRoutes.post("/users/sign-up", valid("json", credentials), async (c) => {
   const body = c.req.valid("json");
-  const user = await createUser(c.env, body);
+  const user = await createUser(c.env, { ...body, origin: publicOrigin(c) });
   await audit(c.env, "user.sign-up", user.uuid, { via: "email" });
   return c.json(await issueSession(c.env, user), 201);
 });

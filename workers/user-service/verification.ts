@@ -17,13 +17,14 @@ export const RESEND_GAP_MS = 60_000;
 export const CODE_TTL_MS = 24 * 3600_000;
 export const MAX_CODE_ATTEMPTS = 5;
 
-export async function sendVerificationCode(env: Env, user: Pick<UserRow, "nickname">, row: UserEmailRow) {
+/** E-mails a fresh code for `row`; `origin` is where the link in the mail points (publicOrigin). */
+export async function sendVerificationCode(env: Env, user: Pick<UserRow, "nickname">, row: UserEmailRow, origin: string) {
   const code = sixDigitCode();
   await db(env)
     .update(userEmails)
     .set({ codeHash: await sha256(code), codeSentAt: Date.now(), codeAttempts: 0, updatedAt: Date.now() })
     .where(eq(userEmails.id, row.id));
-  const link = `${env.PUBLIC_HOST}/verify-email?email=${encodeURIComponent(row.email)}`;
+  const link = `${origin}/verify-email?email=${encodeURIComponent(row.email)}`;
   await notify(env, {
     channel: "email",
     to: row.email,

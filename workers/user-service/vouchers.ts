@@ -13,6 +13,7 @@ import { fields, requireFields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { createUser, issueSession } from "./accounts";
 import { MSG } from "./messages";
+import { publicOrigin } from "../lib/links";
 
 /**
  * Vouchers: admins mint and revoke them; a user redeems one (for a capability), or signs
@@ -177,7 +178,7 @@ voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), a
   if (!voucher) throw new ApiError(403, MSG.voucherInvalid);
   let user: UserRow;
   try {
-    user = await createUser(c.env, account);
+    user = await createUser(c.env, { ...account, origin: publicOrigin(c) });
   } catch (err) {
     await d
       .update(vouchers)
