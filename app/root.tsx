@@ -24,7 +24,7 @@ export async function loader(args: LoaderFunctionArgs) {
       user: session.user,
       token: session.token,
       isAdmin: session.isAdmin,
-      devTools: args.context.env.ENVIRONMENT !== "production",
+      devTools: args.context.env.ENVIRONMENT === "development",
     },
     { headers },
   );

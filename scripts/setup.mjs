@@ -20,6 +20,8 @@ export function ensureDevVars() {
     lines.push(`JWT_PRIVATE_KEY=${q(privateKey)}`, `JWT_PUBLIC_KEY=${q(publicKey)}`);
   }
   if (!/^SERVICE_KEY=/m.test(current)) lines.push(`SERVICE_KEY="${randomBytes(24).toString("hex")}"`);
+  // Local runs are development (the dev outbox page); wrangler.toml defaults to production.
+  if (!/^ENVIRONMENT=/m.test(current)) lines.push(`ENVIRONMENT="development"`);
   if (lines.length) {
     writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines.join("\n")}\n`);
     console.log(`made development keys in .dev.vars (${lines.map((l) => l.split("=")[0]).join(", ")})`);

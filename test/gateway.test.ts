@@ -31,3 +31,11 @@ describe("gateway", () => {
     expect(res.headers.get("content-type")).toContain("text/html");
   });
 });
+
+describe("dev-only pages", () => {
+  it("hide the dev outbox (everyone's mail) outside development", async () => {
+    const res = await SELF.fetch("http://x/dev/outbox");
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("verification code");
+  });
+});
