@@ -2,6 +2,7 @@ import type { AppLoadContext } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { userApi } from "./api.server";
 import { readCookie, serializeCookie } from "./cookies";
+import type { UserRole } from "../../shared/roles";
 import { isAdmin, type SessionInfo, type User } from "./types";
 
 export { safeRedirect } from "./redirects";
@@ -53,7 +54,7 @@ export interface Session {
   /** The signed-in account, or null for a guest. */
   user: User | null;
   token: string | null;
-  roles: string[];
+  roles: UserRole[];
   isAdmin: boolean;
   /** Set when the cookie must be cleared (the API refused the token). */
   setCookie: string | null;

@@ -1,58 +1,23 @@
-import { ADMIN_ROLES } from "../../shared/roles";
+import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
 
-/** The shapes the user-service answers with, as the web app reads them. */
-export interface User {
-  id: number;
-  uuid: string;
-  email: string | null;
-  emailVerified: boolean;
-  nickname: string;
-  firstName?: string | null;
-  lastName?: string | null;
-  color?: string | null;
-  avatarId?: string | null;
-  pronoun?: string | null;
-  displayPronouns?: boolean | null;
-  zodiac?: string | null;
-  bio?: string | null;
-  profilePicture?: string | null;
-  coverPicture?: string | null;
-  roles?: string[];
-  capabilities?: string[];
-  badges?: string[];
-  createdAt?: string | number | null;
-}
+// The shapes the user-service answers with come from the server's own DTO builders
+// (workers/user-service/accounts.ts), so the page and the API cannot drift apart.
+// Type-only imports: no server code reaches the browser bundle.
+import type { issueSession, OtherProfile, OwnProfile } from "../../workers/user-service/accounts";
 
+/** The signed-in user's own profile. */
+export type User = OwnProfile;
 /** Another user's public profile (OtherUserProfileResDto). */
-export interface PublicProfile {
-  id?: number;
-  uuid: string;
-  nickname: string;
-  firstName?: string | null;
-  lastName?: string | null;
-  color?: string | null;
-  avatarId?: string | null;
-  pronoun?: string | null;
-  displayPronouns?: boolean | null;
-  zodiac?: string | null;
-  bio?: string | null;
-  coverPicture?: string | null;
-  profilePicture?: string | null;
-  badges?: string[];
-  createdAt?: string | number | null;
-}
+export type PublicProfile = OtherProfile;
 
 export interface SessionInfo {
   user: User | null;
-  tokenType: "user" | "guest" | "bot" | "ghost";
-  roles: string[];
+  tokenType: TokenType;
+  roles: UserRole[];
   expiresAt?: string | number;
 }
 
-export interface AuthResult {
-  token: string;
-  user: User;
-}
+export type AuthResult = Awaited<ReturnType<typeof issueSession>>;
 
 export interface Paged<T> {
   data: T[];
