@@ -48,6 +48,20 @@ describe("GET /admin/users", () => {
     expect(dflt.body.data[0]).toMatchObject({ email: people[4].email, deactivated: true, roles: ["user"] });
   });
 
+  it("pages rows that tie on the sort key in one fixed order, without repeating or losing any", async () => {
+    const when = Date.now() - 3600_000;
+    for (const p of people) await setRow(p.uuid, { createdAt: when });
+    const seen: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await user(q({ filter: `nickname||$starts||${prefix}`, sort: "createdAt,DESC", limit: "2", page: String(page) }), { token: boss.token });
+      seen.push(...nicks(res.body));
+    }
+    // Ties are broken by the newest account first (id descending), the same on every page.
+    expect(seen).toEqual(["d", "b", "e", "a", "c"].map((t) => `${prefix}-${t}`));
+    const again = await user(q({ filter: `nickname||$starts||${prefix}`, sort: "createdAt,DESC", limit: "5" }), { token: boss.token });
+    expect(nicks(again.body)).toEqual(seen);
+  });
+
   it("matches roles as text, booleans as true/false, and combines filters", async () => {
     const token = boss.token;
     const starts = `nickname||$starts||${prefix}`;

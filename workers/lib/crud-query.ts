@@ -150,6 +150,9 @@ export function parseCrudQuery(
     if (d !== "ASC" && d !== "DESC") throw new ApiError(400, `Invalid sort order "${dir}": use ASC or DESC.`);
     return d === "ASC" ? asc(col) : desc(col);
   });
+  // Rows that tie on the requested sort (same createdAt) must not swap between pages:
+  // the id, unique, breaks every tie the same way each time.
+  if (columns.id && !sorts.some((raw) => raw.split(",")[0] === "id")) orderBy.push(desc(columns.id));
 
   const fieldsRaw = one("fields");
   const fields = fieldsRaw ? fieldsRaw.split(",").map((f) => f.trim()).filter(Boolean) : undefined;
