@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Badge, EmailStatus, EmailType, ImageKind, UserCapability, UserRole, VoucherStatus } from "../../shared/roles";
+import type { CrateType, ImportStatus, MusicProvider, ProviderIds, SongStatus } from "../../shared/songs";
 
 /**
  * The D1 schema. Migrations in migrations/ are generated from this file with
@@ -165,3 +166,147 @@ export const auditEvents = sqliteTable(
   },
   (t) => [index("audit_events_user_idx").on(t.userUuid, t.occurredAt), index("audit_events_topic_idx").on(t.topic, t.occurredAt)],
 );
+
+// ---------------------------------------------------------------------------------------
+// Songs, catalogue and crates (playlist-service and upload-service).
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A song: catalogue entries (imported from providers or seeded) and uploads alike. The
+ * FTS5 table `songs_fts` (migrations/0001_songs_fts.sql) indexes track, artist, album and
+ * genre; triggers keep it in step with this table.
+ */
+export const songs = sqliteTable(
+  "songs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The public id (uuid). */
+    songId: text("song_id").notNull().unique(),
+    /** A short public id (10 base-62 characters) for links. */
+    songShortId: text("song_short_id").notNull().unique(),
+    isrc: text("isrc"),
+    trackName: text("track_name").notNull().default(""),
+    artistName: text("artist_name").notNull().default(""),
+    genre: text("genre"),
+    /** Seconds. */
+    duration: integer("duration").notNull().default(0),
+    explicit: integer("explicit", { mode: "boolean" }).notNull().default(false),
+    releaseYear: integer("release_year"),
+    albumName: text("album_name"),
+    artistId: integer("artist_id"),
+    albumId: integer("album_id"),
+    status: text("status").$type<SongStatus>().notNull().default("PENDING_UPLOAD"),
+    musicProviders: text("music_providers", { mode: "json" }).$type<ProviderIds>().notNull().default(sql`'{}'`),
+    thumbnails: text("thumbnails", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
+    links: text("links", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
+    previews: text("previews", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    streamUrls: text("stream_urls", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
+    /** The uploader (null for catalogue songs). Only they edit its tags. */
+    ownerUuid: text("owner_uuid"),
+    /** Listed for everyone (GET /songs/public, search) once VERIFIED. */
+    isPublic: integer("is_public", { mode: "boolean" }).notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [
+    index("songs_isrc_idx").on(t.isrc),
+    index("songs_owner_idx").on(t.ownerUuid, t.createdAt),
+    index("songs_status_public_idx").on(t.status, t.isPublic),
+    index("songs_artist_id_idx").on(t.artistId),
+    index("songs_album_id_idx").on(t.albumId),
+  ],
+);
+
+/**
+ * An uploaded song's audio: the original file in R2 and, once segmented, its HLS segment
+ * index (byte ranges of the original MP3, cut at frame boundaries; see docs/DECISIONS.md).
+ */
+export const songFiles = sqliteTable("song_files", {
+  songId: integer("song_id").primaryKey().references(() => songs.id, { onDelete: "cascade" }),
+  r2Key: text("r2_key").notNull(),
+  contentType: text("content_type").notNull(),
+  size: integer("size").notNull(),
+  /** `[{ offset, length, duration }]` in file order; null until segmented. */
+  segments: text("segments", { mode: "json" }).$type<{ offset: number; length: number; duration: number }[]>(),
+  /** Why verification failed or was postponed, for the uploader. */
+  detail: text("detail"),
+  ...timestamps,
+});
+
+export const genres = sqliteTable("genres", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  createdAt: timestamps.createdAt,
+});
+
+export const artists = sqliteTable("artists", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  thumbnail: text("thumbnail"),
+  createdAt: timestamps.createdAt,
+});
+
+export const albums = sqliteTable(
+  "albums",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull(),
+    artistName: text("artist_name").notNull(),
+    releaseYear: integer("release_year"),
+    thumbnail: text("thumbnail"),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [uniqueIndex("albums_name_artist").on(t.name, t.artistName)],
+);
+
+/** A crate (playlist). The queue and likes crates are the user's special crates. */
+export const crates = sqliteTable(
+  "crates",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    crateUuid: text("crate_uuid").notNull().unique(),
+    userUuid: text("user_uuid").notNull(),
+    crateName: text("crate_name").notNull(),
+    description: text("description"),
+    /** null for an ordinary crate; "default" is the queue, "tt-stars" the likes. */
+    crateType: text("crate_type").$type<CrateType>(),
+    isPublic: integer("is_public", { mode: "boolean" }).notNull().default(true),
+    currentPosition: integer("current_position").notNull().default(0),
+    importStatus: text("import_status").$type<ImportStatus>(),
+    thumbnails: text("thumbnails", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    ...timestamps,
+  },
+  (t) => [index("crates_user_idx").on(t.userUuid, t.createdAt), uniqueIndex("crates_user_special").on(t.userUuid, t.crateType)],
+);
+
+/** A song in a crate. Positions are dense (0..n-1) and rewritten in one batch on each move. */
+export const crateSongs = sqliteTable(
+  "crate_songs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    crateSongUuid: text("crate_song_uuid").notNull().unique(),
+    crateId: integer("crate_id").notNull().references(() => crates.id, { onDelete: "cascade" }),
+    songId: integer("song_id").notNull().references(() => songs.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [index("crate_songs_crate_pos").on(t.crateId, t.position), index("crate_songs_song_idx").on(t.songId)],
+);
+
+/** A song played in a room (seed 001, Recent room song play). */
+export const recentSongPlays = sqliteTable(
+  "recent_song_plays",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Idempotency: the room's play id, so a retried record writes one row. */
+    playId: text("play_id").notNull().unique(),
+    roomSlug: text("room_slug").notNull(),
+    song: text("song", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    voteCounts: text("vote_counts", { mode: "json" }).$type<{ likes: number; dislikes: number; stars: number }>().notNull(),
+    djUuid: text("dj_uuid").notNull(),
+    playedAt: integer("played_at").notNull(),
+  },
+  (t) => [index("recent_song_plays_room_idx").on(t.roomSlug, t.playedAt)],
+);
+
+export type SongRow = typeof songs.$inferSelect;
+export type CrateRow = typeof crates.$inferSelect;

@@ -1,0 +1,71 @@
+/**
+ * Song and crate enumerations and the song-matching rule, shared by the Worker, the room
+ * object and the browser (seed 001: Song, Crate, Music providers, Validation rules).
+ */
+export const SONG_STATUSES = ["PENDING_UPLOAD", "VALID_FILE_TYPE", "MISSING_METADATA", "VERIFIED", "UNVERIFIED", "VERIFICATION_ERROR", "VERIFICATION_POSTPONED"] as const;
+export type SongStatus = (typeof SONG_STATUSES)[number];
+
+/** Extra statuses the minimal crate-song variant adds (provider lookups). */
+export const CRATE_SONG_STATUSES = [...SONG_STATUSES, "DATA_NOT_FOUND", "PENDING_REQUEST", "SUCCESS", "FETCH_FAILED"] as const;
+
+export const MUSIC_PROVIDERS = ["apple", "audius", "napster", "soundCloudPublic", "spotify", "uploadService", "youtube", "pandora", "deezer", "tidal", "amazonMusic", "yandex", "spinrilla", "sevenDigital"] as const;
+export type MusicProvider = (typeof MUSIC_PROVIDERS)[number];
+export type ProviderIds = Partial<Record<MusicProvider, string>>;
+
+/** Providers a song must have an id from to be imported (seed 001, Validation rules). */
+export const IMPORTABLE_PROVIDERS: readonly MusicProvider[] = ["sevenDigital", "soundCloudPublic", "spotify", "apple", "uploadService"];
+
+export const IMPORT_STATUSES = ["IN_PROGRESS", "FAILED", "COMPLETE"] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** Special crates: the queue (type "default", name "default") and likes ("tt-stars", "starred"). */
+export const SPECIAL_CRATES = {
+  queue: { crateType: "default", crateName: "default" },
+  likes: { crateType: "tt-stars", crateName: "starred" },
+} as const;
+export type SpecialCrate = keyof typeof SPECIAL_CRATES;
+export type CrateType = (typeof SPECIAL_CRATES)[SpecialCrate]["crateType"];
+
+/** Playback priority (seed 001, Playback): default, and the hangout brand's order. */
+export const PROVIDER_PRIORITY: Record<"default" | "hangout", readonly MusicProvider[]> = {
+  default: ["spotify", "apple", "youtube", "soundCloudPublic", "audius", "uploadService"],
+  hangout: ["sevenDigital", "soundCloudPublic", "audius", "spotify", "apple", "uploadService"],
+};
+
+/** The fields the matching rule reads; any song-shaped object will do. */
+export interface MatchableSong {
+  crateSongUuid?: string | null;
+  songId?: string | null;
+  songShortId?: string | null;
+  isrc?: string | null;
+  musicProviders?: ProviderIds | null;
+  trackName?: string | null;
+  artistName?: string | null;
+  duration?: number | null;
+}
+
+/** Durations within this many seconds count as the same recording. */
+export const MATCH_DURATION_TOLERANCE_S = 5;
+
+const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a === b;
+const sameText = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Whether two songs are the same song (seed 001, Validation rules): they share a
+ * crateSongUuid, songId, shortId or isrc, or an id at the same provider; or their durations
+ * are within 5 s and track and artist are equal ignoring case.
+ */
+export function songsMatch(a: MatchableSong, b: MatchableSong): boolean {
+  if (same(a.crateSongUuid, b.crateSongUuid) || same(a.songId, b.songId) || same(a.songShortId, b.songShortId)) return true;
+  if (a.isrc && b.isrc && a.isrc.toUpperCase() === b.isrc.toUpperCase()) return true;
+  for (const [provider, id] of Object.entries(a.musicProviders ?? {})) {
+    if (same(id, b.musicProviders?.[provider as MusicProvider])) return true;
+  }
+  return (
+    typeof a.duration === "number" &&
+    typeof b.duration === "number" &&
+    Math.abs(a.duration - b.duration) <= MATCH_DURATION_TOLERANCE_S &&
+    sameText(a.trackName, b.trackName) &&
+    sameText(a.artistName, b.artistName)
+  );
+}
