@@ -1,0 +1,73 @@
+import { asc, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import type { MusicProvider } from "../../shared/songs";
+import { outside, PROVIDER_MSG, ProviderError, requireEnabled, type MusicAdapter } from "../adapters/music";
+import { apple, appleCreatePlaylist } from "../adapters/music/apple";
+import { spotify, spotifyCreatePlaylist } from "../adapters/music/spotify";
+import { db } from "../db/client";
+import { crates, crateSongs, songs } from "../db/schema";
+import type { AppEnv, Env } from "../env";
+import { caller, requireUser } from "../lib/auth";
+import { ApiError, forbidden, notFound } from "../lib/errors";
+import { fields, valid } from "../lib/validate";
+import { SONG_MSG } from "../songs/messages";
+import { audit } from "../queues/audit";
+
+/**
+ * POST /exports/spotify and POST /exports/apple: copy a crate into a new playlist in the
+ * person's provider account. Only the crate's owner may export it. The provider token is
+ * the person's own (`accessToken`: a Spotify user token, or an Apple Music-User-Token)
+ * until account linking stores it; it is used for this call only and never kept.
+ */
+export const exportRoutes = new Hono<AppEnv>();
+
+const exportBody = z.object({
+  crateUuid: fields.uuid,
+  name: z.string().trim().min(1, "name should not be empty").max(100, "name must be at most 100 characters").optional(),
+  accessToken: z.string({ error: "accessToken must be a string" }).min(1, "accessToken should not be empty").max(4096, "accessToken must be at most 4096 characters"),
+});
+
+type CreatePlaylist = (env: Env, userToken: string, name: string, description: string, ids: string[]) => Promise<string>;
+const TARGETS: { path: string; adapter: MusicAdapter; create: CreatePlaylist }[] = [
+  { path: "spotify", adapter: spotify, create: spotifyCreatePlaylist },
+  { path: "apple", adapter: apple, create: appleCreatePlaylist },
+];
+
+/** The crate's songs in order, each with its id at `provider` (undefined when it has none). */
+async function crateProviderIds(env: Env, crateId: number, provider: MusicProvider): Promise<(string | undefined)[]> {
+  const rows = await db(env)
+    .select({ providers: songs.musicProviders })
+    .from(crateSongs)
+    .innerJoin(songs, eq(songs.id, crateSongs.songId))
+    .where(eq(crateSongs.crateId, crateId))
+    .orderBy(asc(crateSongs.position))
+    .all();
+  return rows.map((r) => r.providers[provider]);
+}
+
+for (const t of TARGETS) {
+  exportRoutes.post(`/exports/${t.path}`, requireUser, valid("json", exportBody), async (c) => {
+    const who = caller(c);
+    const adapter = requireEnabled(c.env, t.adapter);
+    const body = c.req.valid("json");
+    const crate = await db(c.env).select().from(crates).where(eq(crates.crateUuid, body.crateUuid)).get();
+    if (!crate) throw notFound(SONG_MSG.crateNotFound);
+    if (crate.userUuid !== who.uuid) throw forbidden(PROVIDER_MSG.exportForbidden);
+    const ids = await crateProviderIds(c.env, crate.id, adapter.key);
+    const found = ids.filter((id): id is string => !!id);
+    const name = body.name ?? crate.crateName;
+    const playlistUrl = await outside(adapter.name, async () => {
+      try {
+        return await t.create(c.env, body.accessToken, name, crate.description ?? "", found);
+      } catch (err) {
+        // The provider refusing the person's token is their input to fix, not our outage.
+        if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw new ApiError(400, PROVIDER_MSG.refusedToken(adapter.name));
+        throw err;
+      }
+    });
+    const result = { provider: adapter.key, playlistUrl, added: found.length, skipped: ids.length - found.length };
+    await audit(c.env, "playlist.export", who.uuid, { crateUuid: crate.crateUuid, ...result });
+    return c.json(result);
+  });
+}
