@@ -213,6 +213,16 @@ export const songs = sqliteTable(
     index("songs_status_public_idx").on(t.status, t.isPublic),
     index("songs_artist_id_idx").on(t.artistId),
     index("songs_album_id_idx").on(t.albumId),
+    // Track import finds an existing catalogue song by provider id or by artist + track
+    // (seed 001 matching rule) without scanning the catalogue; the queries repeat these
+    // expressions exactly so SQLite can use them. Genre listing filters by lower(genre).
+    index("songs_seven_digital_idx").on(sql`json_extract(music_providers, '$.sevenDigital')`),
+    index("songs_sound_cloud_idx").on(sql`json_extract(music_providers, '$.soundCloudPublic')`),
+    index("songs_spotify_idx").on(sql`json_extract(music_providers, '$.spotify')`),
+    index("songs_apple_idx").on(sql`json_extract(music_providers, '$.apple')`),
+    index("songs_upload_service_idx").on(sql`json_extract(music_providers, '$.uploadService')`),
+    index("songs_artist_track_lower_idx").on(sql`lower(trim(artist_name))`, sql`lower(trim(track_name))`),
+    index("songs_genre_lower_idx").on(sql`lower(genre)`),
   ],
 );
 

@@ -1,4 +1,24 @@
 import { serviceApp } from "../lib/service";
+import { catalogueRoutes } from "./catalogue";
+import { crateSongRoutes } from "./crate-songs";
+import { crateRoutes } from "./crates";
+import { recentSongRoutes } from "./recent-songs";
+import { specialCrateRoutes } from "./special-crates";
+import { trackImportRoutes } from "./track-import";
+import { exportRoutes } from "./exports";
+import { searchRoutes } from "./search";
+import { songDataRoutes } from "./song-data";
 
 /** The playlist-service. Its resources arrive with their issues; for now it answers its health check. */
 export const playlistService = serviceApp("playlist-service");
+playlistService.route("/", searchRoutes);
+playlistService.route("/", songDataRoutes);
+playlistService.route("/", exportRoutes);
+// Crates: the queue and likes routes go first so /crate/queue and /crate/likes are never
+// taken for a crate uuid by /crate/:id.
+playlistService.route("/", specialCrateRoutes);
+playlistService.route("/", crateRoutes);
+playlistService.route("/", crateSongRoutes);
+playlistService.route("/", catalogueRoutes);
+playlistService.route("/", trackImportRoutes);
+playlistService.route("/", recentSongRoutes);
