@@ -245,3 +245,14 @@ describe("/rooms/{slug}/recent-songs", () => {
     expect(await countRows("recent_song_plays")).toBe(before);
   });
 });
+
+describe("appending to a crate deleted meanwhile", () => {
+  it("writes nothing and does not fail (the playlist import's last step after a delete)", async () => {
+    const { appendSongs } = await import("../workers/playlist-service/crate-positions");
+    const song = await seedSong({ ownerUuid: null });
+    const before = await env.DB.prepare("select count(*) as n from crate_songs").first<{ n: number }>();
+    await expect(appendSongs(env, 987654321, [{ crateSongUuid: crypto.randomUUID(), songId: (await env.DB.prepare("select id from songs where song_id = ?").bind(song.songId).first<{ id: number }>())!.id }])).resolves.toBeUndefined();
+    const after = await env.DB.prepare("select count(*) as n from crate_songs").first<{ n: number }>();
+    expect(after!.n).toBe(before!.n);
+  });
+});

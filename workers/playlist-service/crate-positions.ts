@@ -91,7 +91,8 @@ export async function appendSongs(env: Env, crateId: number, items: { crateSongU
   const list = JSON.stringify(items.map((i) => ({ u: i.crateSongUuid, s: i.songId })));
   await runBatch(env, [
     sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position)
-      select json_extract(j.value, '$.u'), ${crateId}, json_extract(j.value, '$.s'), ${songsIn(crateId)} + j.key from json_each(${list}) as j order by j.key`,
+      select json_extract(j.value, '$.u'), ${crateId}, json_extract(j.value, '$.s'), ${songsIn(crateId)} + j.key from json_each(${list}) as j
+      where exists (select 1 from crates where id = ${crateId}) order by j.key`, // a crate deleted meanwhile gets nothing (no FK failure)
     renumber(crateId),
     touch(env, crateId),
     ...extra,
