@@ -21,6 +21,8 @@ export default defineConfig(async () => {
             JWT_PRIVATE_KEY: keys.privateKey,
             JWT_PUBLIC_KEY: keys.publicKey,
             SERVICE_KEY: "test-service-key",
+            TRANSCODER_SECRET: "test-transcoder-secret",
+            HLS_SIGNING_KEY: "test-hls-signing-key",
             ENVIRONMENT: "test",
             PUBLIC_HOST: "http://hangout.test",
           },

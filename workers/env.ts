@@ -30,6 +30,36 @@ export interface Env {
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
+  /**
+   * Music providers (workers/adapters/music/): each is on only when its settings are all
+   * present; unset, search answers from the local catalogue and says the provider is "off".
+   */
+  AUDIUS_API_URL?: string;
+  SOUNDCLOUD_API_URL?: string;
+  SOUNDCLOUD_CLIENT_ID?: string;
+  SOUNDCLOUD_CLIENT_SECRET?: string;
+  SPOTIFY_API_URL?: string;
+  SPOTIFY_ACCOUNTS_URL?: string;
+  SPOTIFY_CLIENT_ID?: string;
+  SPOTIFY_CLIENT_SECRET?: string;
+  YOUTUBE_API_URL?: string;
+  YOUTUBE_API_KEY?: string;
+  APPLE_MUSIC_API_URL?: string;
+  /** Apple Music developer token (a JWT made outside this service). */
+  APPLE_MUSIC_TOKEN?: string;
+  SEVEN_DIGITAL_API_URL?: string;
+  SEVEN_DIGITAL_KEY?: string;
+  /** Signs 7digital stream and preview URLs (OAuth 1.0); without it they carry the key only. */
+  SEVEN_DIGITAL_SECRET?: string;
+  /** 7digital media hosts; defaults are 7digital's own. */
+  SEVEN_DIGITAL_STREAM_URL?: string;
+  SEVEN_DIGITAL_PREVIEW_URL?: string;
+  /** "hangout" (default) or "turntable": the order search results and playback follow. */
+  BRAND?: string;
+  /** Shared secret the outside transcoder sends in `X-Transcoder-Secret`; unset: its callback is always refused. */
+  TRANSCODER_SECRET?: string;
+  /** Signs HLS segment and key URLs and derives the per-song AES key; unset: SERVICE_KEY is used. */
+  HLS_SIGNING_KEY?: string;
 }
 
 /** The Hono environment every service app shares. */

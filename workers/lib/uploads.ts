@@ -15,6 +15,9 @@ import { ApiError } from "./errors";
 
 export const MB = 1024 * 1024;
 
+/** ISO media brands iTunes, ffmpeg and phones write for AAC/ALAC audio in an MP4 box. */
+const M4A_BRANDS = ["M4A ", "M4B ", "mp41", "mp42", "isom", "iso2", "dash"];
+
 /** Magic numbers of the types we accept anywhere; more can be added as services need them. */
 const SIGNATURES = {
   "image/jpeg": { label: "JPEG", test: (b: Uint8Array) => starts(b, [0xff, 0xd8, 0xff]) },
@@ -24,13 +27,18 @@ const SIGNATURES = {
   "audio/wav": { label: "WAV", test: (b: Uint8Array) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE") },
   "audio/ogg": { label: "Ogg", test: (b: Uint8Array) => ascii(b, 0, "OggS") },
   "audio/flac": { label: "FLAC", test: (b: Uint8Array) => ascii(b, 0, "fLaC") },
-  "audio/mp4": { label: "M4A", test: (b: Uint8Array) => ascii(b, 4, "ftyp") && (ascii(b, 8, "M4A ") || ascii(b, 8, "mp42") || ascii(b, 8, "isom")) },
-  // An ID3 tag, or an MPEG audio frame sync (11 set bits) at the very start.
-  "audio/mpeg": { label: "MP3", test: (b: Uint8Array) => ascii(b, 0, "ID3") || (b.length > 1 && b[0] === 0xff && (b[1] & 0xe0) === 0xe0) },
+  "audio/mp4": { label: "M4A", test: (b: Uint8Array) => ascii(b, 4, "ftyp") && M4A_BRANDS.some((brand) => ascii(b, 8, brand)) },
+  // An ID3 tag, or an MPEG audio frame sync (11 set bits) with a real version and Layer III
+  // at the very start (ADTS AAC also starts with 0xFFF, but with layer bits 00).
+  "audio/mpeg": { label: "MP3", test: (b: Uint8Array) => ascii(b, 0, "ID3") || (b.length > 1 && b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && (b[1] & 0x18) !== 0x08 && (b[1] & 0x06) === 0x02) },
 } as const;
 export type MediaType = keyof typeof SIGNATURES;
 
 export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif"] as const satisfies readonly MediaType[];
+/** Song uploads (upload-service): MP3 plays as is, the others through a transcoded MP3. */
+export const AUDIO_TYPES = ["audio/mpeg", "audio/wav", "audio/flac", "audio/ogg", "audio/mp4"] as const satisfies readonly MediaType[];
+/** How many leading bytes `sniffType` looks at (a streaming reader collects this many first). */
+export const SNIFF_BYTES = 16;
 
 function starts(b: Uint8Array, sig: number[]) {
   return b.length >= sig.length && sig.every((v, i) => b[i] === v);
@@ -38,6 +46,9 @@ function starts(b: Uint8Array, sig: number[]) {
 function ascii(b: Uint8Array, at: number, s: string) {
   return b.length >= at + s.length && [...s].every((ch, i) => b[at + i] === ch.charCodeAt(0));
 }
+
+/** A type's short name for messages ("MP3", "FLAC"). */
+export const typeLabel = (t: MediaType) => SIGNATURES[t].label;
 
 /** What the bytes are, whatever the client called them. */
 export function sniffType(head: Uint8Array): MediaType | undefined {
@@ -75,7 +86,7 @@ export async function checkUpload(file: Blob, rules: UploadRules): Promise<Media
   const declared = file.type.split(";")[0].trim().toLowerCase();
   const normal = ALIASES[declared] ?? declared;
   if (!GENERIC.has(normal) && !rules.allow.includes(normal as MediaType)) throw new ApiError(415, unsupportedTypeMessage(rules));
-  const sniffed = sniffType(new Uint8Array(await file.slice(0, 16).arrayBuffer()));
+  const sniffed = sniffType(new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer()));
   if (!sniffed || !rules.allow.includes(sniffed)) throw new ApiError(415, unsupportedTypeMessage(rules));
   return sniffed;
 }
@@ -103,7 +114,7 @@ export async function storeUpload(
 }
 
 /** The multipart envelope (boundaries, part headers, other small fields) on top of the file. */
-const MULTIPART_SLACK = 64 * 1024;
+export const MULTIPART_SLACK = 64 * 1024;
 
 /**
  * Route middleware: refuse a body that cannot hold an acceptable file before reading it

@@ -1,4 +1,15 @@
 import { serviceApp } from "../lib/service";
+import { hlsRoutes } from "./hls";
+import { songRoutes } from "./songs";
+import { transcoderRoutes } from "./transcoder";
+import { uploadRoutes } from "./uploads";
 
-/** The upload-service. Its resources arrive with their issues; for now it answers its health check. */
+/**
+ * The upload-service (the song service, docs/SONGS-API.md): uploads, tags, lists and search,
+ * HLS playback, and the transcoder's callback. No two resources share a path shape except
+ * `/songs/public` and `/songs/{songId}`, ordered inside songs.ts.
+ */
 export const uploadService = serviceApp("upload-service");
+for (const routes of [uploadRoutes, transcoderRoutes, songRoutes, hlsRoutes]) {
+  uploadService.route("/", routes);
+}

@@ -1,0 +1,31 @@
+/**
+ * The upload-service's own messages (the catalogue's texts are SONG_MSG in
+ * workers/songs/messages.ts). Routes and tests import them from here.
+ */
+export const UPLOAD_MSG = {
+  notMultipart: "Send the song as multipart/form-data with a file field.",
+  fileRequired: "file is required: send the song as a multipart file field",
+  fileEmpty: "file is empty.",
+  oneFile: "Send one file per upload.",
+  unexpectedFile: (name: string) => `Unexpected file field "${name}": the song goes in "file".`,
+  unknownField: (name: string) => `Unrecognized field "${name}".`,
+  duplicateField: (name: string) => `Field "${name}" is sent more than once.`,
+  nothingToUpdate: "Nothing to update: send at least one field.",
+  statusAdminOnly: "Only an admin can change a song's status.",
+  deleteForbidden: "Only the owner of this song or an admin can delete it.",
+  stillUploading: "A song that is still uploading cannot be taken down.",
+  changedMeanwhile: "The song's status changed meanwhile; read it again and retry.",
+  cannotReinstate: "Only a song that was taken down, and has playable audio, can be verified again.",
+  badSignature: "This link is invalid or has expired; fetch the playlist again.",
+  segmentNotFound: "Segment not found.",
+  audioMissing: "The song's audio is missing.",
+  streamingNotConfigured: "Song streaming is not configured (HLS_SIGNING_KEY).",
+  badTranscoderSecret: "Invalid transcoder secret.",
+  mp3KeyMissing: "mp3Key names no stored object.",
+  // Stored in song_files.detail, shown to the uploader.
+  noFrames: "No MP3 audio frames were found in the file.",
+  mostlyJunk: "Most of the file is not MP3 audio.",
+  tooFragmented: "The MP3 is broken into too many pieces to stream.",
+  postponed: (label: string) => `${label} files play from an MP3 rendition; waiting for the transcoder.`,
+  transcoderFailed: "The transcoder could not convert this file.",
+} as const;
