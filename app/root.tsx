@@ -3,6 +3,8 @@ import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, u
 import type { ReactNode } from "react";
 import { RouteErrorBoundary } from "./components/ErrorPage";
 import { Header, LanguageSwitch, Logo } from "./components/Header";
+import { PlayerProvider } from "./components/Player";
+import { ToastProvider } from "./components/Toaster";
 import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
 import { resolveLocale } from "./i18n/locale.server";
 import { getSession } from "./lib/session.server";
@@ -26,7 +28,7 @@ export async function loader(args: LoaderFunctionArgs) {
       isAdmin: session.isAdmin,
       devTools: args.context.env.ENVIRONMENT === "development",
     },
-    { headers },
+    { headers }
   );
 }
 
@@ -58,22 +60,27 @@ export default function App() {
   const { user, isAdmin, devTools } = useLoaderData<typeof loader>();
   const t = useT();
   return (
-    <div className="flex min-h-dvh flex-col">
-      <Header user={user} isAdmin={isAdmin} />
-      <main id="main" tabIndex={-1} className="flex-1 outline-none">
-        <Outlet />
-      </main>
-      <footer className="border-t border-white/10">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
-          <p>{t("app.footer")}</p>
-          {devTools && (
-            <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
-              {t("nav.devOutbox")}
-            </Link>
-          )}
+    <ToastProvider>
+      <PlayerProvider>
+        {/* Room at the bottom for the fixed player bar (signed-in pages show it). */}
+        <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
+          <Header user={user} isAdmin={isAdmin} />
+          <main id="main" tabIndex={-1} className="flex-1 outline-none">
+            <Outlet />
+          </main>
+          <footer className="border-t border-white/10">
+            <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
+              <p>{t("app.footer")}</p>
+              {devTools && (
+                <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
+                  {t("nav.devOutbox")}
+                </Link>
+              )}
+            </div>
+          </footer>
         </div>
-      </footer>
-    </div>
+      </PlayerProvider>
+    </ToastProvider>
   );
 }
 

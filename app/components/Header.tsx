@@ -1,6 +1,6 @@
-import { Form, Link, useLocation } from "@remix-run/react";
-import { LogOut, ShieldCheck, UserRound } from "lucide-react";
-import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale } from "~/i18n";
+import { Form, Link, NavLink, useLocation } from "@remix-run/react";
+import { Library, ListMusic, LogOut, Search, ShieldCheck, Upload, UserRound } from "lucide-react";
+import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
 import { Avatar } from "./Avatar";
 import { buttonClass, button } from "./ui";
@@ -65,6 +65,45 @@ export function LanguageSwitch() {
   );
 }
 
+/** The music pages a signed-in listener moves between. */
+const MUSIC_NAV: { to: string; label: MessageKey; icon: typeof Search; testId: string }[] = [
+  { to: "/search", label: "nav.search", icon: Search, testId: "nav-search" },
+  { to: "/crates", label: "nav.crates", icon: Library, testId: "nav-crates" },
+  { to: "/queue", label: "nav.queue", icon: ListMusic, testId: "nav-queue" },
+  { to: "/upload", label: "nav.upload", icon: Upload, testId: "nav-upload" },
+];
+
+/**
+ * Search, Crates, Queue, Upload. Phones: a row of small tabs (icon over label) beside the
+ * logo mark; wider screens: pills with the label beside the icon.
+ */
+function MusicNav() {
+  const t = useT();
+  return (
+    <nav aria-label={t("nav.music")} className="min-w-0 flex-1 lg:flex-none">
+      <ul className="flex items-center justify-end gap-0.5 sm:justify-start sm:gap-1">
+        {MUSIC_NAV.map(({ to, label, icon: Icon, testId }) => (
+          <li key={to}>
+            <NavLink
+              to={to}
+              prefetch="intent"
+              data-testid={testId}
+              className={({ isActive }) =>
+                `flex flex-col items-center gap-0.5 rounded-xl px-2 py-1 text-[11px] font-semibold leading-tight transition sm:flex-row sm:gap-2 sm:rounded-full sm:px-3.5 sm:py-2 sm:text-sm ${
+                  isActive ? "bg-white/12 text-white ring-1 ring-white/20" : "text-ink-200 hover:bg-white/8 hover:text-white"
+                }`
+              }
+            >
+              <Icon aria-hidden className="size-5 sm:size-4" />
+              <span>{t(label)}</span>
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean }) {
   const t = useT();
   return (
@@ -76,17 +115,33 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         {t("nav.skip")}
       </a>
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6">
-        <Link to="/" className="flex items-center gap-2 rounded-full text-xl font-extrabold tracking-tight text-white" aria-label={t("nav.home")}>
+        <Link to="/" className="flex shrink-0 items-center gap-2 rounded-full text-xl font-extrabold tracking-tight text-white" aria-label={t("nav.home")}>
           <Logo />
-          <span aria-hidden>{t("app.name")}</span>
+          {/* Signed in, phones keep the mark only: the music tabs need the room. */}
+          <span aria-hidden className={user ? "max-sm:hidden" : undefined}>
+            {t("app.name")}
+          </span>
         </Link>
 
-        {/* DOM order = visual order at every width (logo, language, account), so Tab follows the eye. */}
-        <div className="ml-auto">
+        {/* DOM order = visual order at every width (logo, music, language, account), so Tab follows the eye. */}
+        {user && (
+          <>
+            <MusicNav />
+            {/* Below lg the language and account drop to a second row. */}
+            <div aria-hidden className="h-0 basis-full lg:hidden" />
+          </>
+        )}
+
+        <div className={user ? "lg:ml-auto" : "ml-auto"}>
           <LanguageSwitch />
         </div>
 
-        <nav aria-label={t("nav.main")} className="flex w-full items-center justify-between gap-2 text-sm sm:w-auto sm:justify-end sm:text-base">
+        <nav
+          aria-label={t("nav.main")}
+          className={`flex items-center justify-between gap-2 text-sm sm:text-base ${
+            user ? "min-w-0 flex-1 justify-end lg:flex-none" : "w-full sm:w-auto sm:justify-end"
+          }`}
+        >
           {user ? (
             <>
               <Link
@@ -107,9 +162,10 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
                   </Link>
                 )}
                 <Form method="post" action="/logout">
-                  <button type="submit" className={buttonClass.ghost}>
+                  <button type="submit" className={buttonClass.ghost} title={t("nav.logout")}>
                     <LogOut aria-hidden className="size-4" />
-                    <span>{t("nav.logout")}</span>
+                    {/* Phones keep the icon (the name gets the room); the words stay for screen readers. */}
+                    <span className="max-sm:sr-only">{t("nav.logout")}</span>
                   </button>
                 </Form>
               </div>

@@ -230,3 +230,36 @@ export function useFocusFirstError(result: unknown) {
     el?.focus();
   }, [result]);
 }
+
+/** A round icon-only button; the label is read out and shown as a tooltip. */
+export function IconButton({
+  label,
+  onClick,
+  children,
+  danger,
+  testId,
+  disabled,
+}: {
+  label: string;
+  onClick: () => void;
+  children: ReactNode;
+  danger?: boolean;
+  testId?: string;
+  disabled?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      aria-label={label}
+      title={label}
+      disabled={disabled}
+      data-testid={testId}
+      className={`grid size-9 shrink-0 place-items-center rounded-full text-ink-200 transition hover:bg-white/10 disabled:cursor-not-allowed disabled:opacity-40 ${
+        danger ? "hover:text-danger" : "hover:text-white"
+      }`}
+    >
+      {children}
+    </button>
+  );
+}

@@ -54,3 +54,12 @@ export function pageMeta(key: MessageKey) {
     return [{ title: title === app || key === "home.title" ? title : `${title} · ${app}` }];
   };
 }
+
+/**
+ * A count in words: `key.zero` / `key.one` for 0 / 1 and the dictionary has it, else `key`,
+ * with `{count}` filled in. `plural(t, "crate.songCount", 3)` → "3 songs".
+ */
+export function plural(t: T, key: MessageKey, count: number, vars?: Vars): string {
+  const special = count === 0 ? `${key}.zero` : count === 1 ? `${key}.one` : null;
+  return special && hasKey(special) ? t(special, { count, ...vars }) : t(key, { count, ...vars });
+}

@@ -31,3 +31,26 @@ export function displayError(status: number, body: unknown): DisplayError {
   const m = status < 500 ? serverMessage(body) : null;
   return m ? { status, message: capitalise(m), generic: false } : { status, message: GENERIC_ERROR, generic: true };
 }
+
+/** A failed call made from the browser; `display` is what to show (status 0: the network). */
+export class ApiError extends Error {
+  constructor(public display: DisplayError) {
+    super(display.message);
+    this.name = "ApiError";
+  }
+  get status() {
+    return this.display.status;
+  }
+}
+
+/**
+ * Words for any failure, in the page's language where the words are ours: the server's
+ * message when it sent one, else the generic (or no-connection) text.
+ */
+export function errorText(err: unknown, t: (key: "errors.generic" | "errors.network") => string): string {
+  if (err instanceof ApiError && err.status === 0) return t("errors.network");
+  const d = err instanceof ApiError ? err.display : err && typeof err === "object" && "generic" in err && "message" in err ? (err as DisplayError) : null;
+  return d && !d.generic ? d.message : t("errors.generic");
+}
+
+export const isAbort = (err: unknown) => (err as Error)?.name === "AbortError";

@@ -1,0 +1,22 @@
+import { useMemo } from "react";
+import { songsClient, type SongsClient } from "./api.client";
+import { useRootData } from "./useRootData";
+
+/**
+ * The song and crate calls for the signed-in user (the root loader's token). The client
+ * module exists only in the browser, so each call looks it up when made: rendering on the
+ * server never touches it, and handlers and effects only run in the browser.
+ */
+export function useSongsClient(): SongsClient {
+  const token = useRootData()?.token ?? null;
+  return useMemo(
+    () =>
+      new Proxy({} as SongsClient, {
+        get:
+          (_, key: string) =>
+          (...args: unknown[]) =>
+            (songsClient(token) as unknown as Record<string, (...a: unknown[]) => unknown>)[key](...args),
+      }),
+    [token]
+  );
+}
