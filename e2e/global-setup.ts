@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import type { TestProject } from "vitest/node";
 import { ensureDevVars } from "../scripts/setup.mjs";
 import { migrateAndSeed } from "../scripts/seed.mjs";
+import { seedDemoSongs } from "../scripts/seed-songs.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -57,6 +58,20 @@ export default async function setup(project: TestProject) {
     }
     if (Date.now() > deadline || server.exitCode !== null) throw new Error(`wrangler dev did not start:\n${log.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 250));
+  }
+  // The demo songs, through the real upload API: the browser tests play and search them.
+  try {
+    const seeded = await seedDemoSongs(baseURL);
+    const bad = seeded.notVerified.map((s) => `"${s.trackName}" is ${s.status}`);
+    if (bad.length) throw new Error(`demo songs are not VERIFIED: ${bad.join(", ")}`);
+  } catch (err) {
+    try {
+      if (server?.pid) process.kill(-server.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+    rmSync(state, { recursive: true, force: true });
+    throw new Error(`e2e setup: seeding the demo songs failed: ${(err as Error).message}\nwrangler dev log (tail):\n${log.slice(-2000)}`);
   }
   project.provide("baseURL", baseURL);
   return async () => {

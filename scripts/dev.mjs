@@ -5,6 +5,7 @@ import { spawn, execFileSync } from "node:child_process";
 import { watch } from "node:fs";
 import { ensureDevVars } from "./setup.mjs";
 import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
+import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
 
 const port = process.env.PORT ?? "8787";
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
@@ -21,6 +22,17 @@ const wrangler = spawn("npx", ["wrangler", "dev", "--port", port, "--ip", "0.0.0
 console.log(`\nHangout is starting on http://localhost:${port}\n\nSeeded logins (development only):`);
 for (const u of SEED_USERS) console.log(`  ${u.roles.includes("admin") ? "admin    " : u.roles.includes("moderator") ? "moderator" : "user     "}  ${u.email.padEnd(24)} ${u.password}`);
 console.log(`\nE-mails land in the dev outbox: http://localhost:${port}/dev/outbox\n`);
+
+// Demo songs go in through the upload API once the server answers (idempotent); a failure
+// only warns, the server keeps running.
+const base = `http://127.0.0.1:${port}`;
+waitForServer(base, { timeoutMs: 180_000, alive: () => wrangler.exitCode === null })
+  .then(() => seedDemoSongs(base))
+  .then((r) => {
+    console.log(`seeded ${r.uploaded} demo songs${r.existing ? ` (${r.existing} already there)` : ""}`);
+    for (const s of r.notVerified) console.warn(`warning: demo song "${s.trackName}" is ${s.status}, not VERIFIED`);
+  })
+  .catch((err) => console.warn(`warning: demo songs not seeded: ${err.message}`));
 
 let timer;
 watch(new URL("../app", import.meta.url), { recursive: true }, () => {
