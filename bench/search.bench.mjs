@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { rng } from "../scripts/rng.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -43,17 +44,6 @@ const WORKER = `export default {
   },
 };`;
 
-// Deterministic data: the same seed gives the same catalogue and queries on every run.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(20260426);
 // Skewed picks (the head of a list far more often than its tail), like real catalogues
 // where "love" is everywhere and "marmalade" is rare.

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { rng } from "./rng.mjs";
 
 const SR = 44100;
 const KBPS = 128;
@@ -135,17 +136,6 @@ const STYLES = {
   },
 };
 
-// A small seeded PRNG (mulberry32): the same seed always gives the same track.
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const pick = (rand, list) => list[Math.floor(rand() * list.length)];
 const mtof = (m) => 440 * 2 ** ((m - 69) / 12);
 const TWO_PI = Math.PI * 2;

@@ -1,5 +1,5 @@
 import { Music } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { useImageFallback } from "~/lib/useImageFallback";
 import { artworkUrl, hueOf, type AnySong } from "~/lib/songs";
 
 interface Props {
@@ -17,26 +17,19 @@ interface Props {
  */
 export function Artwork({ song, size = 48, className = "", rounded = "rounded-lg" }: Props) {
   const src = artworkUrl(song);
-  const [failed, setFailed] = useState(false);
-  const img = useRef<HTMLImageElement>(null);
-  useEffect(() => {
-    setFailed(false);
-    const el = img.current;
-    // An image that failed before hydration never fires onError in React.
-    if (el && el.complete && el.naturalWidth === 0) setFailed(true);
-  }, [src]);
+  const { ref, failed, onError } = useImageFallback(src);
   const style = { width: size, height: size };
   if (src && !failed) {
     return (
       <img
-        ref={img}
+        ref={ref}
         src={src}
         alt=""
         width={size}
         height={size}
         loading="lazy"
         style={style}
-        onError={() => setFailed(true)}
+        onError={onError}
         className={`shrink-0 bg-panel object-cover ring-1 ring-white/10 ${rounded} ${className}`}
       />
     );

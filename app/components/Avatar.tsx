@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useId } from "react";
+import { useImageFallback } from "~/lib/useImageFallback";
 import { textOn, userColor } from "~/lib/format";
 
 interface AvatarProps {
@@ -17,19 +18,12 @@ interface AvatarProps {
  * their colour as an SVG. Never a broken image.
  */
 export function Avatar({ name, src, color, size = 40, alt = "", className = "" }: AvatarProps) {
-  const [failed, setFailed] = useState(false);
-  const img = useRef<HTMLImageElement>(null);
-  useEffect(() => setFailed(false), [src]);
-  // An image that failed before hydration never fires onError in React: check it once.
-  useEffect(() => {
-    const el = img.current;
-    if (el && el.complete && el.naturalWidth === 0) setFailed(true);
-  }, [src]);
+  const { ref, failed, onError } = useImageFallback(src);
 
   const style = { width: size, height: size };
   const ring = `shrink-0 rounded-full ring-2 ring-white/15 ${className}`;
   if (src && !failed) {
-    return <img ref={img} src={src} alt={alt} width={size} height={size} style={style} className={`${ring} object-cover bg-panel`} onError={() => setFailed(true)} />;
+    return <img ref={ref} src={src} alt={alt} width={size} height={size} style={style} className={`${ring} object-cover bg-panel`} onError={onError} />;
   }
   return <InitialAvatar name={name} color={color} size={size} alt={alt} className={ring} />;
 }

@@ -13,7 +13,7 @@ import {
 import { arrayMove, SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { Await, Link, useRevalidator } from "@remix-run/react";
-import { ArrowLeft, Eraser, GripVertical, Heart, ListMusic, Loader2, Play, RotateCcw, Search, Shuffle, Trash2 } from "lucide-react";
+import { ArrowLeft, Eraser, GripVertical, Heart, ListMusic, Loader2, Play, Search, Shuffle, Trash2 } from "lucide-react";
 import { Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
@@ -26,7 +26,7 @@ import { usePlayer } from "./Player";
 import { AddToQueueButton, PlayButton } from "./SongActions";
 import { EmptyState, SongRow, SongRowSkeleton, Tag } from "./SongRow";
 import { useToast } from "./Toaster";
-import { Alert, IconButton, button } from "./ui";
+import { Alert, IconButton, button, LoadError } from "./ui";
 
 export type CrateKind = "crate" | "queue" | "likes";
 
@@ -88,13 +88,7 @@ export function CrateView({ id, kind, userUuid, crate: first, songs }: Props) {
         </Link>
       )}
       {!first.ok ? (
-        <div className="space-y-3">
-          <Alert error={first} />
-          <button type="button" onClick={() => revalidator.revalidate()} className={button("secondary", "sm")}>
-            <RotateCcw aria-hidden className="size-4" />
-            {t("errors.retry")}
-          </button>
-        </div>
+        <LoadError error={first} onRetry={() => revalidator.revalidate()} />
       ) : (
         <Suspense
           fallback={
@@ -360,13 +354,7 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
           {t("crate.songs")}
         </h2>
         {!first.ok ? (
-          <div className="space-y-3">
-            <Alert error={first} />
-            <button type="button" onClick={() => revalidator.revalidate()} className={button("secondary", "sm")}>
-              <RotateCcw aria-hidden className="size-4" />
-              {t("errors.retry")}
-            </button>
-          </div>
+          <LoadError error={first} onRetry={() => revalidator.revalidate()} />
         ) : songs.length === 0 ? (
           <EmptyState
             icon={kind === "likes" ? <Heart aria-hidden className="size-7" /> : <ListMusic aria-hidden className="size-7" />}

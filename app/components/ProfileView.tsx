@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { BadgeCheck, CalendarDays, Mail, Sparkles, UserRound } from "lucide-react";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import type { ReactNode } from "react";
+import { useImageFallback } from "~/lib/useImageFallback";
 import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate, fullName, textOn, userColor } from "~/lib/format";
 import type { PublicProfile, User } from "~/lib/types";
@@ -8,20 +9,14 @@ import { Avatar } from "./Avatar";
 
 /** The cover: the uploaded picture, or a wash of the user's colour when there is none (or it fails). */
 export function Cover({ src, color, alt, className = "h-40 sm:h-64" }: { src?: string | null; color?: string | null; alt: string; className?: string }) {
-  const [failed, setFailed] = useState(false);
-  const img = useRef<HTMLImageElement>(null);
-  useEffect(() => {
-    setFailed(false);
-    const el = img.current;
-    if (el && el.complete && el.naturalWidth === 0) setFailed(true);
-  }, [src]);
+  const { ref, failed, onError } = useImageFallback(src);
   const c = userColor(color);
   return (
     <div
       className={`relative overflow-hidden rounded-3xl border border-line ${className}`}
       style={{ background: `radial-gradient(ellipse 80% 120% at 20% 0%, ${c}cc, transparent 70%), radial-gradient(ellipse 60% 100% at 100% 100%, #FF4FA366, transparent 70%), #15121F` }}
     >
-      {src && !failed && <img ref={img} src={src} alt={alt} className="absolute inset-0 size-full object-cover" onError={() => setFailed(true)} />}
+      {src && !failed && <img ref={ref} src={src} alt={alt} className="absolute inset-0 size-full object-cover" onError={onError} />}
       <div className="absolute inset-x-0 bottom-0 h-1/2 bg-linear-to-t from-ink-950/70 to-transparent" />
     </div>
   );

@@ -1,5 +1,5 @@
 import { useNavigation } from "@remix-run/react";
-import { AlertCircle, CheckCircle2, Loader2 } from "lucide-react";
+import { AlertCircle, CheckCircle2, Loader2, RotateCcw } from "lucide-react";
 import { useEffect, useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
 import { useT, type MessageKey } from "~/i18n";
 import type { DisplayError } from "~/lib/errors";
@@ -165,6 +165,20 @@ export function Alert({ error, success, children }: { error?: DisplayError | nul
  * Is a POST from this page in flight? With `intent`, only the submission whose `intent`
  * field has that value (pages with two buttons show two separate pending states).
  */
+/** A failed load: what went wrong (the spec's words) and a way to try again. */
+export function LoadError({ error, onRetry, className = "" }: { error: DisplayError; onRetry: () => void; className?: string }) {
+  const t = useT();
+  return (
+    <div className={`space-y-3 ${className}`}>
+      <Alert error={error} />
+      <button type="button" onClick={onRetry} className={button("secondary", "sm")}>
+        <RotateCcw aria-hidden className="size-4" />
+        {t("errors.retry")}
+      </button>
+    </div>
+  );
+}
+
 export function usePending(intent?: string): boolean {
   const nav = useNavigation();
   if (nav.state === "idle" || nav.formMethod?.toUpperCase() !== "POST") return false;

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Await, Link, useLoaderData, useRevalidator } from "@remix-run/react";
-import { Check, Copy, Heart, Library, ListMusic, Loader2, Pencil, Plus, RotateCcw, Trash2, X } from "lucide-react";
+import { Check, Copy, Heart, Library, ListMusic, Loader2, Pencil, Plus, Trash2, X } from "lucide-react";
 import { Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { GradientTile } from "~/components/Artwork";
 import { ConfirmDialog } from "~/components/Dialog";
 import { EmptyState, Tag } from "~/components/SongRow";
 import { useToast } from "~/components/Toaster";
-import { Alert, IconButton, button } from "~/components/ui";
+import { IconButton, button, LoadError } from "~/components/ui";
 import { pageMeta, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
@@ -48,13 +48,7 @@ export default function CratesPage() {
             res.ok ? (
               <CrateList initial={res.data.data.filter((c) => !isSpecialCrate(c))} />
             ) : (
-              <div className="mt-8 space-y-3">
-                <Alert error={res} />
-                <button type="button" onClick={() => revalidator.revalidate()} className={button("secondary", "sm")}>
-                  <RotateCcw aria-hidden className="size-4" />
-                  {t("errors.retry")}
-                </button>
-              </div>
+              <LoadError error={res} onRetry={() => revalidator.revalidate()} className="mt-8" />
             )
           }
         </Await>

@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, useLoaderData, useNavigation, useRevalidator, useSubmit } from "@remix-run/react";
-import { Loader2, RotateCcw, Search as SearchIcon, SearchX } from "lucide-react";
+import { Loader2, Search as SearchIcon, SearchX } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
 import { EmptyState, SongRow, SongRowSkeleton, Tag } from "~/components/SongRow";
-import { Alert, button } from "~/components/ui";
+import { Alert, button, LoadError } from "~/components/ui";
 import { hasKey, pageMeta, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
@@ -173,13 +173,7 @@ export default function SearchPage() {
         ) : !result ? (
           <EmptyState icon={<SearchIcon aria-hidden className="size-7" />} title={t("search.emptyTitle")} body={t("search.emptyBody")} />
         ) : !result.ok ? (
-          <div className="space-y-3">
-            <Alert error={result} />
-            <button type="button" onClick={() => revalidator.revalidate()} className={button("secondary", "sm")}>
-              <RotateCcw aria-hidden className="size-4" />
-              {t("errors.retry")}
-            </button>
-          </div>
+          <LoadError error={result} onRetry={() => revalidator.revalidate()} />
         ) : (
           <div className={`transition-opacity ${searching ? "opacity-50" : ""}`}>
             <Results key={resultKey} q={q} provider={provider} clean={clean} first={result.data} />

@@ -5,7 +5,7 @@ import { Suspense, useCallback, useEffect, useId, useRef, useState, type DragEve
 import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
 import { EmptyState, SongRow, SongRowSkeleton, Tag } from "~/components/SongRow";
 import { useToast } from "~/components/Toaster";
-import { Alert, Field, button } from "~/components/ui";
+import { Alert, Field, button, LoadError } from "~/components/ui";
 import { pageMeta, useT, type MessageKey } from "~/i18n";
 import { uploadSong, type UploadHandle } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
@@ -95,13 +95,7 @@ export default function UploadPage() {
                 res.ok ? (
                   <MyUploads initial={res.data.data} songs={songs} added={added} track={track} onChange={upsert} />
                 ) : (
-                  <div className="space-y-3">
-                    <Alert error={res} />
-                    <button type="button" onClick={() => revalidator.revalidate()} className={button("secondary", "sm")}>
-                      <RotateCcw aria-hidden className="size-4" />
-                      {t("errors.retry")}
-                    </button>
-                  </div>
+                  <LoadError error={res} onRetry={() => revalidator.revalidate()} />
                 )
               }
             </Await>
