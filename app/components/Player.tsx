@@ -5,6 +5,7 @@ import type { ErrorData } from "hls.js";
 import { useT, type MessageKey, type Vars } from "~/i18n";
 import { displayError } from "~/lib/errors";
 import { formatDuration, pickProvider, songKey, type AnySong } from "~/lib/songs";
+import { useAudioPlayTracking } from "~/lib/usePlayTracking";
 import { useRootData } from "~/lib/useRootData";
 import { Artwork } from "./Artwork";
 
@@ -71,6 +72,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   const streamRef = useRef<string | null>(null);
   /** The listener pressed pause while the song was still loading: don't start it. */
   const heldRef = useRef(false);
+  // Play tracking (seed 001): what this audio element plays is reported to the audit-service.
+  useAudioPlayTracking(audioRef, song);
 
   const teardown = useCallback(() => {
     hlsRef.current?.destroy();

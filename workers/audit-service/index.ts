@@ -1,4 +1,6 @@
 import { serviceApp } from "../lib/service";
+import { kinesisRoutes } from "./kinesis";
 
-/** The audit-service. Its resources arrive with their issues; for now it answers its health check. */
+/** The audit-service: its health check and play tracking (`POST /kinesis`). */
 export const auditService = serviceApp("audit-service");
+auditService.route("/", kinesisRoutes);

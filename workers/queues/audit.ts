@@ -13,9 +13,14 @@ export const auditMessage = z.object({
 });
 export type AuditMessage = z.input<typeof auditMessage>;
 
-/** Record an event without making the caller wait on the audit store. */
-export async function audit(env: Env, topic: string, userUuid: string | null, data: Record<string, unknown> = {}) {
-  await env.AUDIT.send({ eventId: crypto.randomUUID(), topic, userUuid, data, occurredAt: Date.now() });
+/**
+ * Record an event without making the caller wait on the audit store. `eventId` defaults to
+ * a fresh one; pass a natural key (play tracking: `${topic}:${playId}`) when a retried
+ * request must not store the event twice; the consumer keeps the first row per id.
+ */
+export async function audit(env: Env, topic: string, userUuid: string | null, data: Record<string, unknown> = {}, eventId: string = crypto.randomUUID()) {
+  const message: AuditMessage = { eventId, topic, userUuid, data, occurredAt: Date.now() };
+  await env.AUDIT.send(message);
 }
 
 /** 5 bound values per event, 100 per statement at most. */

@@ -1,0 +1,112 @@
+import { useEffect, useMemo, useRef, type RefObject } from "react";
+import { createPlayTracker, type PlayRecord, type PlayTopic, type PlayTracker } from "../../shared/play-tracking";
+import { pickProvider, songKey, type AnySong } from "./songs";
+import { useRootData } from "./useRootData";
+
+/** Where play events go (seed 001, Audit service: `POST /kinesis`). */
+export const KINESIS_PATH = "/api/audit-service/kinesis";
+/** How often a playing song reports progress; half the 10 s windows, so none is missed. */
+export const CONTINUE_EVERY_MS = 5000;
+
+/** The id a play names its song by: the catalogue id, or a provider id for a raw hit. */
+export const playSongId = (s: AnySong) => s.songId || songKey(s, -1);
+
+/** A Discord activity is served from `<app id>.discordsays.com` (seed 001: Discord-activity mode). */
+const inDiscord = () => typeof location !== "undefined" && location.hostname.endsWith(".discordsays.com");
+
+/** crypto.randomUUID exists only in secure contexts; a LAN http address still gets a v4 uuid. */
+function newUuid(): string {
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/**
+ * Fire-and-forget: tracking must never slow or break playback. keepalive lets the last
+ * event of a closing page still leave. Without a token the API would answer 401, so a
+ * signed-out visitor is simply not tracked.
+ */
+function post(token: string | null, isLoggedIn: boolean, topic: PlayTopic, record: PlayRecord) {
+  if (!token) return;
+  const kinesisDataRecord = { ...record, deviceData: { platform: "web", isDiscord: inDiscord(), isLoggedIn } };
+  try {
+    void fetch(KINESIS_PATH, {
+      method: "POST",
+      keepalive: true,
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ topic, kinesisDataRecord }),
+    }).catch(() => {});
+  } catch {
+    /* fetch refused synchronously (keepalive quota): the event is lost, playback is not */
+  }
+}
+
+/** One tracker for the page's lifetime; it sends with whatever token is current. */
+export function usePlayTracking(): PlayTracker {
+  const root = useRootData();
+  const auth = useRef({ token: root?.token ?? null, isLoggedIn: !!root?.user });
+  auth.current = { token: root?.token ?? null, isLoggedIn: !!root?.user };
+  return useMemo(
+    () => createPlayTracker({ now: () => Date.now(), newId: newUuid, send: (topic, record) => post(auth.current.token, auth.current.isLoggedIn, topic, record) }),
+    [],
+  );
+}
+
+const cut = (v: string | null | undefined) => (v ? v.slice(0, 200) : null);
+
+/**
+ * Tracks what the player's audio element plays: start on playing, continue every 5 s
+ * (timeupdate, throttled), end on pause, ended, song change and page hide. Outside a
+ * room the room fields are null.
+ */
+export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song: AnySong | null) {
+  const tracker = usePlayTracking();
+  const root = useRootData();
+  const ctx = useRef({ song, user: root?.user ?? null });
+  ctx.current = { song, user: root?.user ?? null };
+
+  // A new song (or none) ends the previous play, even if no pause event came first.
+  useEffect(() => () => tracker.end(), [song, tracker]);
+
+  useEffect(() => {
+    const audio = audioRef.current;
+    if (!audio) return;
+    let last = 0;
+    const volume = () => (audio.muted ? 0 : audio.volume);
+    const onPlaying = () => {
+      const { song: s, user } = ctx.current;
+      if (!s) return;
+      // "playing" also follows a buffering stall: the open play of this song goes on.
+      if (tracker.current()?.songInfo.songId === playSongId(s)) return;
+      tracker.start({
+        roomSlug: null,
+        roomOwnerUuid: null,
+        djUuid: null,
+        songInfo: { songId: playSongId(s), trackName: cut(s.trackName), artistName: cut(s.artistName), duration: s.duration ?? null },
+        userUuid: user?.uuid ?? null,
+        userProvider: pickProvider(s).provider,
+        subscriptionLevel: user?.subscriptionLevel ?? null,
+        volume: volume(),
+      });
+      last = Date.now();
+    };
+    const onTime = () => {
+      const s = ctx.current.song;
+      if (!s || audio.paused || Date.now() - last < CONTINUE_EVERY_MS) return;
+      last = Date.now();
+      tracker.continue({ roomSlug: null, songId: playSongId(s), volume: volume() });
+    };
+    const end = () => tracker.end();
+    const events: [string, () => void][] = [["playing", onPlaying], ["timeupdate", onTime], ["pause", end], ["ended", end]];
+    for (const [ev, fn] of events) audio.addEventListener(ev, fn);
+    window.addEventListener("pagehide", end);
+    return () => {
+      for (const [ev, fn] of events) audio.removeEventListener(ev, fn);
+      window.removeEventListener("pagehide", end);
+      tracker.end();
+    };
+  }, [audioRef, tracker]);
+}
