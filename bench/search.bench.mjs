@@ -174,11 +174,14 @@ export default async function run({ log = console.log } = {}) {
         params: ws.flatMap((w) => [`%${w}%`, `%${w}%`, `%${w}%`]),
       };
     };
-    // As the API's GET /search pages (workers/upload-service/songs.ts): newest first, plus
-    // the total. Both ways must then find every match, so LIKE can no longer stop early.
+    // As the API's GET /search pages (workers/songs/search.ts, songPage with NEWEST_MATCHES):
+    // listed songs only (the unary + keeps SQLite off the status index, so the matches drive
+    // the query), newest first by id, plus the total. Both ways must then find every match
+    // for the total, so LIKE can no longer stop early.
+    const listed = " and +songs.status = 'VERIFIED' and +songs.is_public = 1";
     const paged = ({ sql, params }) => {
-      const where = whereOf(sql);
-      return { stmts: [{ sql: `${sql.replace(/ limit \d+$/, "")} order by songs.created_at desc, songs.id desc limit ${LIMIT}`, params }, { sql: `select count(*) as total from songs where ${where}`, params }] };
+      const where = `${whereOf(sql)}${listed}`;
+      return { stmts: [{ sql: `${sql.replace(/ limit \d+$/, "")}${listed} order by songs.id desc limit ${LIMIT}`, params }, { sql: `select count(*) as total from songs where ${where}`, params }] };
     };
     const timed = async (body) => {
       const t = process.hrtime.bigint();
@@ -287,7 +290,7 @@ export default async function run({ log = console.log } = {}) {
         `in all, LIKE finds ${comparable.medianLikeToFtsMatchCount.toFixed(2)}x the songs FTS finds (median over ${countSample.length} queries: substrings inside words count for LIKE)`,
     );
     log(
-      `as the API pages (order by created_at desc + count(*), one D1 batch): FTS ${pp(pagedS.fts)} ms, LIKE ${pp(pagedS.like)} ms (p50 / p95), LIKE/FTS ${x(pagedS.ratio.p50)} / ${x(pagedS.ratio.p95)}`,
+      `as the API pages (listed, order by id desc + count(*), one D1 batch): FTS ${pp(pagedS.fts)} ms, LIKE ${pp(pagedS.like)} ms (p50 / p95), LIKE/FTS ${x(pagedS.ratio.p50)} / ${x(pagedS.ratio.p95)}`,
     );
     const slow = [...per].sort((a, b) => b.likeMs - a.likeMs).slice(0, 3);
     log(`slowest LIKE queries: ${slow.map((p) => `"${p.q}" ${p.likeMs.toFixed(1)} ms (FTS ${p.ftsMs.toFixed(1)} ms)`).join(", ")}`);

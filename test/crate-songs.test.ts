@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { randomPermutation } from "../workers/playlist-service/crate-positions";
 import { CRATE_MSG } from "../workers/playlist-service/crate-store";
@@ -42,6 +43,33 @@ describe("GET /crate/{crateId}/songs", () => {
     expect((await pl(`${priv.base}/songs`, { token: priv.owner.token })).status).toBe(200);
     expect((await pl(`${base}/songs?limit=101`, { token: other.token })).status).toBe(400);
     expect((await pl("/crate/12/songs", { token: other.token })).status).toBe(400);
+  });
+
+  it("never shows songs the viewer may not see: another's private upload, or one taken down after it was added", async () => {
+    const owner = await signUp();
+    const other = await signUp();
+    const crate = await newCrate(owner.token);
+    const base = `/crate/${crate.crateUuid}`;
+    const listed = await seedSong();
+    const mine = await seedSong({ ownerUuid: owner.uuid, isPublic: false, trackName: "Owner's Secret Demo" });
+    const later = await seedSong({ ownerUuid: crypto.randomUUID(), isPublic: true });
+    await addSongs(owner.token, base, [listed, mine, later]);
+    // The uploader takes their song private after it was added.
+    await env.DB.prepare("update songs set is_public = 0 where id = ?").bind(later.id).run();
+    const ids = (body: { data: { songId: string }[] }) => body.data.map((s) => s.songId);
+    for (const token of [other.token, await guestToken()]) {
+      const res = await pl(`${base}/songs`, { token });
+      expect(res.status).toBe(200);
+      expect(ids(res.body)).toEqual([listed.songId]);
+      expect(res.body.total).toBe(1);
+    }
+    const own = await pl(`${base}/songs`, { token: owner.token });
+    expect(ids(own.body)).toEqual([listed.songId, mine.songId]);
+    expect(own.body.total).toBe(2);
+    // The reorder answer is the owner's page too, without the hidden song.
+    const moved = await move(owner, base, own.body.data[0].crateSongUuid, 2);
+    expect(moved.status).toBe(200);
+    expect(ids(moved.body)).toEqual([mine.songId, listed.songId]);
   });
 });
 

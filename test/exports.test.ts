@@ -71,6 +71,12 @@ describe("POST /exports/spotify", () => {
     const notMine = await ps(`/exports/spotify`, { token: other.token, body: { crateUuid, accessToken: "t" }, env: p.only("spotify") });
     expect(notMine.status).toBe(403);
     expect(notMine.body.message).toBe("Only the owner of this crate can export it.");
+    // Someone else's private crate is not revealed: 404, as GET /crate/{id} answers.
+    const hidden = await addCrate(owner.uuid, [], "Hidden");
+    await env.DB.prepare("update crates set is_public = 0 where id = ?").bind(hidden.id).run();
+    const secret = await ps(`/exports/spotify`, { token: other.token, body: { crateUuid: hidden.crateUuid, accessToken: "t" }, env: p.only("spotify") });
+    expect(secret.status).toBe(404);
+    expect(secret.body.message).toBe(SONG_MSG.crateNotFound);
     const missing = await ps(`/exports/spotify`, { token: owner.token, body: { crateUuid: crypto.randomUUID(), accessToken: "t" }, env: p.only("spotify") });
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe(SONG_MSG.crateNotFound);

@@ -1,11 +1,11 @@
-import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, lt, sql, type SQL } from "drizzle-orm";
 import { db } from "../db/client";
 import { crateSongs, crates, songs, type CrateRow, type SongRow } from "../db/schema";
 import type { Env } from "../env";
 import { notFound } from "../lib/errors";
 import { toCrateSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { positionRangeError, runBatch, type Statement } from "./crate-store";
+import { positionRangeError, runBatch, songVisibleTo, type Statement } from "./crate-store";
 
 /**
  * Song positions in a crate are dense, 0..n-1. D1 has no interactive transactions, so a
@@ -39,16 +39,33 @@ async function crateSongDto(env: Env, crateId: number, crateSongUuid: string) {
   return row && toCrateSongDto(row.song, row.cs);
 }
 
-/** A page of the crate's songs in order, and how many it holds. */
-export async function listCrateSongs(env: Env, crateId: number, limit: number, offset: number) {
+/**
+ * A page of the crate's songs in order, and how many it holds, as `viewer` may see them: a
+ * song its uploader has since made private, taken down or not yet verified is left out
+ * (it stays in the crate, so it comes back if it is listed again). Positions are the
+ * crate's own, so they may skip the hidden ones.
+ */
+export async function listCrateSongs(env: Env, crateId: number, viewer: string | undefined, limit: number, offset: number) {
   const d = db(env);
+  const where = and(eq(crateSongs.crateId, crateId), songVisibleTo(viewer));
   // Not d.batch: D1 answers a batch with objects keyed by column name, which loses the
   // join's repeated names (id, created_at).
   const [rows, total] = await Promise.all([
-    d.select({ song: songs, cs: crateSongs }).from(crateSongs).innerJoin(songs, eq(songs.id, crateSongs.songId)).where(eq(crateSongs.crateId, crateId)).orderBy(asc(crateSongs.position)).limit(limit).offset(offset).all(),
-    d.select({ n: count() }).from(crateSongs).where(eq(crateSongs.crateId, crateId)).get(),
+    d.select({ song: songs, cs: crateSongs }).from(crateSongs).innerJoin(songs, eq(songs.id, crateSongs.songId)).where(where).orderBy(asc(crateSongs.position)).limit(limit).offset(offset).all(),
+    d.select({ n: count() }).from(crateSongs).innerJoin(songs, eq(songs.id, crateSongs.songId)).where(where).get(),
   ]);
   return { data: rows.map((r) => toCrateSongDto(r.song, r.cs)), total: total?.n ?? 0 };
+}
+
+/** How many of the crate's songs `viewer` sees before `position`: where that position falls in their pages. */
+export async function visibleBefore(env: Env, crateId: number, viewer: string | undefined, position: number): Promise<number> {
+  const row = await db(env)
+    .select({ n: count() })
+    .from(crateSongs)
+    .innerJoin(songs, eq(songs.id, crateSongs.songId))
+    .where(and(eq(crateSongs.crateId, crateId), lt(crateSongs.position, position), songVisibleTo(viewer)))
+    .get();
+  return row?.n ?? 0;
 }
 
 /**

@@ -10,7 +10,7 @@ import { notFound } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { fields, parseOr400, valid } from "../lib/validate";
 import { SONG_MSG } from "../songs/messages";
-import { addSong, listCrateSongs, moveSong, removeSongs, setCurrentPosition, shuffleSongs } from "./crate-positions";
+import { addSong, listCrateSongs, moveSong, removeSongs, setCurrentPosition, shuffleSongs, visibleBefore } from "./crate-positions";
 import { crateDto, ownedCrate, readableCrate, reloadCrate, songVisibleTo, type CountedCrate } from "./crate-store";
 
 /**
@@ -49,7 +49,7 @@ export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuar
   r.get(`${base}/songs`, readGuard, valid("query", pageQuery), async (c) => {
     const { limit, offset } = c.req.valid("query");
     const crate = await resolve(c, false);
-    return c.json(await listCrateSongs(c.env, crate.id, limit, offset));
+    return c.json(await listCrateSongs(c.env, crate.id, c.get("caller")?.uuid, limit, offset));
   });
 
   /** POST .../songs `{ songId, append = true }`: 201 the new CrateSongDto (200 the old one for a song already liked). */
@@ -82,8 +82,10 @@ export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuar
     async (c) => {
       const crate = await resolve(c, true);
       const { limit } = c.req.valid("query");
+      const who = caller(c).uuid;
       const position = await moveSong(c.env, crate.id, c.req.valid("param").crateSongUuid, c.req.valid("json").newPosition);
-      const page = await listCrateSongs(c.env, crate.id, limit, Math.floor(position / limit) * limit);
+      const before = await visibleBefore(c.env, crate.id, who, position);
+      const page = await listCrateSongs(c.env, crate.id, who, limit, Math.floor(before / limit) * limit);
       return c.json({ data: page.data });
     },
   );

@@ -6,13 +6,13 @@ import { outside, PROVIDER_MSG, ProviderError, requireEnabled, type MusicAdapter
 import { apple, appleCreatePlaylist } from "../adapters/music/apple";
 import { spotify, spotifyCreatePlaylist } from "../adapters/music/spotify";
 import { db } from "../db/client";
-import { crates, crateSongs, songs } from "../db/schema";
+import { crateSongs, songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireUser } from "../lib/auth";
-import { ApiError, forbidden, notFound } from "../lib/errors";
+import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
-import { SONG_MSG } from "../songs/messages";
 import { audit } from "../queues/audit";
+import { readableCrate } from "./crate-store";
 
 /**
  * POST /exports/spotify and POST /exports/apple: copy a crate into a new playlist in the
@@ -51,8 +51,8 @@ for (const t of TARGETS) {
     const who = caller(c);
     const adapter = requireEnabled(c.env, t.adapter);
     const body = c.req.valid("json");
-    const crate = await db(c.env).select().from(crates).where(eq(crates.crateUuid, body.crateUuid)).get();
-    if (!crate) throw notFound(SONG_MSG.crateNotFound);
+    // Someone else's private crate is 404, as everywhere: its existence is not revealed.
+    const crate = await readableCrate(c.env, body.crateUuid, who);
     if (crate.userUuid !== who.uuid) throw forbidden(PROVIDER_MSG.exportForbidden);
     const ids = await crateProviderIds(c.env, crate.id, adapter.key);
     const found = ids.filter((id): id is string => !!id);

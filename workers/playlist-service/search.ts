@@ -1,16 +1,13 @@
-import { and, count, eq, or, type SQL } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { MusicProvider } from "../../shared/songs";
 import { ADAPTER_KEYS, brandOf, MUSIC_ADAPTERS, type ProviderSong } from "../adapters/music";
-import { db } from "../db/client";
-import { songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAnyToken, type Caller } from "../lib/auth";
 import { fields, valid } from "../lib/validate";
-import { toSongDto, type SongDto } from "../songs/dto";
+import type { SongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { matchesSearch } from "../songs/search";
+import { BY_TRACK_NAME, catalogueSearchWhere, matchesSearch, songPage } from "../songs/search";
 import { mergeSearch } from "./search-merge";
 
 /**
@@ -67,18 +64,8 @@ type SearchQuery = z.output<typeof query>;
 async function searchLocal(env: Env, who: Caller, p: SearchQuery): Promise<{ songs: SongDto[]; total: number }> {
   const match = matchesSearch(p.q);
   if (!match) return { songs: [], total: 0 };
-  const where = and(
-    eq(songs.status, "VERIFIED"),
-    or(eq(songs.isPublic, true), eq(songs.ownerUuid, who.uuid)),
-    match,
-    p.explicit ? undefined : eq(songs.explicit, false),
-  ) as SQL;
-  const d = db(env);
-  const [rows, total] = await Promise.all([
-    d.select().from(songs).where(where).orderBy(songs.trackName, songs.id).limit(p.limit).offset(p.offset).all(),
-    d.select({ n: count() }).from(songs).where(where).get(),
-  ]);
-  return { songs: rows.map(toSongDto), total: total?.n ?? 0 };
+  const page = await songPage(env, catalogueSearchWhere(match, who.uuid, p.explicit), BY_TRACK_NAME, p.limit, p.offset);
+  return { songs: page.data, total: page.total };
 }
 
 interface SourceResult {

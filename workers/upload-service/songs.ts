@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNotNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, isNotNull, ne, sql, type SQL } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { db } from "../db/client";
@@ -8,9 +8,8 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { valid } from "../lib/validate";
-import { toSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { matchesSearch } from "../songs/search";
+import { matchesSearch, NEWEST_MATCHES, songPage, uploadSearchWhere } from "../songs/search";
 import { canView, findUpload, findUploadOr404, hasNames, isAdmin, isOwner, songIdParam, songPrefix, tagFields, toUploadDto, type TagUpdate, type Upload } from "./common";
 import { UPLOAD_MSG } from "./messages";
 import { canTransition } from "./uploads";
@@ -74,24 +73,17 @@ songRoutes.get("/songs", requireUser, valid("query", limitOffset().extend({ veri
   return c.json(await page(c.env, and(eq(songs.ownerUuid, who.uuid), status)!, limit, offset));
 });
 
-/** GET /search?term=: the caller's uploads and public verified ones, by FTS5 word prefixes. */
+/** GET /search?term=: the caller's uploads and public verified ones, by FTS5 word prefixes, newest first. */
 songRoutes.get("/search", requireUser, valid("query", limitOffset().extend({ term: z.string().max(200, "term must be at most 200 characters").optional() })), async (c) => {
   const who = caller(c);
   const { term, limit, offset } = c.req.valid("query");
   const match = matchesSearch(term ?? "");
   if (!match) throw new ApiError(400, SONG_MSG.emptySearch);
-  const visible = or(eq(songs.ownerUuid, who.uuid), and(eq(songs.status, "VERIFIED"), eq(songs.isPublic, true)));
-  return c.json(await page(c.env, and(match, isNotNull(songs.ownerUuid), visible)!, limit, offset));
+  return c.json(await songPage(c.env, uploadSearchWhere(match, who.uuid), NEWEST_MATCHES, limit, offset));
 });
 
-async function page(env: Env, where: SQL, limit: number, offset: number) {
-  const d = db(env);
-  const [rows, [{ total }]] = await d.batch([
-    d.select().from(songs).where(where).orderBy(desc(songs.createdAt), desc(songs.id)).limit(limit).offset(offset),
-    d.select({ total: count() }).from(songs).where(where),
-  ]);
-  return { data: rows.map(toSongDto), total };
-}
+/** Lists of uploads: newest first by created_at, the order songs_owner_idx keeps. */
+const page = (env: Env, where: SQL | undefined, limit: number, offset: number) => songPage(env, where, [desc(songs.createdAt), desc(songs.id)], limit, offset);
 
 /** GET /songs/{songId}: the owner (and admins) always; anyone once it is public and verified; else 404. */
 songRoutes.get("/songs/:songId", valid("param", songIdParam), async (c) => {
