@@ -1,65 +1,46 @@
 /**
- * Room: one durable object per room, reached at `/parties/room/<slug>` (partyserver).
- * This first version does presence only: who is in the room, as the live product's
- * `allUsers` / `audienceUsers` lists, plus clock sync (ping/pong). Seats, playback, votes,
- * chat, room roles and passwords come in later issues; until then `djs` is always empty,
- * `nowPlaying` null, the vote counts zero, `highestRole` null, and `joinRoom` only answers
- * with the full state (it does not check `password`/`guestPassword` yet).
+ * Room: one durable object per room, reached at `/parties/room/<name>` (partyserver, with
+ * hibernation). It serialises every seat change, vote and play of its room. The pieces:
+ *   room/store.ts      SQLite tables (everything that must survive eviction)
+ *   room/view.ts       the state clients hold, computed from the tables; the seat rule
+ *   room/diff.ts       RFC 6902 patches between two published states
+ *   room/publisher.ts  coalescing: one frame, one seq per tick
+ *   room/playback.ts   the rotation, songs starting and stopping, the play outbox
+ *   room/actions.ts    the stage actions clients send (seats, skip, votes, next song)
+ *   room/library.ts    D1: DJ facts, the queue crate, recent plays, the likes crate
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway (`x-hangout-caller`, set by
- *   workers/room-connect.ts after checking the JWT). Without one it is closed with 4001
- *   before it sees anything. The caller lives in the connection's state, so it survives
- *   hibernation.
- * - Who is present is always rebuilt from the live sockets (`getConnections()`), never from
- *   memory: after hibernation or eviction the instance has forgotten everything.
- * - The lists clients were last told about (the "published" presence) and the sequence
- *   number are in this object's SQLite. Each change is diffed against the published rows,
- *   written, and only then broadcast; each stateful message takes the next seq in the same
- *   transaction, so seq never repeats or goes backwards, even after eviction.
- * - A user counts once however many tabs they have open: `userJoined` when their first
- *   connection arrives, `userLeft` when their last one closes. A later tab adopts the
- *   user's arrival time, so the user's place in the lists never moves while they stay.
- *   (The live product waits a grace period before `userLeft`; ours, 30 s, is issue 4's.
- *   Here `userLeft` goes out as soon as the last socket closes.)
- * - Guests are in `audienceUsers` but not in `allUsers` (spec: "Guests are excluded from
- *   the user count list"). Ghost tokens receive the state but appear in no list.
- *   `canDj` is true for user and bot tokens, false for guests; the room's djType rules
- *   come with seats.
- * - A frame that fails to parse gets `{ name: "error" }` on that socket alone and changes
- *   nothing.
- * - Every handler is synchronous (SQLite calls are), so two events never interleave.
+ *   workers/room-connect.ts). Without one it is closed with 4001 before it sees anything.
+ *   The caller (with the DJ facts read from D1 at connect) lives in the socket attachment.
+ * - A user is present from their first socket until 30 s (GRACE_MS) after their last one
+ *   closed without a new one arriving: the grace end (a schedule entry) removes them, and
+ *   their seat with them. A reconnect inside the grace keeps the user's place and seat.
+ * - After eviction the object starts with no memory: the constructor rebuilds everything
+ *   from SQLite and the live sockets, puts users without a socket into their grace, re-arms
+ *   the alarm and the tick, and restarts a rotation that was interrupted between songs.
+ * - One alarm serves every schedule (song end, grace ends, role expiries, retries): it is
+ *   always set to the earliest entry of `room_schedule`.
+ * - A frame that fails to parse, or an action the rules refuse, gets `{ name: "error" }` on
+ *   that socket alone and changes nothing.
+ * - RPC methods (the room-service's) bypass partyserver's onStart; the constructor's
+ *   blockConcurrencyWhile has prepared the object before any of them runs.
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
-import type { JsonPatchOp } from "../shared/json-patch";
-import {
-  assertNever,
-  CLOSE_UNAUTHORIZED,
-  parseClientMessage,
-  type RoomState,
-  type RoomStateMessage,
-  type RoomUser,
-  type ServerMessage,
-  type StatefulMessage,
-  type StatefulMessageName,
-  type TokenRole,
-} from "../shared/protocol";
+import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
+import { ROOM_ROLES, roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { CALLER_HEADER } from "../workers/room-connect";
+import { StageActions, type Caller } from "./room/actions";
+import { djFacts } from "./room/library";
+import { Playback } from "./room/playback";
+import { Publisher, send } from "./room/publisher";
+import { GRACE_MS, RoomStore } from "./room/store";
+import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
-/** What a connection remembers about its caller (the socket attachment). */
-export interface Presence {
-  uuid: string;
-  tokenType: TokenType;
-  roles: UserRole[];
-  /** When this user arrived (epoch ms); shared by all their tabs, it orders the lists. */
-  joinedAt: number;
-}
-
-/** One published presence row: what clients currently hold for a user. */
-type PresenceRow = { uuid: string; token_role: string; can_dj: number; guest: number; joined_at: number };
+export type { Caller } from "./room/actions";
 
 const callerHeader = z.object({
   uuid: z.string().min(1).max(64),
@@ -76,54 +57,61 @@ function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): T
   return ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user");
 }
 
-const toUser = (r: PresenceRow): RoomUser => ({ uuid: r.uuid, tokenRole: r.token_role as TokenRole, highestRole: null, canDj: r.can_dj === 1 });
+/** Connections are tagged with their user, so "this user's sockets" is a lookup, not a scan. */
+const userTag = (uuid: string) => `u:${uuid}`;
+/** A schedule key for one user's grace end. */
+const graceKey = (uuid: string) => `grace:${uuid}`;
+const roleKey = (uuid: string, role: string) => `role:${role}:${uuid}`;
 
-/** The two presence lists as clients hold them, from published rows in list order. */
-function presenceLists(rows: PresenceRow[]): Pick<RoomState, "allUsers" | "audienceUsers"> {
-  return { allUsers: rows.filter((r) => r.guest === 0).map(toUser), audienceUsers: rows.map(toUser) };
-}
-
-/**
- * Patch ops turning list `before` into `after`, matched by uuid. Removals first, from the
- * end (so indices stay valid), each guarded by a `test` so a client whose list has drifted
- * fails the patch and resyncs instead of removing the wrong user; then insertions in
- * ascending order. Correct whenever the users in both keep their relative order, which the
- * fixed (joined_at, uuid) ordering guarantees.
- */
-function diffList(path: string, before: RoomUser[], after: RoomUser[]): JsonPatchOp[] {
-  const beforeIds = new Set(before.map((u) => u.uuid));
-  const afterIds = new Set(after.map((u) => u.uuid));
-  const ops: JsonPatchOp[] = [];
-  for (let i = before.length - 1; i >= 0; i--) {
-    if (afterIds.has(before[i].uuid)) continue;
-    ops.push({ op: "test", path: `${path}/${i}/uuid`, value: before[i].uuid }, { op: "remove", path: `${path}/${i}` });
-  }
-  after.forEach((u, i) => {
-    if (!beforeIds.has(u.uuid)) ops.push({ op: "add", path: `${path}/${i}`, value: { ...u } });
-  });
-  return ops;
-}
+/** RPC input checks: the room-service is trusted, but a wrong call must fail loudly, not corrupt. */
+const roleArgs = z.object({
+  userUuid: z.string().min(1).max(64),
+  role: z.enum(ROOM_ROLES),
+  expirationTime: z.union([z.number(), z.string().transform((s, ctx) => Date.parse(s) || (ctx.addIssue({ code: "custom", message: "bad date" }), z.NEVER))]).nullable(),
+});
 
 // `& Cloudflare.Env`: partyserver requires its Env to extend the global Cloudflare.Env,
 // which the test types widen (TEST_MIGRATIONS); at run time both are the same object.
 export class Room extends Server<Env & Cloudflare.Env> {
   static options = { hibernate: true };
 
-  /** Runs once per instance, inside blockConcurrencyWhile (partyserver). */
-  onStart() {
-    const sql = this.ctx.storage.sql;
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_meta (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)`);
-    sql.exec(`INSERT OR IGNORE INTO room_meta (id, seq) VALUES (1, 0)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_presence (
-      uuid TEXT PRIMARY KEY,
-      token_role TEXT NOT NULL,
-      can_dj INTEGER NOT NULL,
-      guest INTEGER NOT NULL,
-      joined_at INTEGER NOT NULL
-    )`);
+  readonly #store: RoomStore;
+  readonly #publisher: Publisher<Caller>;
+  readonly #playback: Playback;
+  readonly #actions: StageActions;
+
+  constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
+    super(ctx, env);
+    this.#store = new RoomStore(ctx.storage.sql, () => this.name);
+    this.#publisher = new Publisher<Caller>(ctx, this.#store, () => this.getConnections<Caller>());
+    this.#playback = new Playback(env, this.#store, this.#publisher, () => this.#rearm(), (uuid, m) => this.#sendTo(uuid, m));
+    this.#actions = new StageActions(env, this.#store, this.#publisher, this.#playback);
+    // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
+    void ctx.blockConcurrencyWhile(async () => this.#boot());
   }
 
-  onConnect(connection: Connection<Presence>, ctx: ConnectionContext) {
+  #boot() {
+    const now = Date.now();
+    this.#publisher.ensurePublished();
+    // Users whose sockets vanished without a close (eviction) start their grace now.
+    for (const u of this.#store.users()) {
+      if (u.disconnected_at !== null || this.#hasSocket(u.uuid)) continue;
+      this.#store.markDisconnected(u.uuid, now);
+      this.#store.schedule(graceKey(u.uuid), now + GRACE_MS);
+    }
+    this.#rearm();
+    if (this.#store.pending()) this.#publisher.arm();
+    // A rotation cut off between two songs (eviction during a D1 read) resumes.
+    if (!this.#store.playing() && this.#store.djs().length) void this.#playback.advance();
+    else if (this.#store.unrecordedPlays().length) void this.#playback.retryOutbox();
+  }
+
+  getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
+    const parsed = callerHeader.safeParse(safeJson(ctx.request.headers.get(CALLER_HEADER)));
+    return parsed.success ? [userTag(parsed.data.uuid)] : [];
+  }
+
+  async onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
     const parsed = callerHeader.safeParse(safeJson(ctx.request.headers.get(CALLER_HEADER)));
     if (!parsed.success) {
       // Only reachable by going around the gateway, which always sets the header or answers 401.
@@ -131,129 +119,207 @@ export class Room extends Server<Env & Cloudflare.Env> {
       return;
     }
     const { uuid, type, roles } = parsed.data;
-    const present = this.ctx.storage.sql.exec<{ joined_at: number }>(`SELECT joined_at FROM room_presence WHERE uuid = ?`, uuid).toArray()[0];
-    connection.setState({ uuid, tokenType: type, roles, joinedAt: present?.joined_at ?? Date.now() });
-    // The others learn of the arrival as a patch; the newcomer gets the whole state instead.
-    this.#sync({ closing: null, skip: connection.id });
-    this.#send(connection, this.#roomState());
+    const user = type === "user" || type === "bot";
+    // Read once per connection: the token says neither whether the e-mail is verified nor
+    // whether the user subscribes, and the seat rule needs both.
+    const facts = user ? await djFacts(this.env, uuid).catch(() => ({ emailVerified: false, pro: false })) : { emailVerified: false, pro: false };
+    if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
+    connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
+    if (type !== "ghost") {
+      const known = this.#store.user(uuid);
+      this.#store.upsertUser({ uuid, token_role: tokenRoleOf({ tokenType: type, roles }), guest: type === "guest" ? 1 : 0, email_verified: facts.emailVerified ? 1 : 0, pro: facts.pro ? 1 : 0 }, Date.now());
+      if (known?.disconnected_at != null) {
+        this.#store.unschedule(graceKey(uuid));
+        this.#rearm();
+      }
+      // A second tab, or a return inside the grace, changes no list; the diff finds that.
+      this.#publisher.mark(PEOPLE_KEYS, "userJoined");
+    }
+    // The newcomer's full state goes out with the next tick, already including them.
+    this.#publisher.arm();
   }
 
-  onMessage(connection: Connection<Presence>, raw: WSMessage) {
-    if (!connection.state) return; // refused at connect; its close is under way
+  async onMessage(connection: Connection<Caller>, raw: WSMessage) {
+    const who = connection.state;
+    if (!who) return; // refused at connect; its close is under way
     const parsed = parseClientMessage(raw);
     if (!parsed.ok) return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
+    // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
+    if (msg.action !== "ping") this.#store.touch(who.uuid, Date.now());
+    let error: string | null = null;
     switch (msg.action) {
       case "joinRoom":
-        return this.#send(connection, this.#roomState());
+        return this.#send(connection, this.#publisher.stateMessage());
       case "ping":
         return this.#send(connection, { name: "pong", params: { clientTime: msg.clientTime, serverTime: Date.now() } });
+      case "addDj":
+        error = await this.#actions.addDj(who, msg);
+        break;
+      case "removeDj":
+        error = this.#actions.removeDj(who, msg);
+        break;
+      case "skipSong":
+        error = this.#actions.skipSong(who);
+        break;
+      case "voteOnSong":
+        error = this.#actions.voteOnSong(who, msg);
+        break;
+      case "updateNextSong":
+        error = this.#actions.updateNextSong(who, msg);
+        break;
       default:
         return assertNever(msg);
     }
+    if (error) this.#send(connection, { name: "error", params: { message: error, action: msg.action } });
   }
 
-  onClose(connection: Connection<Presence>) {
-    this.#sync({ closing: connection.id, skip: null });
+  onClose(connection: Connection<Caller>) {
+    this.#socketGone(connection);
   }
 
-  onError(connection: Connection<Presence>, error: unknown) {
-    // A socket that errors may never deliver a close; treat it as gone. If the close does
-    // come later, the second sync finds nothing to change.
+  onError(connection: Connection<Caller>, error: unknown) {
+    // A socket that errors may never deliver a close; treat it as gone. A later close finds
+    // the grace already running and changes nothing.
     console.error(`room ${this.name}: socket error`, error);
-    this.#sync({ closing: connection.id, skip: null });
+    this.#socketGone(connection);
   }
 
-  /** Plain HTTP to a room: nothing here yet, and the gateway only vets websockets. */
+  /** The user's last socket closed: their grace starts (the lists change only when it ends). */
+  #socketGone(connection: Connection<Caller>) {
+    const who = connection.state;
+    if (!who || who.tokenType === "ghost" || this.#hasSocket(who.uuid, connection.id)) return;
+    const now = Date.now();
+    this.#store.markDisconnected(who.uuid, now);
+    this.#store.schedule(graceKey(who.uuid), now + GRACE_MS);
+    this.#rearm();
+  }
+
+  async onAlarm() {
+    const now = Date.now();
+    const all = this.#store.scheduled();
+    let due = all.filter((r) => r.due <= now);
+    // The platform never fires early; an early call (a test's runDurableObjectAlarm) means
+    // "run what is next", so the earliest entries run.
+    if (!due.length && all.length) due = all.filter((r) => r.due === all[0].due);
+    for (const { key } of due) {
+      this.#store.unschedule(key);
+      if (key === "song-end") void this.#playback.end("playedSong");
+      else if (key === "advance") void this.#playback.advance();
+      else if (key === "outbox") void this.#playback.retryOutbox();
+      else if (key.startsWith("grace:")) this.#graceEnded(key.slice("grace:".length));
+      else if (key.startsWith("role:")) this.#roleExpired();
+      else console.error(`room ${this.name}: unknown schedule entry ${key}`);
+    }
+    this.#rearm();
+    await this.#playback.idle();
+  }
+
+  #graceEnded(uuid: string) {
+    const u = this.#store.user(uuid);
+    if (!u || u.disconnected_at === null || this.#hasSocket(uuid)) return;
+    this.#store.deleteUser(uuid);
+    this.#publisher.mark(PEOPLE_KEYS, "userLeft");
+    this.#playback.removeFromStage(uuid, "userLeft");
+  }
+
+  #roleExpired() {
+    this.#store.deleteExpiredRoles(Date.now());
+    this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
+  }
+
+  /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
   onRequest(request: Request) {
     const { pathname } = new URL(request.url);
     return Response.json({ statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" }, { status: 404 });
   }
 
-  // ---- presence --------------------------------------------------------------------------
+  // ---- RPC (the room-service) ------------------------------------------------------------
 
-  /** The published rows, in list order. */
-  #published(): PresenceRow[] {
-    return this.ctx.storage.sql.exec<PresenceRow>(`SELECT uuid, token_role, can_dj, guest, joined_at FROM room_presence ORDER BY joined_at, uuid`).toArray();
+  /** Stores the room's settings (the room-service owns the D1 row) and tells every client. */
+  applySettings(settings: RoomSettings): void {
+    const next = roomSettingsSchema.parse(settings);
+    this.#store.setSettings(next);
+    // A smaller booth drops the DJs beyond it, from the back (the current DJ is first).
+    for (const d of this.#store.djs().slice(next.numberOfDjs).reverse()) this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
+    // djType and the owner change who may DJ, so the user lists are recomputed too.
+    this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }
 
-  /** Users with at least one open socket (ghosts aside), from the sockets themselves. */
-  #live(closing: string | null): Map<string, PresenceRow> {
-    const users = new Map<string, PresenceRow>();
-    for (const c of this.getConnections<Presence>()) {
-      const p = c.state;
-      if (c.id === closing || !p || p.tokenType === "ghost" || users.has(p.uuid)) continue;
-      const guest = p.tokenType === "guest";
-      users.set(p.uuid, { uuid: p.uuid, token_role: tokenRoleOf(p), can_dj: guest ? 0 : 1, guest: guest ? 1 : 0, joined_at: p.joinedAt });
+  /** The full state clients hold, with every change so far published. */
+  getState(): RoomState {
+    this.#publisher.flush();
+    return this.#publisher.publishedState();
+  }
+
+  /** Present users (a dropped socket still counts during its grace), guests left out. */
+  getUserUuids(): string[] {
+    return this.#store
+      .users()
+      .filter((u) => !u.guest)
+      .map((u) => u.uuid);
+  }
+
+  /** Grants a room role, with an optional expiry (epoch ms or an ISO date). */
+  setRole(userUuid: string, role: RoomRoleName, expirationTime: number | string | null): void {
+    const a = roleArgs.parse({ userUuid, role, expirationTime });
+    this.#store.setRole(a.userUuid, a.role, a.expirationTime);
+    if (a.expirationTime !== null) this.#store.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
+    else this.#store.unschedule(roleKey(a.userUuid, a.role));
+    this.#rearm();
+    if ((a.role === "djDisabled" || a.role === "banned") && this.#store.djs().some((d) => d.uuid === a.userUuid)) {
+      this.#playback.removeFromStage(a.userUuid, "updatedRoomSettings");
     }
-    return users;
+    this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
+  }
+
+  removeRole(userUuid: string, role: RoomRoleName): boolean {
+    const a = roleArgs.parse({ userUuid, role, expirationTime: null });
+    const removed = this.#store.removeRole(a.userUuid, a.role);
+    this.#store.unschedule(roleKey(a.userUuid, a.role));
+    this.#rearm();
+    if (removed) this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
+    return removed;
   }
 
   /**
-   * Brings the published presence in line with the live sockets and broadcasts what changed:
-   * `userLeft` for users with no socket left, then `userJoined` for new ones. Usually one of
-   * the two; both after a restart that dropped sockets without close events.
+   * Clears the live state (stage, song, votes, users whose grace is running) but keeps
+   * settings and roles; every client is told to rejoin within 2 s (seed 001 Room connection).
    */
-  #sync({ closing, skip }: { closing: string | null; skip: string | null }) {
-    const live = this.#live(closing);
-    const before = this.#published();
-    const leaving = before.filter((r) => !live.has(r.uuid));
-    const published = new Set(before.map((r) => r.uuid));
-    const arriving = [...live.values()].filter((r) => !published.has(r.uuid));
-    if (leaving.length === 0 && arriving.length === 0) return;
-
-    const sql = this.ctx.storage.sql;
-    const messages = this.ctx.storage.transactionSync(() => {
-      const out: StatefulMessage[] = [];
-      let current = before;
-      if (leaving.length) {
-        for (const r of leaving) sql.exec(`DELETE FROM room_presence WHERE uuid = ?`, r.uuid);
-        const next = this.#published();
-        out.push(this.#stateful("userLeft", current, next));
-        current = next;
-      }
-      if (arriving.length) {
-        for (const r of arriving) {
-          sql.exec(`INSERT INTO room_presence (uuid, token_role, can_dj, guest, joined_at) VALUES (?, ?, ?, ?, ?)`, r.uuid, r.token_role, r.can_dj, r.guest, r.joined_at);
-        }
-        out.push(this.#stateful("userJoined", current, this.#published()));
-      }
-      return out;
-    });
-    // Persisted first, then sent (the output gate also holds sends until the write is durable).
-    for (const m of messages) this.broadcast(JSON.stringify(m), skip ? [skip] : undefined);
+  resetRoom(): void {
+    const frame = JSON.stringify({ name: "roomReset", params: { rejoinWithinMs: 2000 } } satisfies ServerMessage);
+    for (const c of this.getConnections()) send(c, frame);
+    this.#playback.stop(false, "removedDj");
+    this.#store.clearDjs();
+    this.#store.clearVotes();
+    this.#store.unscheduleLike("grace:");
+    this.#store.unschedule("advance");
+    for (const u of this.#store.users()) if (u.disconnected_at !== null) this.#store.deleteUser(u.uuid);
+    this.#rearm();
+    this.#publisher.mark(STATE_KEYS, "removedDj");
+    this.#publisher.flush();
   }
 
-  /** A stateful message between two published row sets; takes the next seq. */
-  #stateful(name: StatefulMessageName, before: PresenceRow[], after: PresenceRow[]): StatefulMessage {
-    const a = presenceLists(before);
-    const b = presenceLists(after);
-    const statePatch = [...diffList("/allUsers", a.allUsers, b.allUsers), ...diffList("/audienceUsers", a.audienceUsers, b.audienceUsers)];
-    const { seq } = this.ctx.storage.sql.exec<{ seq: number }>(`UPDATE room_meta SET seq = seq + 1 WHERE id = 1 RETURNING seq`).one();
-    return { name, statePatch, seq };
+  // ---- helpers -----------------------------------------------------------------------------
+
+  #hasSocket(uuid: string, except?: string): boolean {
+    for (const c of this.getConnections(userTag(uuid))) if (c.id !== except) return true;
+    return false;
   }
 
-  // ---- state and sending -----------------------------------------------------------------
-
-  #roomState(): RoomStateMessage {
-    const { seq } = this.ctx.storage.sql.exec<{ seq: number }>(`SELECT seq FROM room_meta WHERE id = 1`).one();
-    const state: RoomState = {
-      ...presenceLists(this.#published()),
-      djs: [],
-      nowPlaying: null,
-      voteCounts: { likes: 0, dislikes: 0, stars: 0 },
-      vibeMeter: 0,
-      settings: { slug: this.name },
-    };
-    return { name: "roomState", state, seq, serverTime: Date.now() };
+  #rearm() {
+    const first = this.#store.scheduled()[0];
+    if (first) void this.ctx.storage.setAlarm(first.due);
+    else void this.ctx.storage.deleteAlarm();
   }
 
   #send(connection: Connection, message: ServerMessage) {
-    try {
-      connection.send(JSON.stringify(message));
-    } catch {
-      // The socket is going away; its close event will update presence.
-    }
+    send(connection, JSON.stringify(message));
+  }
+
+  #sendTo(uuid: string, message: ServerMessage) {
+    const text = JSON.stringify(message);
+    for (const c of this.getConnections(userTag(uuid))) send(c, text);
   }
 }
 

@@ -16,7 +16,9 @@
  *   fails, it sends `joinRoom` again and replaces its state with the answer.
  */
 import { z } from "zod";
+import type { CrateSongDto } from "../workers/songs/dto";
 import type { JsonPatchOp } from "./json-patch";
+import type { RoomRoleName, RoomSettings } from "./rooms";
 
 export type { JsonPatchOp } from "./json-patch";
 export { assertNever } from "./json-patch";
@@ -40,9 +42,48 @@ const ping = z.object({
   clientTime: z.number(),
 });
 
-// addDj, removeDj, skipSong, voteOnSong, updateNextSong, playOneTimeAnimation join this
-// union as their issues land; the room's switch then fails to type-check until it handles them.
-export const ClientMessage = z.discriminatedUnion("action", [joinRoom, ping]);
+/**
+ * A song as a client names it (addDj's first song, updateNextSong). Only these fields are
+ * kept (zod strips the rest) and every string is bounded, so a client cannot grow the state
+ * every other socket receives.
+ */
+const shortText = z.string().max(512);
+const providerMap = z.record(z.string().max(32), z.string().max(2048)).refine((m) => Object.keys(m).length <= 16, "at most 16 providers");
+export const clientSong = z.object({
+  songId: z.string().min(1).max(64),
+  songShortId: z.string().max(32).optional(),
+  crateSongUuid: z.string().max(64).optional(),
+  trackName: shortText,
+  artistName: shortText,
+  albumName: shortText.nullable().optional(),
+  genre: shortText.nullable().optional(),
+  isrc: z.string().max(32).nullable().optional(),
+  duration: z.number().min(0).max(24 * 3600),
+  musicProviders: providerMap.optional(),
+  thumbnails: providerMap.optional(),
+});
+export type ClientSong = z.infer<typeof clientSong>;
+
+/** Take a DJ seat; `song` is shown as the DJ's next song. */
+const addDj = z.object({ action: z.literal("addDj"), song: clientSong.optional() });
+/** Leave one's seat, or (a moderator or the owner) take `djUuid` off the stage. */
+const removeDj = z.object({ action: z.literal("removeDj"), djUuid: z.string().min(1).max(64).optional() });
+/** End the current song now: its DJ, a moderator or the owner. */
+const skipSong = z.object({ action: z.literal("skipSong") });
+/**
+ * One like-or-dislike (`like: true` / `like: false`) and one star per user per song; a
+ * field left out keeps the earlier vote. A star also puts the song in the voter's likes.
+ */
+const voteOnSong = z.object({
+  action: z.literal("voteOnSong"),
+  songVotes: z.object({ like: z.boolean().optional(), star: z.boolean().optional() }).refine((v) => v.like !== undefined || v.star !== undefined, "songVotes needs like or star"),
+});
+/** What a DJ shows as their next song (null clears it). */
+const updateNextSong = z.object({ action: z.literal("updateNextSong"), song: clientSong.nullable() });
+
+// playOneTimeAnimation and chat join this union as their issues land; the room's switch
+// then fails to type-check until it handles them.
+export const ClientMessage = z.discriminatedUnion("action", [joinRoom, ping, addDj, removeDj, skipSong, voteOnSong, updateNextSong]);
 export type ClientMessage = z.infer<typeof ClientMessage>;
 export type ClientAction = ClientMessage["action"];
 
@@ -72,15 +113,21 @@ export const TOKEN_ROLES = ["globalModerator", "staff", "superUser", "promoter",
 export type TokenRole = (typeof TOKEN_ROLES)[number];
 
 /** Roles a user can hold in one room (REFERENCE.md "A room role"). */
-export const ROOM_ROLES = ["moderator", "owner", "coOwner", "banned", "kicked", "chatDisabled", "djDisabled", "dj"] as const;
-export type RoomRole = (typeof ROOM_ROLES)[number];
+export { ROOM_ROLES } from "./rooms";
+export type RoomRole = RoomRoleName;
 
 export interface RoomUser {
   uuid: string;
   tokenRole: TokenRole;
-  /** The user's highest room role; null until room roles are loaded (a later issue). */
+  /** The user's highest room role (owner, coOwner, moderator, dj), or null. */
   highestRole: RoomRole | null;
+  /** Whether the room's djType and the user's roles let them take a seat now. */
   canDj: boolean;
+}
+
+/** A DJ seat: the user plus the song they show as next (what they sent, or null). */
+export interface RoomDj extends RoomUser {
+  nextSong: ClientSong | null;
 }
 
 export interface VoteCounts {
@@ -89,19 +136,37 @@ export interface VoteCounts {
   stars: number;
 }
 
+/** What is playing, in server time (epoch ms); the song is the DJ's crate song. */
+export interface NowPlaying {
+  song: CrateSongDto;
+  startTime: number;
+  endTime: number;
+  djUuid: string;
+  /** Unique per play: play tracking and recent plays carry it. */
+  playId: string;
+}
+
+/** A room role as the room lists it (REFERENCE.md "A room role"). */
+export interface RoomRoleEntry {
+  userUuid: string;
+  role: RoomRole;
+  /** Epoch ms, or null for no expiry. */
+  expirationTime: number | null;
+}
+
 export interface RoomState {
   /** Everyone present except guests ("Guests are excluded from the user count list"). */
   allUsers: RoomUser[];
   /** Everyone present who is not in a DJ seat, guests included. */
   audienceUsers: RoomUser[];
-  /** DJ seats; the first is the current DJ. Always empty until seats land. */
-  djs: (RoomUser & { nextSong: null })[];
-  /** Always null until playback lands. */
-  nowPlaying: null;
+  /** DJ seats in play order; the first is the current DJ. */
+  djs: RoomDj[];
+  nowPlaying: NowPlaying | null;
   voteCounts: VoteCounts;
+  /** (likes - dislikes) / max(1, active listeners), clamped to -1..1. */
   vibeMeter: number;
-  /** The room's settings; only the slug (the object's name) so far. */
-  settings: { slug: string };
+  /** The room's settings (the room-service pushes them) plus its live roles. */
+  settings: RoomSettings & { roomRoles: RoomRoleEntry[] };
 }
 
 // ---- server to client ----------------------------------------------------------------------
@@ -115,7 +180,11 @@ export interface RoomStateMessage {
   serverTime: number;
 }
 
-export const STATEFUL_MESSAGE_NAMES = ["userJoined", "userLeft"] as const;
+/**
+ * Stateful message names. Changes inside one tick leave as one frame, named after the
+ * first change of the tick (a vote storm is a few `votedOnSong` frames).
+ */
+export const STATEFUL_MESSAGE_NAMES = ["userJoined", "userLeft", "addedDj", "removedDj", "playedSong", "updatedNextSong", "votedOnSong", "updatedRoomSettings"] as const;
 export type StatefulMessageName = (typeof STATEFUL_MESSAGE_NAMES)[number];
 
 /** A change to the state: apply `statePatch` to the state at `seq - 1`. */
@@ -128,9 +197,12 @@ export interface StatefulMessage {
 /** Messages that change no state, each `{ name, params }`. */
 export type StatelessMessage =
   | { name: "pong"; params: { clientTime: number; serverTime: number } }
-  | { name: "error"; params: { message: string } }
+  | { name: "error"; params: { message: string; action?: ClientAction } }
   | { name: "kickedFromRoom"; params: Record<string, never> }
-  | { name: "roomReset"; params: Record<string, never> };
+  /** The room's live state was cleared: rejoin after a random delay below `rejoinWithinMs`. */
+  | { name: "roomReset"; params: { rejoinWithinMs: number } }
+  /** To the DJ whose song is next, as the song before theirs starts. */
+  | { name: "youAreNext"; params: Record<string, never> };
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { Badge, EmailStatus, EmailType, ImageKind, UserCapability, UserRole, VoucherStatus } from "../../shared/roles";
 import type { CrateType, ImportStatus, MusicProvider, ProviderIds, SongStatus } from "../../shared/songs";
+import type { DjType, RoomDesign, RoomSettings, RoomType } from "../../shared/rooms";
 
 /**
  * The D1 schema. Migrations in migrations/ are generated from this file with
@@ -320,3 +321,91 @@ export const recentSongPlays = sqliteTable(
 
 export type SongRow = typeof songs.$inferSelect;
 export type CrateRow = typeof crates.$inferSelect;
+
+// ---------------------------------------------------------------------------------------
+// Rooms (room-service). The live state is in the Room object; D1 keeps what is listed.
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A room's listing and settings. Defaults here match shared/rooms.ts roomSettingsSchema, so
+ * a row and the object's copy of the settings agree without restating them in code.
+ */
+export const rooms = sqliteTable(
+  "rooms",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    uuid: text("uuid").notNull().unique(),
+    /** Lowercase, [a-z0-9-], 3..50, never all digits nor uuid-shaped (so `{id}` is unambiguous). */
+    slug: text("slug").notNull().unique(),
+    name: text("name").notNull(),
+    description: text("description"),
+    vibe: text("vibe"),
+    djType: text("dj_type").$type<DjType>().notNull().default("EVERYONE"),
+    type: text("type").$type<RoomType>().notNull().default("PUBLIC"),
+    design: text("design").$type<RoomDesign>().notNull().default("CLUB"),
+    /** Providers the room plays from; empty means any. */
+    musicProviderKeys: text("music_provider_keys", { mode: "json" }).$type<MusicProvider[]>().notNull().default(sql`'[]'`),
+    numberOfDjs: integer("number_of_djs").notNull().default(5),
+    songsPerDj: integer("songs_per_dj"),
+    roomSize: integer("room_size").notNull().default(200),
+    /** Tokens a non-owner pays to enter (0 = free); charging is the token store's job. */
+    entryFee: integer("entry_fee").notNull().default(0),
+    freeEntries: integer("free_entries").notNull().default(0),
+    /** PBKDF2 (workers/lib/password.ts); write-only: never in a DTO. */
+    passwordHash: text("password_hash"),
+    /**
+     * 16 bits of a keyed HMAC of the password, so POST /rooms/list finds candidate rooms by
+     * index instead of running PBKDF2 against every private room (docs/DECISIONS.md).
+     */
+    passwordBucket: integer("password_bucket"),
+    guestPasswordHash: text("guest_password_hash"),
+    unlisted: integer("unlisted", { mode: "boolean" }).notNull().default(false),
+    promoted: integer("promoted", { mode: "boolean" }).notNull().default(false),
+    isLive: integer("is_live", { mode: "boolean" }).notNull().default(true),
+    liveAudio: integer("live_audio", { mode: "boolean" }).notNull().default(false),
+    hasChat: integer("has_chat", { mode: "boolean" }).notNull().default(true),
+    posterUrl: text("poster_url"),
+    externalUrl: text("external_url"),
+    pinnedMessages: text("pinned_messages", { mode: "json" }).$type<RoomSettings["pinnedMessages"]>().notNull().default(sql`'[]'`),
+    discordGuildId: text("discord_guild_id"),
+    ownerUuid: text("owner_uuid").notNull(),
+    maxSongSeconds: integer("max_song_seconds").notNull().default(900),
+    afkMinutes: integer("afk_minutes").notNull().default(30),
+    autoSkipRatio: real("auto_skip_ratio").notNull().default(0.5),
+    repeatWindowMinutes: integer("repeat_window_minutes").notNull().default(60),
+    ...timestamps,
+  },
+  (t) => [
+    index("rooms_owner_idx").on(t.ownerUuid, t.createdAt),
+    index("rooms_listing_idx").on(t.type, t.unlisted, t.createdAt),
+    index("rooms_promoted_idx").on(t.promoted, t.createdAt),
+    index("rooms_password_bucket_idx").on(t.passwordBucket),
+    index("rooms_discord_idx").on(t.discordGuildId),
+  ],
+);
+
+/** A user's favourite room (seed 001, Room favourite). */
+export const roomFavorites = sqliteTable(
+  "room_favorites",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    roomUuid: text("room_uuid").notNull(),
+    userUuid: text("user_uuid").notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [uniqueIndex("room_favorites_user_room").on(t.userUuid, t.roomUuid), index("room_favorites_room_idx").on(t.roomUuid)],
+);
+
+/** Rooms a user visited, one row per pair; a new visit moves `visitedAt`. */
+export const recentRooms = sqliteTable(
+  "recent_rooms",
+  {
+    userUuid: text("user_uuid").notNull(),
+    roomUuid: text("room_uuid").notNull(),
+    visitedAt: integer("visited_at").notNull(),
+  },
+  (t) => [uniqueIndex("recent_rooms_user_room").on(t.userUuid, t.roomUuid), index("recent_rooms_user_visited").on(t.userUuid, t.visitedAt), index("recent_rooms_room_idx").on(t.roomUuid)],
+);
+
+export type RoomRow = typeof rooms.$inferSelect;
+export type RoomFavoriteRow = typeof roomFavorites.$inferSelect;

@@ -1,4 +1,15 @@
 import { serviceApp } from "../lib/service";
+import { roomAdminRoutes } from "./room-admin";
+import { roomFavoriteRoutes } from "./room-favorites";
+import { roomListRoutes } from "./room-lists";
+import { roomLiveRoutes } from "./room-live";
+import { roomPosterRoutes } from "./room-poster";
+import { roomRoutes } from "./rooms";
 
-/** The room-service. Its resources arrive with their issues; for now it answers its health check. */
+/** The room-service: rooms (D1) and the REST side of the live Room objects. */
 export const roomService = serviceApp("room-service");
+// Fixed paths (/rooms/public, /rooms/favorites, /rooms/poster/..., /rooms/admin/...) go
+// before rooms.ts, whose /rooms/{id} would otherwise take them for a slug.
+for (const routes of [roomListRoutes, roomFavoriteRoutes, roomPosterRoutes, roomAdminRoutes, roomLiveRoutes, roomRoutes]) {
+  roomService.route("/", routes);
+}

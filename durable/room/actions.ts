@@ -1,0 +1,134 @@
+/**
+ * The client actions that change the stage: seats, skip, votes, next song. Each answers
+ * an error message (sent to that socket alone, nothing changed) or null when it succeeded.
+ *
+ * Invariants:
+ * - Every rule is checked against SQLite with no await between the check and the write;
+ *   the one action that awaits D1 (addDj: is the queue empty?) checks everything again
+ *   after the await.
+ * - A vote is keyed (play id, user): sent twice, it counts once.
+ * - The auto-skip threshold scales with active listeners, not everyone present:
+ *   dislikes >= ceil(autoSkipRatio x max(2, active)); a ratio of 0 turns it off.
+ */
+import type { ClientMessage } from "../../shared/protocol";
+import type { TokenType, UserRole } from "../../shared/roles";
+import type { Env } from "../../workers/env";
+import { queueLength, starToLikes } from "./library";
+import type { Playback } from "./playback";
+import type { Marks, NeedsState } from "./publisher";
+import type { RoomStore } from "./store";
+import { PEOPLE_KEYS, RoomView } from "./view";
+
+/** What a connection remembers about its caller (the socket attachment survives hibernation). */
+export interface Caller extends NeedsState {
+  uuid: string;
+  tokenType: TokenType;
+  roles: UserRole[];
+  emailVerified: boolean;
+  pro: boolean;
+}
+
+export const MSG = {
+  full: "The DJ booth is full.",
+  ghost: "Ghost connections cannot do that.",
+  alreadyDj: "You are already on the stage.",
+  emptyQueue: "Your queue is empty: add a song to it before taking a seat.",
+  notDj: "That user is not on the stage.",
+  notMod: "Only a moderator or the room's owner can remove another DJ.",
+  noSong: "No song is playing.",
+  skipForbidden: "Only the current DJ, a moderator or the room's owner can skip the song.",
+  guestStar: "Guests cannot star songs.",
+  nextSongNotDj: "Only a DJ has a next song.",
+  queueUnavailable: "Your queue could not be read; try again.",
+} as const;
+
+/** A caller as handlers see it (the attachment is read-only). */
+export type Who = Readonly<Omit<Caller, "roles">> & { readonly roles: readonly UserRole[] };
+
+type Act<A extends ClientMessage["action"]> = Extract<ClientMessage, { action: A }>;
+
+export class StageActions {
+  constructor(
+    private readonly env: Env,
+    private readonly store: RoomStore,
+    private readonly publisher: Marks,
+    private readonly playback: Playback,
+  ) {}
+
+  #refusal(view: RoomView, who: Who): string | null {
+    if (who.tokenType === "ghost") return MSG.ghost;
+    if (this.store.djs().some((d) => d.uuid === who.uuid)) return MSG.alreadyDj;
+    const refused = view.djRefusal({ uuid: who.uuid, guest: who.tokenType === "guest" ? 1 : 0, email_verified: who.emailVerified ? 1 : 0, pro: who.pro ? 1 : 0 });
+    if (refused) return refused;
+    if (this.store.djs().length >= view.settings.numberOfDjs) return MSG.full;
+    return null;
+  }
+
+  async addDj(who: Who, msg: Act<"addDj">): Promise<string | null> {
+    const early = this.#refusal(new RoomView(this.store, Date.now()), who);
+    if (early) return early;
+    let songs: number;
+    try {
+      songs = await queueLength(this.env, who.uuid);
+    } catch (e) {
+      console.error("room: queue length failed", e);
+      return MSG.queueUnavailable;
+    }
+    if (songs === 0) return MSG.emptyQueue;
+    // Checked again: the booth may have filled (or the user sat down in another tab) meanwhile.
+    const late = this.#refusal(new RoomView(this.store, Date.now()), who);
+    if (late) return late;
+    this.store.addDj(who.uuid, msg.song ?? null);
+    this.publisher.mark(PEOPLE_KEYS, "addedDj");
+    if (!this.store.playing()) void this.playback.advance();
+    return null;
+  }
+
+  removeDj(who: Who, msg: Act<"removeDj">): string | null {
+    const target = msg.djUuid ?? who.uuid;
+    if (target !== who.uuid && !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)) return MSG.notMod;
+    if (!this.store.djs().some((d) => d.uuid === target)) return MSG.notDj;
+    this.playback.removeFromStage(target, "removedDj");
+    return null;
+  }
+
+  skipSong(who: Who): string | null {
+    const p = this.store.playing();
+    if (!p) return MSG.noSong;
+    if (p.dj_uuid !== who.uuid && !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)) return MSG.skipForbidden;
+    void this.playback.end("playedSong");
+    return null;
+  }
+
+  voteOnSong(who: Who, msg: Act<"voteOnSong">): string | null {
+    if (who.tokenType === "ghost") return MSG.ghost;
+    const p = this.store.playing();
+    if (!p) return MSG.noSong;
+    const { like, star } = msg.songVotes;
+    if (star && who.tokenType === "guest") return MSG.guestStar;
+    const before = this.store.userVote(p.play_id, who.uuid);
+    this.store.vote(p.play_id, who.uuid, like, star);
+    this.publisher.mark(["voteCounts", "vibeMeter"], "votedOnSong");
+    if (star && !before?.star) {
+      const songId = (JSON.parse(p.song) as { songId: string }).songId;
+      // Off the hot path: the vote counts now; the likes crate follows (once, by its rule).
+      starToLikes(this.env, who.uuid, songId).catch((e) => console.error("room: star to likes failed", e));
+    }
+    this.#maybeAutoSkip(p.play_id);
+    return null;
+  }
+
+  #maybeAutoSkip(playId: string) {
+    const { autoSkipRatio } = this.store.settings();
+    if (autoSkipRatio <= 0) return;
+    const now = Date.now();
+    const threshold = Math.ceil(autoSkipRatio * Math.max(2, this.store.activeCount(now)));
+    if (this.store.voteCounts(playId).dislikes >= threshold) void this.playback.end("playedSong");
+  }
+
+  updateNextSong(who: Who, msg: Act<"updateNextSong">): string | null {
+    if (!this.store.setNextSong(who.uuid, msg.song)) return MSG.nextSongNotDj;
+    this.publisher.mark(["djs"], "updatedNextSong");
+    return null;
+  }
+}

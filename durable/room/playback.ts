@@ -1,0 +1,170 @@
+/**
+ * Playback and the stage rotation (seed 001 Playback; issue 4 "Seats", "Playback").
+ *
+ * Invariants:
+ * - While a song plays, its DJ is the first seat. Seats are only reordered when a play
+ *   stops after running its course or being skipped (`stop(rotate)`): the DJ goes to the
+ *   back. A DJ who leaves is removed and nothing rotates, so the next DJ in order is now
+ *   first and plays next: nobody is skipped.
+ * - Starting a song needs D1 (the queue), so every start goes through one promise chain
+ *   (`advance`), and after each await the chain re-reads SQLite and gives up if the stage
+ *   changed under it. Stopping is synchronous, so a leave or skip takes effect at once.
+ * - A stopped play is logged in SQLite (the outbox) in the same synchronous step; the chain
+ *   writes it to D1 (idempotently, by play id) before it picks the next song, so the DJ's
+ *   rotated queue is what the next pick of theirs reads. Failures retry from the schedule.
+ * - `song-end` in the schedule is always the end of the play in `room_playing`, if any.
+ */
+import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
+import type { Env } from "../../workers/env";
+import { pickSong, recordPlay, type PickedSong } from "./library";
+import type { Marks } from "./publisher";
+import type { RoomStore } from "./store";
+import { PEOPLE_KEYS } from "./view";
+
+/** Keys a change of song touches. */
+const SONG_KEYS = ["nowPlaying", "voteCounts", "vibeMeter"] as const;
+export const RETRY_MS = 5_000;
+
+export class Playback {
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: Env,
+    private readonly store: RoomStore,
+    private readonly publisher: Marks,
+    private readonly rearm: () => void,
+    private readonly sendTo: (uuid: string, message: ServerMessage) => void,
+  ) {}
+
+  /** Resolves when every start queued so far has run (the alarm handler waits on it). */
+  idle(): Promise<void> {
+    return this.#chain;
+  }
+
+  /**
+   * Stops the current play, if any: logs it, clears its votes, and with `rotate` moves its
+   * DJ to the back of the stage. Answers whether something was playing.
+   */
+  stop(rotate: boolean, name: StatefulMessageName): boolean {
+    const p = this.store.playing();
+    if (!p) return false;
+    const song = JSON.parse(p.song) as { songId: string };
+    this.store.logPlay({
+      play_id: p.play_id,
+      song_id: song.songId,
+      song: p.song,
+      dj_uuid: p.dj_uuid,
+      played_at: p.start_time,
+      vote_counts: JSON.stringify(this.store.voteCounts(p.play_id)),
+      rotate: rotate ? 1 : 0,
+      crate_id: p.crate_id,
+      crate_song_uuid: p.crate_song_uuid,
+    });
+    this.store.clearPlaying();
+    this.store.clearVotes();
+    this.store.unschedule("song-end");
+    if (rotate) this.store.moveDjToBack(p.dj_uuid);
+    this.publisher.mark([...SONG_KEYS, "djs"], name);
+    this.rearm();
+    return true;
+  }
+
+  /** Takes a DJ off the stage; if their song was playing it stops and the next DJ plays. */
+  removeFromStage(uuid: string, name: StatefulMessageName): boolean {
+    const current = this.store.playing()?.dj_uuid === uuid;
+    if (!this.store.removeDj(uuid)) return false;
+    this.publisher.mark(PEOPLE_KEYS, name);
+    if (current) this.stop(false, name);
+    void this.advance();
+    return true;
+  }
+
+  /** The current play ran its course (the alarm) or was skipped: rotate, then play on. */
+  end(name: StatefulMessageName): Promise<void> {
+    this.stop(true, name);
+    return this.advance();
+  }
+
+  /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */
+  advance(): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#advance()).catch((e) => console.error("room: advance failed", e));
+    return this.#chain;
+  }
+
+  async #advance() {
+    await this.#drainOutbox();
+    // Each pass either starts a song, stops, or takes one DJ with nothing to play off the
+    // stage; the bound only guards against a stage that keeps changing under us.
+    for (let pass = 0; pass < 32; pass++) {
+      if (this.store.playing()) return;
+      const dj = this.store.djs()[0];
+      if (!dj) return;
+      const s = this.store.settings();
+      const now = Date.now();
+      const recent = s.repeatWindowMinutes > 0 ? this.store.playedSince(now - s.repeatWindowMinutes * 60_000) : new Set<string>();
+      let picked: PickedSong | null;
+      try {
+        picked = await pickSong(this.env, dj.uuid, s.maxSongSeconds, recent);
+      } catch (e) {
+        console.error("room: reading the queue failed; retrying", e);
+        this.store.schedule("advance", Date.now() + RETRY_MS);
+        this.rearm();
+        return;
+      }
+      // The stage may have changed while D1 answered.
+      if (this.store.playing()) return;
+      if (this.store.djs()[0]?.uuid !== dj.uuid) continue;
+      if (!picked) {
+        // Nothing to play on their turn: the DJ steps down (issue 4).
+        this.store.removeDj(dj.uuid);
+        this.publisher.mark(PEOPLE_KEYS, "removedDj");
+        continue;
+      }
+      this.#start(dj.uuid, picked);
+      return;
+    }
+  }
+
+  #start(djUuid: string, picked: PickedSong) {
+    const start = Date.now();
+    const end = start + Math.max(1, picked.song.duration) * 1000;
+    this.store.setPlaying({
+      play_id: crypto.randomUUID(),
+      dj_uuid: djUuid,
+      song: JSON.stringify(picked.song),
+      start_time: start,
+      end_time: end,
+      crate_id: picked.crateId,
+      crate_song_uuid: picked.song.crateSongUuid,
+    });
+    this.store.unschedule("advance");
+    this.store.schedule("song-end", end);
+    this.rearm();
+    this.publisher.mark(SONG_KEYS, "playedSong");
+    // The DJ whose song follows this one hears it now (issue 4: a notice to the DJ up next).
+    const next = this.store.djs()[1];
+    if (next && next.uuid !== djUuid) this.sendTo(next.uuid, { name: "youAreNext", params: {} });
+  }
+
+  /** Writes logged plays to D1; one that fails stays logged and is retried later. */
+  async #drainOutbox() {
+    const slug = this.store.settings().slug;
+    for (const play of this.store.unrecordedPlays()) {
+      try {
+        await recordPlay(this.env, play, slug);
+        this.store.markRecorded(play.play_id);
+      } catch (e) {
+        console.error(`room: recording play ${play.play_id} failed; retrying`, e);
+        this.store.schedule("outbox", Date.now() + RETRY_MS * 6);
+        this.rearm();
+        return;
+      }
+    }
+  }
+
+  /** Retries the outbox alone (a schedule entry). */
+  retryOutbox(): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#drainOutbox()).catch((e) => console.error("room: outbox failed", e));
+    return this.#chain;
+  }
+}

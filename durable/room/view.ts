@@ -1,0 +1,133 @@
+/**
+ * The room state as clients hold it (shared/protocol.ts RoomState), computed from the
+ * SQLite tables. Pure reads: nothing here writes.
+ *
+ * Invariants:
+ * - Every top-level key of RoomState has one function here; the publisher recomputes only
+ *   the keys a change marked, so a vote never re-reads the user lists.
+ * - Users are listed in (joined_at, uuid) order, which never changes while a user stays
+ *   (a reconnect keeps its row), so list diffs are inserts and removals only.
+ * - canDj is the seat rule itself (seats.ts asks the same function), so the flag a client
+ *   sees and the answer it gets when it tries are the same.
+ */
+import type { RoomDj, RoomRole, RoomRoleEntry, RoomState, RoomUser } from "../../shared/protocol";
+import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
+import { assertNever } from "../../shared/json-patch";
+import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
+import type { RoomStore, UserRow } from "./store";
+
+export type StateKey = keyof RoomState;
+export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "nowPlaying", "voteCounts", "vibeMeter", "settings"];
+/** Keys that depend on who is present, seated or holding a role. */
+export const PEOPLE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs"];
+
+/** Roles shown as a user's highest, most powerful first; the others are restrictions. */
+const HIGHEST_ORDER: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];
+/** Room roles that may DJ in an INVITE_ONLY room. */
+const INVITED: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];
+/** Room roles that moderate the stage (remove a DJ, skip a song). */
+const STAGE_MODERATORS: readonly RoomRoleName[] = ["owner", "coOwner", "moderator"];
+
+/** A snapshot of what the rules need, read once per computation. */
+export class RoomView {
+  readonly settings: RoomSettings;
+  readonly roles: RoomRoleEntry[];
+  #byUser = new Map<string, Set<RoomRoleName>>();
+
+  constructor(
+    readonly store: RoomStore,
+    readonly now: number,
+  ) {
+    this.settings = store.settings();
+    this.roles = store.roles(now).map((r) => ({ userUuid: r.user_uuid, role: r.role, expirationTime: r.expiration_time }));
+    for (const r of this.roles) {
+      if (!this.#byUser.has(r.userUuid)) this.#byUser.set(r.userUuid, new Set());
+      this.#byUser.get(r.userUuid)!.add(r.role);
+    }
+    // The owner named by the settings holds "owner" whether or not a role row says so.
+    if (this.settings.ownerUuid) {
+      if (!this.#byUser.has(this.settings.ownerUuid)) this.#byUser.set(this.settings.ownerUuid, new Set());
+      this.#byUser.get(this.settings.ownerUuid)!.add("owner");
+    }
+  }
+
+  rolesOf(uuid: string): Set<RoomRoleName> {
+    return this.#byUser.get(uuid) ?? new Set();
+  }
+
+  highestRole(uuid: string): RoomRole | null {
+    const held = this.rolesOf(uuid);
+    return HIGHEST_ORDER.find((r) => held.has(r)) ?? null;
+  }
+
+  /** Why `u` may not DJ here, or null if they may (the seat rule, seed 001 djType). */
+  djRefusal(u: Pick<UserRow, "uuid" | "guest" | "email_verified" | "pro">): string | null {
+    if (u.guest) return "Guests cannot DJ.";
+    const held = this.rolesOf(u.uuid);
+    if (held.has("djDisabled") || held.has("banned")) return "You may not DJ in this room.";
+    switch (this.settings.djType) {
+      case "EVERYONE":
+        return null;
+      case "VERIFIED_ONLY":
+        return u.email_verified ? null : "Only users with a verified e-mail may DJ in this room.";
+      case "PRO_PLAN_OWNER":
+        return u.pro ? null : "Only subscribers may DJ in this room.";
+      case "INVITE_ONLY":
+        return INVITED.some((r) => held.has(r)) ? null : "This room's DJ booth is invite only.";
+      default:
+        return assertNever(this.settings.djType);
+    }
+  }
+
+  /** The owner, a co-owner, a room moderator, or a platform moderator by token role. */
+  isStageModerator(uuid: string, tokenRoles: readonly UserRole[]): boolean {
+    const held = this.rolesOf(uuid);
+    return STAGE_MODERATORS.some((r) => held.has(r)) || tokenRoles.some((r) => MODERATOR_ROLES.includes(r));
+  }
+
+  toUser(u: UserRow): RoomUser {
+    return { uuid: u.uuid, tokenRole: u.token_role, highestRole: this.highestRole(u.uuid), canDj: this.djRefusal(u) === null };
+  }
+
+  /** The value of one state key. */
+  compute(key: StateKey): RoomState[StateKey] {
+    switch (key) {
+      case "allUsers":
+        return this.store.users().filter((u) => !u.guest).map((u) => this.toUser(u));
+      case "audienceUsers": {
+        const seated = new Set(this.store.djs().map((d) => d.uuid));
+        return this.store.users().filter((u) => !seated.has(u.uuid)).map((u) => this.toUser(u));
+      }
+      case "djs":
+        return this.djs();
+      case "nowPlaying":
+        return this.store.nowPlaying();
+      case "voteCounts":
+        return this.store.voteCounts(this.store.playing()?.play_id ?? null);
+      case "vibeMeter": {
+        const c = this.store.voteCounts(this.store.playing()?.play_id ?? null);
+        const v = (c.likes - c.dislikes) / Math.max(1, this.store.activeCount(this.now));
+        return Math.max(-1, Math.min(1, Math.round(v * 1000) / 1000));
+      }
+      case "settings":
+        return { ...this.settings, roomRoles: this.roles };
+      default:
+        return assertNever(key);
+    }
+  }
+
+  djs(): RoomDj[] {
+    const users = new Map(this.store.users().map((u) => [u.uuid, u]));
+    return this.store.djs().flatMap((d) => {
+      const u = users.get(d.uuid);
+      // A seat without a present user cannot last (the grace end removes both), but a
+      // seat is never shown for someone the lists do not know.
+      return u ? [{ ...this.toUser(u), nextSong: d.next_song ? JSON.parse(d.next_song) : null }] : [];
+    });
+  }
+
+  full(): RoomState {
+    return Object.fromEntries(STATE_KEYS.map((k) => [k, this.compute(k)])) as unknown as RoomState;
+  }
+}
+

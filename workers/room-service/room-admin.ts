@@ -1,0 +1,111 @@
+import { count } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { db } from "../db/client";
+import { rooms } from "../db/schema";
+import type { AppEnv } from "../env";
+import { caller, requireAdmin } from "../lib/auth";
+import { crudPage, parseCrudQuery, pickFields, type Columns } from "../lib/crud-query";
+import { fields, valid } from "../lib/validate";
+import { audit } from "../queues/audit";
+import { presentUsers, pushSettings, toRoomDto } from "./room-dto";
+import { nonEmpty, roomFields as f, roomIdParam, roomOr404, updateRoom } from "./room-store";
+import { infrastructureShape } from "./rooms";
+
+/** The admin panel's room pages: the list (crud query language), one room, any edit, guest passwords. */
+export const roomAdminRoutes = new Hono<AppEnv>();
+
+/** What an admin may filter and sort on; the password columns are absent, so no query can probe them. */
+const ROOM_COLUMNS: Columns = {
+  id: rooms.id,
+  uuid: rooms.uuid,
+  slug: rooms.slug,
+  name: rooms.name,
+  description: rooms.description,
+  vibe: rooms.vibe,
+  djType: rooms.djType,
+  type: rooms.type,
+  design: rooms.design,
+  numberOfDjs: rooms.numberOfDjs,
+  roomSize: rooms.roomSize,
+  entryFee: rooms.entryFee,
+  unlisted: rooms.unlisted,
+  promoted: rooms.promoted,
+  isLive: rooms.isLive,
+  liveAudio: rooms.liveAudio,
+  hasChat: rooms.hasChat,
+  ownerUuid: rooms.ownerUuid,
+  discordGuildId: rooms.discordGuildId,
+  createdAt: rooms.createdAt,
+  updatedAt: rooms.updatedAt,
+};
+
+// The crud parameters' shapes (as in the user admin list); parseCrudQuery checks their content.
+const many = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat());
+const one = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat().slice(-1));
+const crudQuery = z.object({
+  fields: one.optional(),
+  s: one.optional(),
+  filter: many.optional(),
+  or: many.optional(),
+  sort: many.optional(),
+  join: many.optional(),
+  limit: one.optional(),
+  offset: one.optional(),
+  page: one.optional(),
+  cache: one.optional(),
+});
+
+/** GET /admin/rooms: `{ data, count, total, page, pageCount }` of RoomDtos, newest first by default. */
+roomAdminRoutes.get("/admin/rooms", requireAdmin, valid("query", crudQuery), async (c) => {
+  const raw = c.req.valid("query");
+  const query = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined));
+  const q = parseCrudQuery(query, ROOM_COLUMNS, { defaultSort: ["id", "DESC"] });
+  const d = db(c.env);
+  const [rows, [{ total }]] = await Promise.all([
+    d.select().from(rooms).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset).all(),
+    d.select({ total: count() }).from(rooms).where(q.where).all(),
+  ]);
+  return c.json(crudPage(pickFields(rows.map((r) => toRoomDto(r)), q.fields), total, q));
+});
+
+/** GET /admin/rooms/{id}: one room (id, uuid or slug), private or unlisted, with who is present. */
+roomAdminRoutes.get("/admin/rooms/:id", requireAdmin, valid("param", roomIdParam), async (c) => {
+  const room = await roomOr404(c.env, c.req.valid("param").id);
+  return c.json(toRoomDto(room, { usersInRoomUuids: await presentUsers(c.env, room.uuid) }));
+});
+
+/** An admin may change everything an owner may, plus promotion, ownership and the Discord guild. */
+const adminShape = {
+  ...infrastructureShape,
+  promoted: f.promoted.optional(),
+  ownerUuid: fields.uuid.optional(),
+  discordGuildId: z.string({ error: "discordGuildId must be a string" }).regex(/^\d{1,25}$/, "discordGuildId must be a Discord snowflake (digits)").nullable().optional(),
+};
+
+/** PATCH /rooms/admin/{id}: any field; the object gets the new settings at once. */
+roomAdminRoutes.patch("/rooms/admin/:id", requireAdmin, valid("param", roomIdParam), valid("json", nonEmpty(adminShape)), async (c) => {
+  const room = await roomOr404(c.env, c.req.valid("param").id);
+  const body = c.req.valid("json");
+  const row = await updateRoom(c.env, room, body);
+  await pushSettings(c.env, row);
+  await audit(c.env, "room.admin-update", caller(c).uuid, { roomUuid: room.uuid, fields: Object.keys(body) });
+  return c.json(toRoomDto(row));
+});
+
+const roomRef = z.union([z.string().trim().min(1).max(64), z.number().int().positive().transform(String)], { error: "roomId must be a room id, uuid or slug" });
+
+/** POST /rooms/admin/guest-password `{roomId, guestPassword}`: sets the password guests need to enter. */
+roomAdminRoutes.post("/rooms/admin/guest-password", requireAdmin, valid("json", z.object({ roomId: roomRef, guestPassword: f.guestPassword.unwrap() })), async (c) => {
+  const { roomId, guestPassword } = c.req.valid("json");
+  const row = await updateRoom(c.env, await roomOr404(c.env, roomId), { guestPassword });
+  await pushSettings(c.env, row);
+  return c.json(toRoomDto(row));
+});
+
+/** DELETE /rooms/admin/guest-password `{roomId}`: guests enter freely again. */
+roomAdminRoutes.delete("/rooms/admin/guest-password", requireAdmin, valid("json", z.object({ roomId: roomRef })), async (c) => {
+  const row = await updateRoom(c.env, await roomOr404(c.env, c.req.valid("json").roomId), { guestPassword: null });
+  await pushSettings(c.env, row);
+  return c.json(toRoomDto(row));
+});
