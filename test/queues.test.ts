@@ -49,6 +49,21 @@ describe("notifications queue", () => {
     expect(calls.map((c) => c.url)).toEqual(["https://mail.example/send", "https://mail.example/send"]);
     await expect(sendEmail(withProvider, { ...mail("x", "down@example.com"), channel: "email" })).rejects.toThrow(/503/);
   });
+
+  it("gives the provider call a time limit, so a provider that never answers fails the message instead of hanging", async () => {
+    let signal: AbortSignal | null | undefined;
+    vi.spyOn(globalThis, "fetch").mockImplementation((_input, init) => {
+      signal = init?.signal;
+      // Answers never; only the abort ends the call.
+      return new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    });
+    const withProvider = { ...env, EMAIL_API_URL: "https://mail.example/send" };
+    const sending = sendEmail(withProvider, { ...mail("slow"), channel: "email" });
+    await vi.waitFor(() => expect(signal).toBeInstanceOf(AbortSignal));
+    expect(signal!.aborted).toBe(false);
+    (signal as unknown as { dispatchEvent(e: Event): void }).dispatchEvent(new Event("abort"));
+    await expect(sending).rejects.toThrow("aborted");
+  });
 });
 
 describe("audit queue", () => {

@@ -120,6 +120,28 @@ describe("GET /admin/users", () => {
     }
   });
 
+  it("answers queries D1 could not run with 400, never 500 (object values, deep s, too many values or filters)", async () => {
+    const ids = Array.from({ length: 200 }, (_, i) => i + 1).join(",");
+    const deep = '{"$and":['.repeat(200) + "{}" + "]}".repeat(200);
+    const cases: Record<string, string | string[]>[] = [
+      { s: '{"id":{"$eq":{"a":1}}}' },
+      { s: '{"nickname":{"$cont":[1]}}' },
+      { s: '{"id":{"$in":[{"a":1}]}}' },
+      { s: deep },
+      { filter: `id||$in||${ids}` },
+      { filter: Array.from({ length: 120 }, (_, i) => `id||$ne||${i}`) },
+      { sort: Array.from({ length: 50 }, () => "id,ASC") },
+    ];
+    for (const params of cases) {
+      const res = await user(q(params), { token: boss.token });
+      expect(res.status, JSON.stringify(params).slice(0, 80)).toBe(400);
+      expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    }
+    // Within the bounds the same shapes still work.
+    const some = await user(q({ filter: `uuid||$in||${people.map((p) => p.uuid).join(",")}` }), { token: boss.token });
+    expect(some.body.total).toBe(5);
+  });
+
   it("is 401 without a token and 403 to a plain user, a moderator, a guest or a service key alone", async () => {
     expect((await user("/admin/users")).status).toBe(401);
     expect((await user("/admin/users", { headers: { "X-Service-Key": "test-service-key" } })).status).toBe(401);

@@ -85,6 +85,25 @@ describe("POST /auth/login", () => {
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
+  it("holds the per-e-mail limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
+    const a = await signUp();
+    const ip = { "CF-Connecting-IP": `10.1.0.${Math.floor(Math.random() * 250)}` };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => user("/auth/login", { body: { email: a.email, password: "parallel guess" }, headers: ip })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(LOGIN_LIMITS.perEmail);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - LOGIN_LIMITS.perEmail);
+  });
+
+  it("counts only failures against the IP: successful logins from one address never block it", async () => {
+    const a = await signUp();
+    const ip = { "CF-Connecting-IP": "192.0.2.99" };
+    for (let i = 0; i < LOGIN_LIMITS.perIp + 2; i++) {
+      expect((await user("/auth/login", { body: { email: a.email, password: a.password }, headers: ip })).status).toBe(200);
+    }
+  });
+
   it("rate-limits failed logins per IP across many e-mails", async () => {
     const ip = { "CF-Connecting-IP": "192.0.2.77" };
     for (let i = 0; i < LOGIN_LIMITS.perIp; i++) await user("/auth/login", { body: { email: uniqueEmail("spray"), password: "guess guess" }, headers: ip });
@@ -170,6 +189,15 @@ describe("magic links", () => {
       expect(res.status, t).toBe(400);
     }
     expect((await user("/auth/magic-link")).status).toBe(401);
+  });
+
+  it("refuses targets with control characters, which browsers drop from a URL (/<TAB>/evil is //evil)", async () => {
+    const a = await signUp();
+    for (const t of ["/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/%09/evil.example", "/a\u0000b"]) {
+      const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, { token: a.token });
+      expect(res.status, JSON.stringify(t)).toBe(400);
+    }
+    expect((await user(`/auth/magic-link?target=${encodeURIComponent("/rooms/a b?x=1#top")}`, { token: a.token })).status).toBe(200);
   });
 });
 

@@ -28,4 +28,26 @@ describe("PUT/DELETE /users/{userId}/capabilities/{capability}", () => {
     expect((await user(`/users/${dj.uuid}/capabilities/promoteRoom`, { method: "PUT" })).status).toBe(401);
     expect((await user("/users/capabilities", { token: dj.token })).body.capabilities).toEqual([]);
   });
+
+  it("grants and removes atomically: racing changes of different capabilities all land", async () => {
+    const mod = await accountWithRoles(["user", "moderator"]);
+    for (let round = 0; round < 5; round++) {
+      const dj = await signUp();
+      const put = await Promise.all(["uploadMusic", "promoteRoom"].map((cap) => user(`/users/${dj.uuid}/capabilities/${cap}`, { method: "PUT", token: mod.token })));
+      expect(put.map((r) => r.status)).toEqual([200, 200]);
+      expect([...(await user("/users/capabilities", { token: dj.token })).body.capabilities].sort()).toEqual(["promoteRoom", "uploadMusic"]);
+      const del = await Promise.all(["uploadMusic", "promoteRoom"].map((cap) => user(`/users/${dj.uuid}/capabilities/${cap}`, { method: "DELETE", token: mod.token })));
+      expect(del.map((r) => r.status)).toEqual([200, 200]);
+      expect((await user("/users/capabilities", { token: dj.token })).body.capabilities).toEqual([]);
+    }
+  });
+
+  it("of racing grants of the same capability one succeeds, the others get the catalogue's 403; the list holds it once", async () => {
+    const mod = await accountWithRoles(["user", "moderator"]);
+    const dj = await signUp();
+    const res = await Promise.all([1, 2, 3, 4].map(() => user(`/users/${dj.uuid}/capabilities/uploadMusic`, { method: "PUT", token: mod.token })));
+    expect(res.map((r) => r.status).sort()).toEqual([200, 403, 403, 403]);
+    expect(res.filter((r) => r.status === 403).every((r) => r.body.message === MSG.capabilityExists)).toBe(true);
+    expect((await user("/users/capabilities", { token: dj.token })).body.capabilities).toEqual(["uploadMusic"]);
+  });
 });

@@ -88,6 +88,16 @@ describe("POST /users/change-password", () => {
     expect((await login(a.email, a.password)).status).toBe(200);
   });
 
+  it("holds the limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
+    const a = await verifiedAccount();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => user("/users/change-password", { token: a.token, body: { password: `parallel guess ${i}`, newPassword: NEW_PASSWORD } })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(CHANGE_PASSWORD_LIMIT.limit);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20 - CHANGE_PASSWORD_LIMIT.limit);
+  });
+
   it("refuses bad input with 400 and a message, and changes nothing", async () => {
     const a = await verifiedAccount();
     const before = (await userRow(a.uuid))!;

@@ -91,6 +91,22 @@ describe("POST /users/profile", () => {
     expect(await ownProfile(a)).toEqual(before);
   });
 
+  it("refuses control characters and broken unicode (lone surrogates came back as U+FFFD), keeps emoji and line breaks in a bio", async () => {
+    const a = await signUp();
+    const before = await ownProfile(a);
+    for (const body of [{ nickname: "\ud800\ud800" }, { nickname: "dj\u0000sam" }, { nickname: "dj\nsam" }, { firstName: "Sam\udc00" }, { bio: "hi\u0007" }]) {
+      const res = await user("/users/profile", { token: a.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect([res.body.message].flat().join(" | ")).toMatch(/must not contain control characters or broken unicode/);
+    }
+    expect(await ownProfile(a)).toEqual(before);
+    const ok = await user("/users/profile", { token: a.token, body: { nickname: "DJ 🎧 Sam", bio: "line one\nline two" } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ nickname: "DJ 🎧 Sam", bio: "line one\nline two" });
+    const signUpRes = await user("/users/sign-up", { body: { email: `x${Date.now()}@example.com`, password: "correct horse battery", nickname: "\ud83d" } });
+    expect(signUpRes.status).toBe(400);
+  });
+
   it("is 401 without a token and 403 for a guest, writing nothing", async () => {
     expect((await user("/users/profile", { body: { nickname: "Nobody" } })).status).toBe(401);
     const guest = await user("/users/profile", { token: await guestToken(), body: { nickname: "Guesty" } });

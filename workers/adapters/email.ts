@@ -5,6 +5,8 @@ import type { NotificationMessage } from "../queues/notifications";
 
 type Email = Extract<NotificationMessage, { channel: "email" }>;
 
+export const EMAIL_TIMEOUT_MS = 10_000;
+
 /**
  * The e-mail adapter. With `EMAIL_API_URL` set it posts the message as JSON to the provider
  * (a Resend/Postmark-style `POST { from, to, subject, text, html }` with a bearer key);
@@ -21,6 +23,9 @@ export async function sendEmail(env: Env, mail: Email): Promise<void> {
   }
   const res = await fetch(env.EMAIL_API_URL, {
     method: "POST",
+    // A provider that never answers must fail the message (and so retry it), not hold the
+    // queue consumer until the platform kills it, as DECISIONS.md has for every outside call.
+    signal: AbortSignal.timeout(EMAIL_TIMEOUT_MS),
     headers: {
       "Content-Type": "application/json",
       ...(env.EMAIL_API_KEY ? { Authorization: `Bearer ${env.EMAIL_API_KEY}` } : {}),

@@ -23,6 +23,19 @@ const OPS = ["$eq", "$ne", "$gt", "$lt", "$gte", "$lte", "$starts", "$ends", "$c
 type Op = (typeof OPS)[number];
 
 const MAX_LIMIT = 100;
+/**
+ * What one query may ask for. D1 binds at most 100 values per statement and SQLite nests
+ * at most 100 deep, so 120 filters or an `$in` of 200 ids used to fail in D1 (a 500);
+ * these bounds make them a 400 first. `s` nesting is bounded too (it is parsed recursively).
+ */
+const MAX_CONDITIONS = 20;
+const MAX_VALUES = 60;
+const MAX_SEARCH_DEPTH = 5;
+const MAX_SORTS = 5;
+interface Budget {
+  conditions: number;
+  values: number;
+}
 
 const baseQuery = z.object({
   limit: z.coerce.number().int().min(1, "limit must be at least 1").max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`).optional(),
@@ -46,14 +59,32 @@ function likeOf(col: SQLiteColumn, pattern: string, lower: boolean): SQL {
   return sql`${left} like ${lower ? pattern.toLowerCase() : pattern} escape '\\'`;
 }
 
-function condition(columns: Columns, field: string, op: string, value: unknown): SQL {
+// A value from `s` is any JSON; only strings, numbers and booleans can be bound (an object
+// reached D1 as a value and failed there with a 500).
+const isPlain = (v: unknown): v is string | number | boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
+function condition(columns: Columns, field: string, op: string, value: unknown, budget: Budget): SQL {
   const col = columns[field];
   if (!col) throw new ApiError(400, `Invalid field "${field}": allowed fields are ${Object.keys(columns).join(", ")}.`);
   if (!OPS.includes(op as Op)) throw new ApiError(400, `Invalid operator "${op}".`);
+  if (++budget.conditions > MAX_CONDITIONS) throw new ApiError(400, `Too many conditions: at most ${MAX_CONDITIONS} per query.`);
+  const spend = (n: number) => {
+    budget.values += n;
+    if (budget.values > MAX_VALUES) throw new ApiError(400, `Too many values: at most ${MAX_VALUES} per query.`);
+  };
+  if (value !== undefined && !isPlain(value) && !(Array.isArray(value) && value.every(isPlain))) {
+    throw new ApiError(400, `Invalid value for "${field}": use a string, number or boolean.`);
+  }
   const lower = op.endsWith("L");
-  const list = () => (Array.isArray(value) ? value : String(value ?? "").split(",")).map(String);
+  const list = () => {
+    const items = (Array.isArray(value) ? value : String(value ?? "").split(",")).map(String);
+    spend(items.length);
+    return items;
+  };
   const scalar = () => {
     if (value === undefined || value === "") throw new ApiError(400, `Operator "${op}" on "${field}" needs a value.`);
+    if (Array.isArray(value)) throw new ApiError(400, `Operator "${op}" on "${field}" takes one value, not a list.`);
+    spend(1);
     // A boolean column binds any non-empty string as 1, so "false" must become false first.
     if (col.columnType === "SQLiteBoolean" && (value === "true" || value === "false")) return value === "true";
     return typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && col.columnType !== "SQLiteText" ? Number(value) : value;
@@ -86,26 +117,27 @@ function condition(columns: Columns, field: string, op: string, value: unknown):
   }
 }
 
-function parseFilter(columns: Columns, raw: string): SQL {
+function parseFilter(columns: Columns, raw: string, budget: Budget): SQL {
   const [field, op, ...rest] = raw.split("||");
   if (!field || !op) throw new ApiError(400, `Invalid filter "${raw}": use field||$op||value.`);
-  return condition(columns, field, op, rest.join("||") || undefined);
+  return condition(columns, field, op, rest.join("||") || undefined, budget);
 }
 
 /** `s` search: `{field: value}`, `{field: {$op: value}}`, `{$and: [...]}`, `{$or: [...]}`. */
-function parseSearch(columns: Columns, node: unknown): SQL | undefined {
+function parseSearch(columns: Columns, node: unknown, budget: Budget, depth = 1): SQL | undefined {
   if (node === null || typeof node !== "object" || Array.isArray(node)) throw new ApiError(400, "Invalid search: s must be a JSON object.");
+  if (depth > MAX_SEARCH_DEPTH) throw new ApiError(400, `Invalid search: at most ${MAX_SEARCH_DEPTH} levels of $and/$or.`);
   const parts: SQL[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (key === "$and" || key === "$or") {
       if (!Array.isArray(value)) throw new ApiError(400, `Invalid search: ${key} must be a list.`);
-      const inner = value.map((v) => parseSearch(columns, v)).filter((x): x is SQL => !!x);
+      const inner = value.map((v) => parseSearch(columns, v, budget, depth + 1)).filter((x): x is SQL => !!x);
       const joined = key === "$and" ? and(...inner) : or(...inner);
       if (joined) parts.push(joined);
     } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-      for (const [op, v] of Object.entries(value)) parts.push(condition(columns, key, op, v));
+      for (const [op, v] of Object.entries(value)) parts.push(condition(columns, key, op, v, budget));
     } else {
-      parts.push(value === null ? condition(columns, key, "$isnull", undefined) : condition(columns, key, "$eq", value));
+      parts.push(value === null ? condition(columns, key, "$isnull", undefined, budget) : condition(columns, key, "$eq", value, budget));
     }
   }
   return and(...parts);
@@ -123,6 +155,7 @@ export function parseCrudQuery(
   const offset = base.offset ?? (page - 1) * limit;
 
   let where: SQL | undefined;
+  const budget: Budget = { conditions: 0, values: 0 };
   const s = one("s");
   if (s) {
     let parsed: unknown;
@@ -131,10 +164,10 @@ export function parseCrudQuery(
     } catch {
       throw new ApiError(400, "Invalid search: s must be JSON.");
     }
-    where = parseSearch(columns, parsed);
+    where = parseSearch(columns, parsed, budget);
   } else {
-    const filters = (query.filter ?? []).map((f) => parseFilter(columns, f));
-    const ors = (query.or ?? []).map((f) => parseFilter(columns, f));
+    const filters = (query.filter ?? []).map((f) => parseFilter(columns, f, budget));
+    const ors = (query.or ?? []).map((f) => parseFilter(columns, f, budget));
     const all = and(...filters);
     if (ors.length === 0) where = all;
     else if (filters.length === 0) where = ors.length === 1 ? ors[0] : or(...ors);
@@ -142,6 +175,7 @@ export function parseCrudQuery(
   }
 
   const sorts = query.sort?.length ? query.sort : [opts.defaultSort.join(",")];
+  if (sorts.length > MAX_SORTS) throw new ApiError(400, `Too many sort fields: at most ${MAX_SORTS}.`);
   const orderBy = sorts.map((raw) => {
     const [field, dir = "ASC"] = raw.split(",");
     const col = columns[field];

@@ -50,8 +50,23 @@ export function valid<T extends z.ZodType, K extends Target>(target: K, schema: 
   return validator(target, (value) => parseOr400(schema, target === "json" && value == null ? {} : value, message));
 }
 
+/**
+ * Whether typed text is clean: no lone UTF-16 surrogates (D1 stores them as U+FFFD, so the
+ * text read back is not the text sent) and no control characters; `multiline` allows tabs
+ * and line breaks.
+ */
+export const cleanText = (s: string, multiline = false) =>
+  !(multiline ? /[\p{Cs}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u : /[\p{Cs}\p{Cc}]/u).test(s);
+
 /** Common field shapes, written once. */
 export const fields = {
+  /** A display name: 2 to 30 characters after trimming, one clean line. */
+  nickname: z
+    .string({ error: "nickname must be a string" })
+    .trim()
+    .min(2, "nickname must be at least 2 characters")
+    .max(30, "nickname must be at most 30 characters")
+    .refine((s) => cleanText(s), "nickname must not contain control characters or broken unicode"),
   email: z
     .string({ error: "email must be a string" })
     .trim()

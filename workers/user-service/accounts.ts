@@ -1,5 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import type { EmailStatus, EmailType, TokenType, UserRole } from "../../shared/roles";
+import { and, eq, sql } from "drizzle-orm";
+import type { EmailStatus, EmailType, TokenType, UserCapability, UserRole } from "../../shared/roles";
 import { db } from "../db/client";
 import { userEmails, users, type UserRow } from "../db/schema";
 import type { Env } from "../env";
@@ -124,16 +124,25 @@ export async function issueSession(env: Env, user: UserRow, type: Extract<TokenT
   return { token, tokenType: type, expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS[type] * 1000).toISOString(), user: toOwnProfile(user) };
 }
 
-/** The account by uuid or numeric id, or 404 "User profile not found.". */
-export async function findUserOr404(env: Env, idOrUuid: string): Promise<UserRow> {
-  const d = db(env);
-  const byNumber = /^\d+$/.test(idOrUuid);
-  const user = await d
+/**
+ * The account by uuid or numeric id, deactivated ones included: admins and other services
+ * must see them (with `deactivated: true`) to reactivate them or to drop them from their
+ * own copies. Else 404 "User profile not found.".
+ */
+export async function findAnyUserOr404(env: Env, idOrUuid: string): Promise<UserRow> {
+  const user = await db(env)
     .select()
     .from(users)
-    .where(byNumber ? eq(users.id, Number(idOrUuid)) : eq(users.uuid, idOrUuid))
+    .where(/^\d+$/.test(idOrUuid) ? eq(users.id, Number(idOrUuid)) : eq(users.uuid, idOrUuid))
     .get();
-  if (!user || user.deactivated) throw new ApiError(404, MSG.profileNotFound);
+  if (!user) throw new ApiError(404, MSG.profileNotFound);
+  return user;
+}
+
+/** As findAnyUserOr404, for public lookups: a deactivated account is "not found" too. */
+export async function findUserOr404(env: Env, idOrUuid: string): Promise<UserRow> {
+  const user = await findAnyUserOr404(env, idOrUuid);
+  if (user.deactivated) throw new ApiError(404, MSG.profileNotFound);
   return user;
 }
 
@@ -141,4 +150,32 @@ export async function findUserOr404(env: Env, idOrUuid: string): Promise<UserRow
 export async function loginEmailRow(env: Env, user: UserRow) {
   if (!user.email) return undefined;
   return db(env).select().from(userEmails).where(and(eq(userEmails.userId, user.id), eq(userEmails.email, user.email))).get();
+}
+
+// Capabilities live in a JSON column. Each change is one UPDATE that computes the new list
+// from the stored one, so two moderators (or a moderator and a voucher) changing one account
+// at once both land; a read-then-write lost one of them.
+const hasCapability = (capability: UserCapability) => sql`exists (select 1 from json_each(${users.capabilities}) where value = ${capability})`;
+
+/** Adds `capability` unless the account has it; answers the changed row, or undefined. */
+export function addCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow | undefined> {
+  return db(env)
+    .update(users)
+    .set({ capabilities: sql`json_insert(${users.capabilities}, '$[#]', ${capability})`, updatedAt: Date.now() })
+    .where(and(eq(users.id, userId), sql`not ${hasCapability(capability)}`))
+    .returning()
+    .get();
+}
+
+/** Removes `capability` if the account has it; answers the changed row, or undefined. */
+export function removeCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow | undefined> {
+  return db(env)
+    .update(users)
+    .set({
+      capabilities: sql`(select json_group_array(value) from json_each(${users.capabilities}) where value != ${capability})`,
+      updatedAt: Date.now(),
+    })
+    .where(and(eq(users.id, userId), hasCapability(capability)))
+    .returning()
+    .get();
 }

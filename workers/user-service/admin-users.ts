@@ -7,8 +7,8 @@ import type { AppEnv } from "../env";
 import { requireAdmin } from "../lib/auth";
 import { crudPage, parseCrudQuery, pickFields, type Columns } from "../lib/crud-query";
 import { valid } from "../lib/validate";
-import { toOwnProfile } from "./accounts";
-import { findAnyUserOr404, idOrUuid } from "./profiles";
+import { findAnyUserOr404, toOwnProfile } from "./accounts";
+import { idOrUuid } from "./profiles";
 
 /** The admin panel's user pages: the list (crud query language) and one user in full. */
 export const adminUserRoutes = new Hono<AppEnv>();

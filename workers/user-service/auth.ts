@@ -8,7 +8,7 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { verifyPassword } from "../lib/password";
-import { clearKey, overLimit, recordHit, type Window } from "../lib/rate-limit";
+import { clearKey, takeAttempt, type Window } from "../lib/rate-limit";
 import { sha256, randomToken } from "../lib/crypto";
 import { publicOrigin } from "../lib/links";
 import { valid, fields } from "../lib/validate";
@@ -36,19 +36,16 @@ authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
   const { email, password } = c.req.valid("json");
   const ip = c.req.header("CF-Connecting-IP") ?? "unknown";
   const windows = loginWindows(email, ip);
-  const blocked = await overLimit(c.env, windows);
-  if (blocked) {
-    const minutes = Math.max(1, Math.ceil(blocked.retryAfterMs / 60_000));
-    throw new ApiError(429, MSG.tooManyLogins(minutes), { "Retry-After": String(Math.ceil(blocked.retryAfterMs / 1000)) });
-  }
+  // The attempt is counted before the password is checked (a failure keeps it), so parallel
+  // guesses cannot all slip under the limit.
+  const attempt = await takeAttempt(c.env, windows, MSG.tooManyLogins);
   const user = await db(c.env).select().from(users).where(eq(users.email, email)).get();
   // The same work and the same answer whether or not the account exists.
   const ok = await verifyPassword(password, user?.passwordHash ?? "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
-  if (!user || !ok || user.deactivated) {
-    await recordHit(c.env, windows);
-    throw new ApiError(401, MSG.badLogin);
-  }
+  if (!user || !ok || user.deactivated) throw new ApiError(401, MSG.badLogin);
+  // Only failures count: a success clears the e-mail's counter and gives the IP's slot back.
   await clearKey(c.env, windows[0].key);
+  await attempt.release([windows[1]]);
   await audit(c.env, "user.login", user.uuid, { ip });
   return c.json(await issueSession(c.env, user));
 });
@@ -82,6 +79,10 @@ export const MAGIC_LINK_TTL_MS = 15 * 60_000;
 const target = z
   .string()
   .max(500)
+  // No control characters, raw or %-encoded: browsers drop tabs and newlines from URLs, so
+  // "/\t/evil.example" would lead to //evil.example (an open redirect) in any client that
+  // decodes the target and does not filter them itself.
+  .refine((t) => !/[\u0000-\u001f\u007f]|%(?:[01][0-9a-f]|7f)/i.test(t), { message: "target must not contain control characters" })
   .refine((t) => /^subscribe-plan\/[\w-]{1,50}$/.test(t) || (t.startsWith("/") && !t.startsWith("//") && !t.includes("\\")), {
     message: "target must be subscribe-plan/{plan} or a path starting with /",
   });

@@ -1,15 +1,12 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { MODERATOR_ROLES, USER_CAPABILITIES } from "../../shared/roles";
-import { db } from "../db/client";
-import { users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireRole } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { findUserOr404, toOwnProfile } from "./accounts";
+import { addCapability, findUserOr404, removeCapability, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 
 /**
@@ -24,8 +21,8 @@ const target = z.object({ userId: z.string().min(1).max(64), capability: z.enum(
 capabilityRoutes.put("/users/:userId/capabilities/:capability", requireRole(...MODERATOR_ROLES), valid("param", target), async (c) => {
   const { userId, capability } = c.req.valid("param");
   const u = await findUserOr404(c.env, userId);
-  if (u.capabilities.includes(capability)) throw new ApiError(403, MSG.capabilityExists);
-  const updated = await db(c.env).update(users).set({ capabilities: [...u.capabilities, capability], updatedAt: Date.now() }).where(eq(users.id, u.id)).returning().get();
+  const updated = await addCapability(c.env, u.id, capability);
+  if (!updated) throw new ApiError(403, MSG.capabilityExists);
   await audit(c.env, "user.capability-added", caller(c).uuid, { userUuid: u.uuid, capability });
   return c.json(toOwnProfile(updated));
 });
@@ -33,8 +30,8 @@ capabilityRoutes.put("/users/:userId/capabilities/:capability", requireRole(...M
 capabilityRoutes.delete("/users/:userId/capabilities/:capability", requireRole(...MODERATOR_ROLES), valid("param", target), async (c) => {
   const { userId, capability } = c.req.valid("param");
   const u = await findUserOr404(c.env, userId);
-  if (!u.capabilities.includes(capability)) throw new ApiError(404, "This user does not have this capability.");
-  const updated = await db(c.env).update(users).set({ capabilities: u.capabilities.filter((x) => x !== capability), updatedAt: Date.now() }).where(eq(users.id, u.id)).returning().get();
+  const updated = await removeCapability(c.env, u.id, capability);
+  if (!updated) throw new ApiError(404, "This user does not have this capability.");
   await audit(c.env, "user.capability-removed", caller(c).uuid, { userUuid: u.uuid, capability });
   return c.json(toOwnProfile(updated));
 });

@@ -8,7 +8,7 @@ import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { randomToken, sha256 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { hashPassword, verifyPassword } from "../lib/password";
-import { clearKey, overLimit, recordHit, type Window } from "../lib/rate-limit";
+import { clearKey, takeAttempt, type Window } from "../lib/rate-limit";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { notify } from "../queues/notifications";
@@ -68,15 +68,11 @@ passwordRoutes.post("/users/change-password", requireUser, valid("json", changeB
   const who = caller(c);
   const { password, newPassword } = c.req.valid("json");
   const windows = changeWindow(who.uuid);
-  const blocked = await overLimit(c.env, windows);
-  if (blocked) {
-    const minutes = Math.max(1, Math.ceil(blocked.retryAfterMs / 60_000));
-    throw new ApiError(429, MSG.tooManyPasswordAttempts(minutes), { "Retry-After": String(Math.ceil(blocked.retryAfterMs / 1000)) });
-  }
+  // Counted before the check (a wrong password keeps it), so parallel guesses share the limit.
+  await takeAttempt(c.env, windows, MSG.tooManyPasswordAttempts);
   const rightPassword = await verifyPassword(password, who.user.passwordHash);
-  if (!rightPassword) await recordHit(c.env, windows);
+  if (rightPassword) await clearKey(c.env, windows[0].key);
   if (!rightPassword || !who.user.emailVerified) throw new ApiError(401, MSG.changePasswordRefused);
-  await clearKey(c.env, windows[0].key);
   if (newPassword === password) throw new ApiError(400, MSG.samePassword);
   const updated = await replacePassword(c.env, who.user, newPassword);
   await audit(c.env, "user.password-changed", who.uuid);

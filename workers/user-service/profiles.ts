@@ -9,8 +9,8 @@ import type { AppEnv, Env } from "../env";
 import { caller, requireAnyToken, requireService, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { takeSkip } from "../lib/paging";
-import { fields, valid } from "../lib/validate";
-import { findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
+import { cleanText, fields, valid } from "../lib/validate";
+import { findAnyUserOr404, findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 
 /** Profiles: one's own, other people's, client settings, socials, and the service feeds. */
@@ -21,29 +21,15 @@ export const idOrUuid = z.object({
   id: z.string().refine((s) => /^\d{1,15}$/.test(s) || z.uuid().safeParse(s).success, "id must be a UUID or a numeric id"),
 });
 
-/**
- * The account by id or uuid, deactivated ones included: admins and other services must see
- * them (with `deactivated: true`) to reactivate them or to drop them from their own copies.
- * Public lookups use findUserOr404, which hides them.
- */
-export async function findAnyUserOr404(env: Env, id: string): Promise<UserRow> {
-  const user = await db(env)
-    .select()
-    .from(users)
-    .where(/^\d+$/.test(id) ? eq(users.id, Number(id)) : eq(users.uuid, id))
-    .get();
-  if (!user) throw new ApiError(404, MSG.profileNotFound);
-  return user;
-}
-
 export const ZODIAC_SIGNS = ["aries", "taurus", "gemini", "cancer", "leo", "virgo", "libra", "scorpio", "sagittarius", "capricorn", "aquarius", "pisces"] as const;
 
-/** An optional free-text field: trimmed, bounded, and "" or null clears it. */
-const clearable = (name: string, max: number) =>
+/** An optional free-text field: trimmed, bounded, clean (a bio may break lines), and "" or null clears it. */
+const clearable = (name: string, max: number, multiline = false) =>
   z
     .string({ error: `${name} must be a string or null` })
     .trim()
     .max(max, `${name} must be at most ${max} characters`)
+    .refine((s) => cleanText(s, multiline), `${name} must not contain control characters or broken unicode`)
     .transform((s) => s || null)
     .nullable()
     .optional();
@@ -52,7 +38,7 @@ const atLeastOne = (o: object) => Object.keys(o).length > 0;
 
 const profileUpdate = z
   .strictObject({
-    nickname: z.string({ error: "nickname must be a string" }).trim().min(2, "nickname must be at least 2 characters").max(30, "nickname must be at most 30 characters").optional(),
+    nickname: fields.nickname.optional(),
     firstName: clearable("firstName", 50),
     lastName: clearable("lastName", 50),
     color: fields.color.optional(),
@@ -67,7 +53,7 @@ const profileUpdate = z
       .pipe(z.enum(ZODIAC_SIGNS, { error: `zodiac must be one of ${ZODIAC_SIGNS.join(", ")}` }))
       .nullable()
       .optional(),
-    bio: clearable("bio", 300),
+    bio: clearable("bio", 300, true),
     songOfTheWeek: clearable("songOfTheWeek", 200),
     priceForGig: z
       .number({ error: "priceForGig must be a number" })

@@ -12,11 +12,10 @@ import { MSG } from "./messages";
 /** Sign-up for people, by admins, and for bots. */
 export const signUpRoutes = new Hono<AppEnv>();
 
-const nickname = z.string().trim().min(2, "nickname must be at least 2 characters").max(30, "nickname must be at most 30 characters");
 
 // The catalogue gives one message when e-mail or password is missing; a present but
 // malformed value gets the precise reason instead.
-const account = z.object({ email: fields.email, password: fields.password, nickname: nickname.optional() });
+const account = z.object({ email: fields.email, password: fields.password, nickname: fields.nickname.optional() });
 const credentials = requireFields(["email", "password"], MSG.signUpMissing, account);
 const adminRoles = z.array(z.enum(["user", "moderator", "staff", "promoter", "globalModerator", "admin", "superUser"])).min(1);
 

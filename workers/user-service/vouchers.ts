@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { USER_CAPABILITIES, type UserCapability } from "../../shared/roles";
@@ -11,7 +11,7 @@ import { crudPage, parseCrudQuery, pickFields } from "../lib/crud-query";
 import { ApiError, isUniqueViolation } from "../lib/errors";
 import { fields, requireFields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { createUser, issueSession } from "./accounts";
+import { addCapability, createUser, issueSession } from "./accounts";
 import { MSG } from "./messages";
 import { publicOrigin } from "../lib/links";
 
@@ -64,13 +64,9 @@ function redeem(env: Env, code: string, by: string) {
     .get();
 }
 
-/** Adds a capability to the account's list unless it is there, without read-modify-write. */
+/** Adds a capability the account may already have (then it is unchanged); answers the row. */
 async function grantCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow> {
-  const d = db(env);
-  await d.run(sql`
-    update users set capabilities = json_insert(capabilities, '$[#]', ${capability}), updated_at = ${Date.now()}
-    where id = ${userId} and not exists (select 1 from json_each(users.capabilities) where value = ${capability})`);
-  return (await d.select().from(users).where(eq(users.id, userId)).get())!;
+  return (await addCapability(env, userId, capability)) ?? (await db(env).select().from(users).where(eq(users.id, userId)).get())!;
 }
 
 const mintBody = z.object({
@@ -154,13 +150,12 @@ voucherRoutes.patch("/vouchers/redeem", requireUser, valid("json", z.object({ co
   return c.json({ voucher: toVoucher(voucher), capabilities: user.capabilities });
 });
 
-const nickname = z.string().trim().min(2, "nickname must be at least 2 characters").max(30, "nickname must be at most 30 characters");
 // The catalogue has one message for any of the three missing; a present but malformed
 // value gets the precise reason instead.
 const voucherSignUpBody = requireFields(
   ["email", "password", "voucherCode"],
   MSG.voucherSignUpMissing,
-  z.object({ email: fields.email, password: fields.password, voucherCode: codeField("voucherCode"), nickname: nickname.optional() }),
+  z.object({ email: fields.email, password: fields.password, voucherCode: codeField("voucherCode"), nickname: fields.nickname.optional() }),
 );
 
 /**
