@@ -8,6 +8,8 @@
  *   room/playback.ts   the rotation, songs starting and stopping, the play outbox
  *   room/actions.ts    the stage actions clients send (seats, skip, votes, next song)
  *   room/library.ts    D1: DJ facts, the queue crate, recent plays, the likes crate
+ *   room/chat.ts       chat actions (chat-store.ts keeps the capped history)
+ *   room/moderation.ts bans and kicks at connect and after, role expiry, the owner
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway (`x-hangout-caller`, set by
@@ -28,12 +30,14 @@
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
-import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
+import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type ChatMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
 import { ROOM_ROLES, roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { CALLER_HEADER } from "../workers/room-connect";
 import { StageActions, type Caller } from "./room/actions";
+import { ChatActions } from "./room/chat";
+import { Moderation, roleKey } from "./room/moderation";
 import { djFacts } from "./room/library";
 import { Playback } from "./room/playback";
 import { Publisher, send } from "./room/publisher";
@@ -61,7 +65,6 @@ function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): T
 const userTag = (uuid: string) => `u:${uuid}`;
 /** A schedule key for one user's grace end. */
 const graceKey = (uuid: string) => `grace:${uuid}`;
-const roleKey = (uuid: string, role: string) => `role:${role}:${uuid}`;
 
 /** RPC input checks: the room-service is trusted, but a wrong call must fail loudly, not corrupt. */
 const roleArgs = z.object({
@@ -79,6 +82,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #publisher: Publisher<Caller>;
   readonly #playback: Playback;
   readonly #actions: StageActions;
+  readonly #chat: ChatActions;
+  readonly #moderation: Moderation;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -86,6 +91,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#publisher = new Publisher<Caller>(ctx, this.#store, () => this.getConnections<Caller>());
     this.#playback = new Playback(env, this.#store, this.#publisher, () => this.#rearm(), (uuid, m) => this.#sendTo(uuid, m));
     this.#actions = new StageActions(env, this.#store, this.#publisher, this.#playback);
+    this.#chat = new ChatActions(this.#store, this.#publisher);
+    this.#moderation = new Moderation(this.#store, this.#publisher, this.#playback, this.#chat, (u) => this.getConnections(userTag(u)), (u, r, e) =>
+      this.setRole(u, r, e),
+    );
     // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
     void ctx.blockConcurrencyWhile(async () => this.#boot());
   }
@@ -119,10 +128,13 @@ export class Room extends Server<Env & Cloudflare.Env> {
       return;
     }
     const { uuid, type, roles } = parsed.data;
+    const refused = this.#moderation.entryRefusal(uuid);
+    if (refused) return this.#moderation.refuse(connection, refused);
     const user = type === "user" || type === "bot";
     // Read once per connection: the token says neither whether the e-mail is verified nor
     // whether the user subscribes, and the seat rule needs both.
-    const facts = user ? await djFacts(this.env, uuid).catch(() => ({ emailVerified: false, pro: false })) : { emailVerified: false, pro: false };
+    const none = { emailVerified: false, pro: false, profile: null };
+    const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
     connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
     if (type !== "ghost") {
@@ -159,15 +171,45 @@ export class Room extends Server<Env & Cloudflare.Env> {
       case "removeDj":
         error = this.#actions.removeDj(who, msg);
         break;
-      case "skipSong":
+      case "skipSong": {
+        const dj = this.#store.playing()?.dj_uuid;
         error = this.#actions.skipSong(who);
+        if (!error && dj !== who.uuid) this.#chat.roomMessage("The song was skipped by a moderator.");
         break;
+      }
       case "voteOnSong":
         error = this.#actions.voteOnSong(who, msg);
         break;
       case "updateNextSong":
         error = this.#actions.updateNextSong(who, msg);
         break;
+      case "sendChat":
+        error = this.#chat.send(who, who.profile, msg);
+        break;
+      case "reactChat":
+        error = this.#chat.react(who, who.profile, msg);
+        break;
+      case "editChat":
+        error = this.#chat.edit(who, who.profile, msg);
+        break;
+      case "deleteChat":
+        error = this.#chat.delete(who, msg);
+        break;
+      case "loadChat":
+        return this.#send(connection, { name: "chatHistory", params: { messages: this.#chat.page(msg.before ?? null, msg.limit), before: msg.before ?? null } });
+      case "kickUser":
+        error = this.#moderation.kickRefusal(who, msg.userUuid);
+        if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
+        break;
+      case "playOneTimeAnimation": {
+        if (who.tokenType === "ghost") error = "Ghost connections cannot do that.";
+        else if (!this.#chat.limiter.allow(`animation:${who.uuid}`)) error = "You are sending animations too fast; wait a few seconds.";
+        else {
+          const text = JSON.stringify({ name: "playedOneTimeAnimation", params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null } } satisfies ServerMessage);
+          for (const c of this.getConnections<Caller>()) if (c.state) send(c, text);
+        }
+        break;
+      }
       default:
         return assertNever(msg);
     }
@@ -189,6 +231,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #socketGone(connection: Connection<Caller>) {
     const who = connection.state;
     if (!who || who.tokenType === "ghost" || this.#hasSocket(who.uuid, connection.id)) return;
+    if (!this.#store.user(who.uuid)) return; // kicked or banned: already removed
     const now = Date.now();
     this.#store.markDisconnected(who.uuid, now);
     this.#store.schedule(graceKey(who.uuid), now + GRACE_MS);
@@ -208,7 +251,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       else if (key === "advance") void this.#playback.advance();
       else if (key === "outbox") void this.#playback.retryOutbox();
       else if (key.startsWith("grace:")) this.#graceEnded(key.slice("grace:".length));
-      else if (key.startsWith("role:")) this.#roleExpired();
+      else if (key.startsWith("role:")) this.#moderation.roleExpired(key);
       else console.error(`room ${this.name}: unknown schedule entry ${key}`);
     }
     this.#rearm();
@@ -221,11 +264,6 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#store.deleteUser(uuid);
     this.#publisher.mark(PEOPLE_KEYS, "userLeft");
     this.#playback.removeFromStage(uuid, "userLeft");
-  }
-
-  #roleExpired() {
-    this.#store.deleteExpiredRoles(Date.now());
-    this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }
 
   /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
@@ -267,7 +305,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     if (a.expirationTime !== null) this.#store.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
     else this.#store.unschedule(roleKey(a.userUuid, a.role));
     this.#rearm();
-    if ((a.role === "djDisabled" || a.role === "banned") && this.#store.djs().some((d) => d.uuid === a.userUuid)) {
+    if (a.role === "banned" && (a.expirationTime === null || a.expirationTime > Date.now())) this.#moderation.eject(a.userUuid, "banned");
+    if (a.role === "djDisabled" && this.#store.djs().some((d) => d.uuid === a.userUuid)) {
       this.#playback.removeFromStage(a.userUuid, "updatedRoomSettings");
     }
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
@@ -280,6 +319,24 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#rearm();
     if (removed) this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
     return removed;
+  }
+
+  /** Takes a user out for 5 minutes (the room-service's kick, or a moderator's). */
+  kickUser(userUuid: string, reason: string, byUuid: string | null): boolean {
+    return this.#moderation.kick(z.string().min(1).max(64).parse(userUuid), z.string().max(300).parse(reason ?? ""), byUuid);
+  }
+
+  /** Makes `newOwnerUuid` the only owner (settings and role rows). */
+  changeOwner(newOwnerUuid: string): void {
+    const uuid = z.string().min(1).max(64).parse(newOwnerUuid);
+    for (const r of this.#store.roles(0)) if (r.role === "owner" && r.user_uuid !== uuid) this.#store.removeRole(r.user_uuid, "owner");
+    this.#store.setSettings({ ...this.#store.settings(), ownerUuid: uuid });
+    this.setRole(uuid, "owner", null);
+  }
+
+  /** Chat history before the message `before` (or the newest), oldest first, at most 50. */
+  getChat(before: string | null = null, limit = 50): ChatMessage[] {
+    return this.#chat.page(before, limit);
   }
 
   /**

@@ -81,9 +81,59 @@ const voteOnSong = z.object({
 /** What a DJ shows as their next song (null clears it). */
 const updateNextSong = z.object({ action: z.literal("updateNextSong"), song: clientSong.nullable() });
 
-// playOneTimeAnimation and chat join this union as their issues land; the room's switch
-// then fails to type-check until it handles them.
-export const ClientMessage = z.discriminatedUnion("action", [joinRoom, ping, addDj, removeDj, skipSong, voteOnSong, updateNextSong]);
+/** Chat text: trimmed, at most 1000 characters, no control characters (a newline is allowed). */
+export const CHAT_MAX_CHARS = 1000;
+const chatText = z
+  .string()
+  .max(4 * CHAT_MAX_CHARS)
+  .trim()
+  .max(CHAT_MAX_CHARS)
+  // eslint-disable-next-line no-control-regex
+  .refine((t) => !/[\u0000-\u0009\u000B-\u001F\u007F]/.test(t), "no control characters");
+const messageId = z.string().min(1).max(64);
+/** A chat line; valid only with text, or with both an image and media (checked by the room). */
+const sendChat = z.object({
+  action: z.literal("sendChat"),
+  message: chatText.optional(),
+  imageUrls: z.array(z.string().max(2048).url()).max(4).optional(),
+  media: z.string().min(1).max(2048).optional(),
+  replyTo: messageId.optional(),
+  /** The sender's own id for its optimistic copy; echoed in the message. */
+  clientId: z.string().min(1).max(64),
+});
+/** Toggles the caller's reaction `emoji` on a message. */
+const reactChat = z.object({ action: z.literal("reactChat"), messageId, emoji: z.string().min(1).max(32) });
+/** The author's own text message, within 20 s of its date. */
+const editChat = z.object({ action: z.literal("editChat"), messageId, message: chatText.refine((t) => t.length > 0, "message is empty") });
+/** The author or a moderator. */
+const deleteChat = z.object({ action: z.literal("deleteChat"), messageId });
+/** Older history (before the message `before`), answered to this socket alone as `chatHistory`. */
+const loadChat = z.object({ action: z.literal("loadChat"), before: messageId.optional(), limit: z.number().int().min(1).max(50).default(50) });
+/** A moderator (room role) or a platform moderator takes a user out of the room for 5 minutes. */
+const kickUser = z.object({ action: z.literal("kickUser"), userUuid: z.string().min(1).max(64), reason: z.string().trim().max(300).optional() });
+/** A one-off animation every socket plays; nothing is stored. */
+const playOneTimeAnimation = z.object({
+  action: z.literal("playOneTimeAnimation"),
+  animation: z.enum(["emoji", "jump"]),
+  emoji: z.string().min(1).max(32).optional(),
+});
+
+export const ClientMessage = z.discriminatedUnion("action", [
+  joinRoom,
+  ping,
+  addDj,
+  removeDj,
+  skipSong,
+  voteOnSong,
+  updateNextSong,
+  sendChat,
+  reactChat,
+  editChat,
+  deleteChat,
+  loadChat,
+  kickUser,
+  playOneTimeAnimation,
+]);
 export type ClientMessage = z.infer<typeof ClientMessage>;
 export type ClientAction = ClientMessage["action"];
 
@@ -167,6 +217,33 @@ export interface RoomState {
   vibeMeter: number;
   /** The room's settings (the room-service pushes them) plus its live roles. */
   settings: RoomSettings & { roomRoles: RoomRoleEntry[] };
+  /** The last 50 chat messages, oldest first; older ones come from `loadChat`. */
+  chat: ChatMessage[];
+}
+
+/** A chat message (seed 001 "Chat message"); `uuid` equals `id` so lists diff by identity. */
+export interface ChatMessage {
+  id: string;
+  uuid: string;
+  type: "user" | "room";
+  message: string | null;
+  userUuid: string | null;
+  userName: string | null;
+  avatarId: string | null;
+  color: string | null;
+  badges: string[];
+  /** Epoch ms (server time). */
+  date: number;
+  /** The id of the message this one answers, or null. */
+  replyTo: string | null;
+  /** emoji to the uuids of users who reacted with it. */
+  reactions: Record<string, string[]>;
+  imageUrls: string[];
+  media: string | null;
+  /** Links on the song hosts, for the client to resolve through the song-data API. */
+  songs: { link: string }[];
+  clientId: string | null;
+  edited: boolean;
 }
 
 // ---- server to client ----------------------------------------------------------------------
@@ -184,7 +261,7 @@ export interface RoomStateMessage {
  * Stateful message names. Changes inside one tick leave as one frame, named after the
  * first change of the tick (a vote storm is a few `votedOnSong` frames).
  */
-export const STATEFUL_MESSAGE_NAMES = ["userJoined", "userLeft", "addedDj", "removedDj", "playedSong", "updatedNextSong", "votedOnSong", "updatedRoomSettings"] as const;
+export const STATEFUL_MESSAGE_NAMES = ["userJoined", "userLeft", "addedDj", "removedDj", "playedSong", "updatedNextSong", "votedOnSong", "updatedRoomSettings", "updatedChat"] as const;
 export type StatefulMessageName = (typeof STATEFUL_MESSAGE_NAMES)[number];
 
 /** A change to the state: apply `statePatch` to the state at `seq - 1`. */
@@ -198,7 +275,10 @@ export interface StatefulMessage {
 export type StatelessMessage =
   | { name: "pong"; params: { clientTime: number; serverTime: number } }
   | { name: "error"; params: { message: string; action?: ClientAction } }
-  | { name: "kickedFromRoom"; params: Record<string, never> }
+  | { name: "kickedFromRoom"; params: { reason: string } }
+  | { name: "playedOneTimeAnimation"; params: { userUuid: string; animation: "emoji" | "jump"; emoji: string | null } }
+  /** The answer to `loadChat`: older messages, oldest first (empty: no more). */
+  | { name: "chatHistory"; params: { messages: ChatMessage[]; before: string | null } }
   /** The room's live state was cleared: rejoin after a random delay below `rejoinWithinMs`. */
   | { name: "roomReset"; params: { rejoinWithinMs: number } }
   /** To the DJ whose song is next, as the song before theirs starts. */
@@ -208,3 +288,5 @@ export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessag
 
 /** Close code the room uses when a connection arrives without a verified caller. */
 export const CLOSE_UNAUTHORIZED = 4001;
+/** Close code for a banned or kicked user (after `kickedFromRoom`). */
+export const CLOSE_KICKED = 4003;

@@ -31,6 +31,9 @@ export const roomSettingsSchema = z.object({
   type: z.enum(ROOM_TYPES).default("PUBLIC"),
   design: z.enum(ROOM_DESIGNS).default("CLUB"),
   hasChat: z.boolean().default(true),
+  /** Shown to clients; the password itself is checked by the REST join, never by the object. */
+  isPasswordProtected: z.boolean().default(false),
+  isGuestPasswordProtected: z.boolean().default(false),
   isLive: z.boolean().default(true),
   liveAudio: z.boolean().default(false),
   pinnedMessages: z.array(z.object({ id: z.string(), message: z.string(), pinnedBy: z.string(), pinnedAt: z.number() })).default([]),

@@ -100,6 +100,7 @@ describe("Room: connecting", () => {
       nowPlaying: null,
       voteCounts: { likes: 0, dislikes: 0, stars: 0 },
       vibeMeter: 0,
+      chat: [],
     } satisfies Omit<RoomState, "settings">);
     // Until the room-service pushes settings, the defaults, with the object's name as slug.
     expect(settings).toMatchObject({ slug: room, uuid: room, numberOfDjs: 5, djType: "EVERYONE", roomRoles: [] });

@@ -180,3 +180,13 @@ export async function runAlarm(room: string) {
   await vi.waitFor(async () => expect(await runDurableObjectAlarm(stub(room))).toBe(true), { timeout: 5000, interval: 20 });
 }
 export const endGrace = runAlarm;
+
+/** Opens a socket through the gateway without waiting for anything (a refused join). */
+export async function open(room: string, who: RoomPerson): Promise<RoomClient> {
+  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, { headers: { Upgrade: "websocket" } });
+  expect(res.status).toBe(101);
+  return new RoomClient(res.webSocket!);
+}
+
+/** A signed-up account that can chat (it has a D1 profile), as a RoomPerson. */
+export const chatter = () => account();

@@ -14,6 +14,7 @@ import type { ClientMessage } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import { queueLength, starToLikes } from "./library";
+import type { ChatProfile } from "./chat";
 import type { Playback } from "./playback";
 import type { Marks, NeedsState } from "./publisher";
 import type { RoomStore } from "./store";
@@ -26,6 +27,8 @@ export interface Caller extends NeedsState {
   roles: UserRole[];
   emailVerified: boolean;
   pro: boolean;
+  /** The chat identity read from D1 at connect (null: no account, or D1 failed). */
+  profile: ChatProfile | null;
 }
 
 export const MSG = {

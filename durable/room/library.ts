@@ -18,12 +18,19 @@ import type { Env } from "../../workers/env";
 import { moveSong, setCurrentPosition, addSong } from "../../workers/playlist-service/crate-positions";
 import { specialCrate } from "../../workers/playlist-service/crate-store";
 import { toCrateSongDto, type CrateSongDto } from "../../workers/songs/dto";
+import type { ChatProfile } from "./chat";
 import type { PlayRow } from "./store";
 
 /** Read at connect and kept with the connection: tokens carry neither fact. */
-export async function djFacts(env: Env, uuid: string): Promise<{ emailVerified: boolean; pro: boolean }> {
-  const row = await db(env).select({ v: users.emailVerified, s: users.subscriptionLevel }).from(users).where(eq(users.uuid, uuid)).get();
-  return { emailVerified: !!row?.v, pro: row?.s != null };
+export async function djFacts(env: Env, uuid: string): Promise<{ emailVerified: boolean; pro: boolean; profile: ChatProfile | null }> {
+  const row = await db(env)
+    .select({ v: users.emailVerified, s: users.subscriptionLevel, name: users.nickname, avatarId: users.avatarId, color: users.color, badges: users.badges })
+    .from(users)
+    .where(eq(users.uuid, uuid))
+    .get();
+  // The chat identity; a user without an avatar shows the default one.
+  const profile = row ? { name: row.name, avatarId: row.avatarId ?? "default", color: row.color, badges: [...row.badges] } : null;
+  return { emailVerified: !!row?.v, pro: row?.s != null, profile };
 }
 
 const queueOf = (env: Env, userUuid: string) =>

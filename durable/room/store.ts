@@ -16,6 +16,7 @@
  *   decides and writes without an `await` in between is never interleaved.
  */
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
+import { ChatStore } from "./chat-store";
 import type { ClientSong, NowPlaying, StatefulMessageName, TokenRole, VoteCounts } from "../../shared/protocol";
 
 export const GRACE_MS = 30_000;
@@ -70,6 +71,9 @@ export type ScheduleRow = {
 type Sql = SqlStorage;
 
 export class RoomStore {
+  /** The chat history (room_chat). */
+  readonly chat: ChatStore;
+
   constructor(
     private readonly sql: Sql,
     private readonly roomName: () => string,
@@ -96,6 +100,7 @@ export class RoomStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_published (key TEXT PRIMARY KEY, json TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`);
+    this.chat = new ChatStore(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------

@@ -14,10 +14,11 @@ import type { RoomDj, RoomRole, RoomRoleEntry, RoomState, RoomUser } from "../..
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
+import { CHAT_IN_STATE } from "./chat-store";
 import type { RoomStore, UserRow } from "./store";
 
 export type StateKey = keyof RoomState;
-export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "nowPlaying", "voteCounts", "vibeMeter", "settings"];
+export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "nowPlaying", "voteCounts", "vibeMeter", "settings", "chat"];
 /** Keys that depend on who is present, seated or holding a role. */
 export const PEOPLE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs"];
 
@@ -111,6 +112,8 @@ export class RoomView {
       }
       case "settings":
         return { ...this.settings, roomRoles: this.roles };
+      case "chat":
+        return this.store.chat.page(null, CHAT_IN_STATE);
       default:
         return assertNever(key);
     }

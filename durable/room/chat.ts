@@ -1,0 +1,208 @@
+/**
+ * Chat actions (seed 001 "Chat message", Validation rules): send, react, edit, delete, and
+ * the history pages. Each answers an error message (sent to that socket alone, nothing
+ * changed) or null when it succeeded.
+ *
+ * Invariants:
+ * - A message is valid only with text, or with both an image and media; a user message
+ *   carries the sender's uuid, name and avatar (read from D1 at connect, kept in the
+ *   connection state). Guests, ghosts and users without a profile cannot chat.
+ * - Chat is refused while the room has no chat or the user holds chatDisabled in force
+ *   (no expiry or a future one); the alarm removes an expired role (room.ts).
+ * - Only the author edits, only a text message, only while `now - date < 20 s`; `now`
+ *   comes from the injected clock so tests can move it.
+ * - 5 messages per 5 s per user; the window is in memory (an object that hibernated was
+ *   idle, so a reset window gives nothing away). Animations have their own window.
+ * - Every change marks `chat` in the publisher: clients see it as a patch on /chat.
+ */
+import type { ChatMessage, ClientMessage } from "../../shared/protocol";
+import type { Marks } from "./publisher";
+import type { RoomStore } from "./store";
+import { RoomView } from "./view";
+import type { Who } from "./actions";
+
+export const EDIT_WINDOW_MS = 20_000;
+export const RATE_COUNT = 5;
+export const RATE_WINDOW_MS = 5_000;
+
+const SONG_HOSTS = ["apple", "audius", "napster", "soundcloud", "spotify", "youtube", "youtu.be", "pandora", "deezer", "tidal", "amazon", "yandex", "spinrilla"];
+
+export const CHAT_MSG = {
+  noChat: "Chat is turned off in this room.",
+  guest: "Guests cannot chat.",
+  noProfile: "Your profile could not be read; reconnect to chat.",
+  disabled: "Chat is disabled for you in this room.",
+  invalid: "A message needs text, or both an image and media.",
+  rate: "You are sending messages too fast; wait a few seconds.",
+  notFound: "That message does not exist.",
+  notAuthor: "Only the author can edit a message.",
+  notText: "Only a text message can be edited.",
+  tooLate: "A message can only be edited within 20 seconds.",
+  notAllowed: "Only the author or a moderator can delete a message.",
+} as const;
+
+type Act<A extends ClientMessage["action"]> = Extract<ClientMessage, { action: A }>;
+
+/** The chat identity read from D1 at connect. */
+export interface ChatProfile {
+  readonly name: string;
+  readonly avatarId: string;
+  readonly color: string;
+  readonly badges: readonly string[];
+}
+
+/** Links whose host names a song provider (the client resolves them; the room never calls providers). */
+export function songLinks(text: string | null): { link: string }[] {
+  if (!text) return [];
+  const out: { link: string }[] = [];
+  for (const raw of text.match(/https?:\/\/[^\s<>"]+/g) ?? []) {
+    let host: string;
+    try {
+      host = new URL(raw).hostname.toLowerCase();
+    } catch {
+      continue;
+    }
+    if (SONG_HOSTS.some((h) => host.includes(h)) && !out.some((o) => o.link === raw)) out.push({ link: raw });
+  }
+  return out.slice(0, 5);
+}
+
+/** A sliding-window limiter: `allow` records the event when it answers true. */
+export class RateLimiter {
+  #hits = new Map<string, number[]>();
+  constructor(private readonly now: () => number) {}
+  allow(key: string): boolean {
+    const t = this.now();
+    const recent = (this.#hits.get(key) ?? []).filter((x) => x > t - RATE_WINDOW_MS);
+    if (recent.length >= RATE_COUNT) {
+      this.#hits.set(key, recent);
+      return false;
+    }
+    recent.push(t);
+    this.#hits.set(key, recent);
+    return true;
+  }
+}
+
+export class ChatActions {
+  readonly limiter: RateLimiter;
+
+  constructor(
+    private readonly store: RoomStore,
+    private readonly publisher: Marks,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.limiter = new RateLimiter(now);
+  }
+
+  /** Why `who` may not chat now, or null. */
+  #refusal(who: Who, profile: ChatProfile | null): string | null {
+    const view = new RoomView(this.store, this.now());
+    if (!view.settings.hasChat) return CHAT_MSG.noChat;
+    if (who.tokenType === "guest" || who.tokenType === "ghost") return CHAT_MSG.guest;
+    if (!profile) return CHAT_MSG.noProfile;
+    if (view.rolesOf(who.uuid).has("chatDisabled") || view.rolesOf(who.uuid).has("banned")) return CHAT_MSG.disabled;
+    return null;
+  }
+
+  send(who: Who, profile: ChatProfile | null, msg: Act<"sendChat">): string | null {
+    const refused = this.#refusal(who, profile);
+    if (refused) return refused;
+    const text = msg.message ? msg.message : null;
+    const images = msg.imageUrls ?? [];
+    if (!text && !(images.length && msg.media)) return CHAT_MSG.invalid;
+    if (msg.replyTo && !this.store.chat.get(msg.replyTo)) return CHAT_MSG.notFound;
+    if (!this.limiter.allow(`chat:${who.uuid}`)) return CHAT_MSG.rate;
+    const id = crypto.randomUUID();
+    this.store.chat.add({
+      id,
+      uuid: id,
+      type: "user",
+      message: text,
+      userUuid: who.uuid,
+      userName: profile!.name,
+      avatarId: profile!.avatarId,
+      color: profile!.color,
+      badges: [...profile!.badges],
+      date: this.now(),
+      replyTo: msg.replyTo ?? null,
+      reactions: {},
+      imageUrls: images,
+      media: msg.media ?? null,
+      songs: songLinks(text),
+      clientId: msg.clientId,
+      edited: false,
+    });
+    this.publisher.mark(["chat"], "updatedChat");
+    return null;
+  }
+
+  /** A message from the room itself (a kick, a moderator's skip). */
+  roomMessage(text: string) {
+    const id = crypto.randomUUID();
+    this.store.chat.add({
+      id,
+      uuid: id,
+      type: "room",
+      message: text,
+      userUuid: null,
+      userName: null,
+      avatarId: null,
+      color: null,
+      badges: [],
+      date: this.now(),
+      replyTo: null,
+      reactions: {},
+      imageUrls: [],
+      media: null,
+      songs: [],
+      clientId: null,
+      edited: false,
+    });
+    this.publisher.mark(["chat"], "updatedChat");
+  }
+
+  react(who: Who, profile: ChatProfile | null, msg: Act<"reactChat">): string | null {
+    const refused = this.#refusal(who, profile);
+    if (refused) return refused;
+    const m = this.store.chat.get(msg.messageId);
+    if (!m) return CHAT_MSG.notFound;
+    const list = m.reactions[msg.emoji] ?? [];
+    const next = list.includes(who.uuid) ? list.filter((u) => u !== who.uuid) : [...list, who.uuid];
+    if (next.length) m.reactions[msg.emoji] = next;
+    else delete m.reactions[msg.emoji];
+    this.store.chat.put(m);
+    this.publisher.mark(["chat"], "updatedChat");
+    return null;
+  }
+
+  edit(who: Who, profile: ChatProfile | null, msg: Act<"editChat">): string | null {
+    const refused = this.#refusal(who, profile);
+    if (refused) return refused;
+    const m = this.store.chat.get(msg.messageId);
+    if (!m) return CHAT_MSG.notFound;
+    if (m.type !== "user" || m.userUuid !== who.uuid) return CHAT_MSG.notAuthor;
+    if (m.message === null || m.imageUrls.length || m.media) return CHAT_MSG.notText;
+    if (this.now() - m.date >= EDIT_WINDOW_MS) return CHAT_MSG.tooLate;
+    m.message = msg.message;
+    m.songs = songLinks(msg.message);
+    m.edited = true;
+    this.store.chat.put(m);
+    this.publisher.mark(["chat"], "updatedChat");
+    return null;
+  }
+
+  delete(who: Who, msg: Act<"deleteChat">): string | null {
+    const m = this.store.chat.get(msg.messageId);
+    if (!m) return CHAT_MSG.notFound;
+    if (m.userUuid !== who.uuid && !new RoomView(this.store, this.now()).isStageModerator(who.uuid, who.roles)) return CHAT_MSG.notAllowed;
+    this.store.chat.delete(m.id);
+    this.publisher.mark(["chat"], "updatedChat");
+    return null;
+  }
+
+  /** Older history, oldest first. */
+  page(before: string | null, limit: number): ChatMessage[] {
+    return this.store.chat.page(before, Math.max(1, Math.min(50, limit)));
+  }
+}
