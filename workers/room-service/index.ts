@@ -5,11 +5,18 @@ import { roomListRoutes } from "./room-lists";
 import { roomLiveRoutes } from "./room-live";
 import { roomPosterRoutes } from "./room-poster";
 import { roomRoutes } from "./rooms";
+import { roomPlayedRoutes } from "./room-played";
+import { roomRoleRoutes } from "./room-roles";
+import { roomServiceListRoutes } from "./room-service-lists";
 
 /** The room-service: rooms (D1) and the REST side of the live Room objects. */
 export const roomService = serviceApp("room-service");
 // Fixed paths (/rooms/public, /rooms/favorites, /rooms/poster/..., /rooms/admin/...) go
 // before rooms.ts, whose /rooms/{id} would otherwise take them for a slug.
+// Moderation, played time and the service/Discord/per-user lists: fixed paths, mounted first.
+roomService.route("/", roomRoleRoutes);
+roomService.route("/", roomPlayedRoutes);
+roomService.route("/", roomServiceListRoutes);
 for (const routes of [roomListRoutes, roomFavoriteRoutes, roomPosterRoutes, roomAdminRoutes, roomLiveRoutes, roomRoutes]) {
   roomService.route("/", routes);
 }
