@@ -1,5 +1,5 @@
 import { Form, Link, NavLink, useLocation } from "@remix-run/react";
-import { Library, ListMusic, LogOut, Search, ShieldCheck, Upload, UserRound } from "lucide-react";
+import { Library, ListMusic, LogOut, Radio, Search, ShieldCheck, Upload, UserRound } from "lucide-react";
 import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
 import { Avatar } from "./Avatar";
@@ -67,6 +67,7 @@ export function LanguageSwitch() {
 
 /** The music pages a signed-in listener moves between. */
 const MUSIC_NAV: { to: string; label: MessageKey; icon: typeof Search; testId: string }[] = [
+  { to: "/rooms", label: "nav.rooms", icon: Radio, testId: "nav-rooms" },
   { to: "/search", label: "nav.search", icon: Search, testId: "nav-search" },
   { to: "/crates", label: "nav.crates", icon: Library, testId: "nav-crates" },
   { to: "/queue", label: "nav.queue", icon: ListMusic, testId: "nav-queue" },
@@ -179,6 +180,10 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
                 {t("nav.guest")}
               </span>
               <div className="flex shrink-0 items-center gap-1 sm:gap-2">
+                <Link to="/rooms" className={button("ghost")} data-testid="nav-rooms">
+                  <Radio aria-hidden className="size-4" />
+                  <span className="max-sm:sr-only">{t("nav.rooms")}</span>
+                </Link>
                 <Link to="/login" className={button("ghost")}>
                   {t("nav.login")}
                 </Link>

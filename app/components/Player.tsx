@@ -19,6 +19,11 @@ export interface PlayOptions {
   startAt?: number;
   /** The list the song was picked from, so next and previous work. */
   list?: AnySong[];
+  /**
+   * The token for this song's playlist call when it is not the signed-in user's: a room
+   * visitor's guest token (the playlist answers any token; signed-out pages have none).
+   */
+  token?: string | null;
 }
 
 /** A message to show: a dictionary key, or text the server sent. */
@@ -60,6 +65,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   const token = root?.token ?? null;
   const tokenRef = useRef(token);
   tokenRef.current = token;
+  /** A token given with `play` (a room's guest token); the user's own otherwise. */
+  const playTokenRef = useRef<string | null>(null);
   const audioRef = useRef<HTMLAudioElement>(null);
   const hlsRef = useRef<HlsType | null>(null);
   const blobRef = useRef<string | null>(null);
@@ -132,7 +139,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
           const hls = new Hls({
             startPosition: begin > 0 ? begin : -1,
             xhrSetup: (xhr, url) => {
-              if (url.includes("/hls-playlist") && tokenRef.current) xhr.setRequestHeader("Authorization", `Bearer ${tokenRef.current}`);
+              const tok = tokenRef.current ?? playTokenRef.current;
+              if (url.includes("/hls-playlist") && tok) xhr.setRequestHeader("Authorization", `Bearer ${tok}`);
             },
           });
           hlsRef.current = hls;
@@ -154,7 +162,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
         } else if (audio.canPlayType("application/vnd.apple.mpegurl")) {
           // Native HLS cannot add a header: fetch the playlist with the token and hand the
           // browser a copy whose (signed) URLs are made absolute.
-          const res = await fetch(pick.url, { headers: tokenRef.current ? { Authorization: `Bearer ${tokenRef.current}` } : {} });
+          const tok = tokenRef.current ?? playTokenRef.current;
+          const res = await fetch(pick.url, { headers: tok ? { Authorization: `Bearer ${tok}` } : {} });
           const text = await res.text();
           if (id !== loadId.current) return;
           if (!res.ok) {
@@ -187,6 +196,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   const play = useCallback(
     (s: AnySong, opts: PlayOptions = {}) => {
       if (opts.list) setList(opts.list);
+      if (opts.token !== undefined) playTokenRef.current = opts.token;
       const audio = audioRef.current;
       const current = songRef.current;
       // Same song and same stream: not replayed (seed 001); resume, or seek to the new offset.

@@ -1,0 +1,66 @@
+import type { RoomDesign } from "../../shared/rooms";
+import type { RoomDto } from "../../workers/room-service/room-dto";
+
+export type { RoomDto };
+export { ROOM_DESIGNS, DJ_TYPES, type RoomDesign, type DjType } from "../../shared/rooms";
+
+/** Where the room-service answers (DESIGN.md, "Gateway paths"). */
+export const ROOM_SERVICE = "/api/room-service";
+/** Favourites live under the room-service's `/api/v1` prefix. */
+export const ROOM_FAVORITES = `${ROOM_SERVICE}/api/v1/room-favorites`;
+
+/** What `POST /rooms/{id}/join` answers: everything the socket needs. */
+export interface JoinInfo {
+  roomUuid: string;
+  slug: string;
+  partyPath: string;
+  settings: { numberOfDjs: number; design: RoomDesign; name: string; hasChat: boolean; djType: string; ownerUuid: string | null };
+}
+
+export interface Palette {
+  /** The backdrop: a CSS background (gradients over the page's dark ink). */
+  backdrop: string;
+  /** The lit colour: current DJ ring, progress, buttons. */
+  accent: string;
+  /** A second colour for glows. */
+  glow: string;
+}
+
+/**
+ * Each room design's look (seed 001: the design picks the backdrop). Colours are picked so
+ * white text on the backdrop keeps AA contrast (every stop is dark at the text's height).
+ */
+export const DESIGN_PALETTES: Record<RoomDesign, Palette> = {
+  BARN: { backdrop: "radial-gradient(120% 80% at 50% 0%, #6b3a1f 0%, #2a160c 55%, #120a06 100%)", accent: "#f4a259", glow: "#c8553d" },
+  BARN_UA: { backdrop: "linear-gradient(180deg, #0b3d91 0%, #0b2a5e 45%, #3a3208 80%, #141006 100%)", accent: "#ffd500", glow: "#005bbb" },
+  CHAT_ONLY: { backdrop: "linear-gradient(160deg, #1f2440 0%, #13162a 60%, #0b0d18 100%)", accent: "#9aa8ff", glow: "#562df9" },
+  CLUB: { backdrop: "radial-gradient(120% 90% at 20% 0%, #5a1a8c 0%, #250b45 45%, #0b0615 100%)", accent: "#ff4fa3", glow: "#562df9" },
+  CLUB_UA: { backdrop: "radial-gradient(120% 90% at 80% 0%, #0057b7 0%, #10254d 50%, #0a0c14 100%)", accent: "#ffd700", glow: "#0057b7" },
+  FERRY_BUILDING: { backdrop: "linear-gradient(180deg, #274060 0%, #1b2a3f 50%, #0d141f 100%)", accent: "#ffb366", glow: "#5c9ead" },
+  FESTIVAL: { backdrop: "radial-gradient(140% 90% at 50% 0%, #b33a3a 0%, #5d1f5e 40%, #1a0d26 100%)", accent: "#ffd166", glow: "#ef476f" },
+  STADIUM: { backdrop: "radial-gradient(120% 70% at 50% 0%, #1f6f4a 0%, #0f3a2a 45%, #07140f 100%)", accent: "#7cf29c", glow: "#e0f7ff" },
+  THEATER: { backdrop: "radial-gradient(110% 80% at 50% 0%, #7a0e1e 0%, #3d0710 50%, #140307 100%)", accent: "#f5c04a", glow: "#b3122e" },
+  TOMORROWLAND: { backdrop: "radial-gradient(130% 90% at 50% 0%, #3b2f8f 0%, #1d1650 45%, #090720 100%)", accent: "#3ee0ff", glow: "#b388ff" },
+  UNDERGROUND: { backdrop: "linear-gradient(180deg, #2b2b2b 0%, #161616 55%, #080808 100%)", accent: "#39ff14", glow: "#ff3131" },
+  YACHT: { backdrop: "linear-gradient(180deg, #0f5e8c 0%, #0a3a5c 45%, #061c2c 100%)", accent: "#ffe8a3", glow: "#4fd1ff" },
+};
+
+export const paletteOf = (design: string | null | undefined): Palette => DESIGN_PALETTES[(design as RoomDesign) ?? "CLUB"] ?? DESIGN_PALETTES.CLUB;
+
+/**
+ * Where a song starts in the room (DESIGN.md, "Playback"): duration minus the time left
+ * until endTime, never below zero (nor past the end).
+ */
+export function startOffsetSeconds(np: { startTime: number; endTime: number; song: { duration?: number | null } }, serverNow: number): number {
+  const duration = np.song.duration ?? (np.endTime - np.startTime) / 1000;
+  const at = duration - (np.endTime - serverNow) / 1000;
+  return Math.max(0, Math.min(duration, at));
+}
+
+/** A public profile, as `GET /users/profiles` gives it (the fields the room shows). */
+export interface RoomProfile {
+  uuid: string;
+  nickname: string;
+  color: string | null;
+  profilePicture: string | null;
+}

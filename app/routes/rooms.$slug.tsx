@@ -1,0 +1,600 @@
+import { data, type LoaderFunctionArgs, type MetaArgs } from "@remix-run/cloudflare";
+import { Link, useLoaderData } from "@remix-run/react";
+import { ArrowLeft, Headphones, Loader2, LogIn, LogOut, MessageCircle, Music2, Play, SkipForward, Users, WifiOff, X } from "lucide-react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { Artwork } from "~/components/Artwork";
+import { usePlayer } from "~/components/Player";
+import { ChatPanel } from "~/components/room/ChatPanel";
+import { Seat, SeatIcon, UserAvatar, VibeMeter, VoteButton } from "~/components/room/RoomParts";
+import { useToast } from "~/components/Toaster";
+import { button } from "~/components/ui";
+import { translate, useT, type Locale } from "~/i18n";
+import { callApi, userApi } from "~/lib/api.server";
+import { apiRequest } from "~/lib/api.client";
+import { errorText } from "~/lib/errors";
+import { paletteOf, ROOM_SERVICE, startOffsetSeconds, type JoinInfo, type RoomDto, type RoomProfile } from "~/lib/rooms";
+import { formatDuration, uploadStream } from "~/lib/songs";
+import { getSession } from "~/lib/session.server";
+import { useRoom, type RoomConnection } from "~/lib/useRoom";
+import type { RoomState, RoomUser, VoteCounts } from "../../shared/protocol";
+
+/**
+ * The room (issue 4, "Web pages"; UI.md, "The room is the product"): the server renders the
+ * room from REST (the stage's seats, name, design) and the browser fills it from the live
+ * socket, so nothing jumps when it connects.
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const session = await getSession(args);
+  let token = session.token;
+  let me: { uuid: string; nickname: string; guest: boolean } | null = session.user ? { uuid: session.user.uuid, nickname: session.user.nickname, guest: false } : null;
+  if (!token) {
+    // Signed-out visitors listen with a guest token (they never DJ).
+    const g = await userApi<{ token: string; user: { uuid: string; nickname: string } }>(args, "/auth/guest");
+    if (g.ok) {
+      token = g.data.token;
+      me = { uuid: g.data.user.uuid, nickname: g.data.user.nickname, guest: true };
+    }
+  }
+  const slug = encodeURIComponent(args.params.slug ?? "");
+  const room = await callApi<RoomDto>(args, `${ROOM_SERVICE}/rooms/${slug}`, { token });
+  if (!room.ok) throw data({ message: room.generic ? null : room.message }, { status: room.status === 400 ? 404 : room.status });
+  const join = await callApi<JoinInfo>(args, `${ROOM_SERVICE}/rooms/${slug}/join`, { method: "POST", json: {}, token });
+  return data({
+    room: room.data,
+    join: join.ok ? join.data : null,
+    joinError: join.ok ? null : { status: join.status, message: join.message, generic: join.generic },
+    token,
+    me,
+  });
+}
+
+export const meta = ({ data: d, matches }: MetaArgs<typeof loader>) => {
+  const locale = ((matches.find((m) => m.id === "root")?.data as { locale?: Locale } | undefined)?.locale ?? "en") as Locale;
+  return [{ title: translate(locale, "room.pageTitle", { name: d?.room?.name ?? "" }) }];
+};
+
+type Counts = VoteCounts;
+const ZERO: Counts = { likes: 0, dislikes: 0, stars: 0 };
+
+/** Public profiles for the uuids on screen, batched 150 a call, each asked once. */
+function useProfiles(uuids: string[], token: string | null) {
+  const [profiles, setProfiles] = useState<Record<string, RoomProfile>>({});
+  const asked = useRef(new Set<string>());
+  const key = uuids.join(",");
+  useEffect(() => {
+    if (!token) return;
+    const missing = uuids.filter((u) => !asked.current.has(u));
+    if (!missing.length) return;
+    missing.forEach((u) => asked.current.add(u));
+    for (let i = 0; i < missing.length; i += 150) {
+      const batch = missing.slice(i, i + 150);
+      apiRequest<RoomProfile[]>(`/api/user-service/users/profiles?users=${batch.join(",")}`, { token })
+        .then((list) => setProfiles((p) => ({ ...p, ...Object.fromEntries(list.map((x) => [x.uuid, x])) })))
+        .catch(() => batch.forEach((u) => asked.current.delete(u)));
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, token]);
+  return profiles;
+}
+
+/** Re-renders every `ms` while `on`. */
+function useTick(ms: number, on: boolean) {
+  const [, set] = useState(0);
+  useEffect(() => {
+    if (!on) return;
+    const id = setInterval(() => set((n) => n + 1), ms);
+    return () => clearInterval(id);
+  }, [ms, on]);
+}
+
+export default function RoomPage() {
+  const { room, join, joinError, token, me } = useLoaderData<typeof loader>();
+  const t = useT();
+  const toast = useToast();
+  const palette = paletteOf(join?.settings.design ?? room.design);
+  const conn = useRoom(join?.partyPath ?? null, token, me?.uuid ?? null);
+  const { state, status } = conn;
+
+  // Errors the room sends back: seat and skip errors inline, vote errors roll back (below).
+  const [stageError, setStageError] = useState<string | null>(null);
+  const [seatPending, setSeatPending] = useState(false);
+  useEffect(() => {
+    if (!conn.error) return;
+    if (conn.error.action === "addDj" || conn.error.action === "removeDj" || conn.error.action === "skipSong") {
+      setStageError(conn.error.message);
+      setSeatPending(false);
+    } else if (conn.error.action !== "voteOnSong") {
+      toast.error(conn.error.message);
+    }
+  }, [conn.error, toast]);
+
+  const djs = state?.djs ?? [];
+  const onStage = !!me && djs.some((d) => d.uuid === me.uuid);
+  useEffect(() => setSeatPending(false), [onStage]);
+  const numberOfDjs = state?.settings.numberOfDjs ?? join?.settings.numberOfDjs ?? room.numberOfDjs;
+  const np = state?.nowPlaying ?? null;
+  const currentDj = np?.djUuid ?? djs[0]?.uuid ?? null;
+  const audience = state?.audienceUsers ?? [];
+  const chat = state?.chat;
+  const everyone = useMemo(
+    () => [...new Set([...djs.map((d) => d.uuid), ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid), ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : []))])],
+    [djs, audience, chat]
+  );
+  const profiles = useProfiles(everyone, token);
+  const nameOf = (u: Pick<RoomUser, "uuid" | "tokenRole">) =>
+    profiles[u.uuid]?.nickname ?? (u.uuid === me?.uuid ? me.nickname : u.tokenRole === "guest" ? t("room.guest") : t("room.listener"));
+  const mine = state && me ? [...state.audienceUsers, ...state.djs].find((u) => u.uuid === me.uuid) : undefined;
+  const full = djs.length >= numberOfDjs && !onStage;
+
+  const takeSeat = () => {
+    setStageError(null);
+    if (conn.send({ action: "addDj" })) setSeatPending(true);
+  };
+  const leaveSeat = () => {
+    setStageError(null);
+    conn.send({ action: "removeDj" });
+  };
+  const skip = () => {
+    setStageError(null);
+    conn.send({ action: "skipSong" });
+  };
+
+  useRoomAudio(conn, np, token);
+
+  if (!join) {
+    return (
+      <RoomFace title={t("room.cannotJoin")} body={errorText(joinError, t)} backdrop={palette.backdrop}>
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+      </RoomFace>
+    );
+  }
+  if (status === "kicked") {
+    return (
+      <RoomFace title={t("room.kickedTitle")} body={conn.kickReason ? t("room.kickedReason", { reason: conn.kickReason }) : t("room.kickedBody")} backdrop={palette.backdrop} testId="room-kicked">
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+      </RoomFace>
+    );
+  }
+
+  const stale = status === "reconnecting";
+  const connecting = status === "connecting" && !state;
+  const listeners = (state?.allUsers.length ?? room.numberOfUsersInRoom) || 0;
+
+  return (
+    <div className="relative min-h-[calc(100dvh-4rem)]" style={{ background: palette.backdrop }} data-testid="room" data-status={status} data-design={room.design}>
+      <div className="mx-auto max-w-7xl px-4 pb-10 pt-5 sm:px-6">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <div className="min-w-0">
+            <Link to="/rooms" className="inline-flex items-center gap-1.5 rounded-full text-sm font-medium text-ink-100 hover:text-white">
+              <ArrowLeft aria-hidden className="size-4" />
+              {t("room.backToRooms")}
+            </Link>
+            <h1 className="mt-1 break-words text-3xl font-extrabold tracking-tight text-white sm:text-4xl" data-testid="room-name">
+              {state?.settings.name ?? room.name}
+            </h1>
+            {room.description && <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>}
+          </div>
+          <div className="flex flex-wrap items-center gap-2">
+            <ChatDrawer conn={conn} me={me} profiles={profiles} />
+            <span className="inline-flex items-center gap-1.5 rounded-full bg-black/40 px-3 py-1.5 text-sm font-semibold text-white">
+              <Users aria-hidden className="size-4" />
+              {t("room.listeners", { count: listeners })}
+            </span>
+            <StatusPill status={status} />
+          </div>
+        </div>
+
+        {stale && (
+          <p role="status" className="mt-4 flex items-center gap-2 rounded-xl bg-black/55 px-4 py-2.5 text-sm font-medium text-white">
+            <WifiOff aria-hidden className="size-4" />
+            {t("room.reconnecting")}
+          </p>
+        )}
+
+        <div className="mt-5 grid gap-5 lg:grid-cols-[minmax(0,1fr)_20rem]">
+          <div className={`min-w-0 space-y-5 transition ${stale ? "pointer-events-none opacity-50 grayscale" : ""}`} aria-busy={connecting || stale}>
+            {/* The stage */}
+            <section aria-labelledby="stage-heading" className="rounded-3xl border border-white/10 bg-black/25 p-4 sm:p-5">
+              <div className="mb-3 flex min-h-9 flex-wrap items-center justify-between gap-2">
+                <h2 id="stage-heading" className="text-lg font-bold text-white">
+                  {t("room.stage")}
+                </h2>
+                <div className="flex gap-2">
+                  {onStage && np?.djUuid === me?.uuid && (
+                    <button type="button" onClick={skip} className={button("secondary", "sm")} data-testid="skip-song">
+                      <SkipForward aria-hidden className="size-4" />
+                      {t("room.skip")}
+                    </button>
+                  )}
+                  {onStage && (
+                    <button type="button" onClick={leaveSeat} className={button("secondary", "sm")} data-testid="leave-seat">
+                      <LogOut aria-hidden className="size-4" />
+                      {t("room.leaveSeat")}
+                    </button>
+                  )}
+                </div>
+              </div>
+              <ol className="grid grid-cols-[repeat(auto-fill,minmax(5.5rem,1fr))] sm:grid-cols-[repeat(auto-fill,minmax(7rem,1fr))] gap-3" aria-label={t("room.seats", { count: numberOfDjs })}>
+                {Array.from({ length: numberOfDjs }, (_, i) => {
+                  const dj = djs[i];
+                  if (dj) {
+                    const lit = dj.uuid === currentDj;
+                    return (
+                      <Seat key={dj.uuid} lit={lit} accent={palette.accent} testId="dj-seat">
+                        <UserAvatar profile={profiles[dj.uuid]} fallbackName={nameOf(dj)} size={56} />
+                        <span className="w-full truncate text-sm font-semibold text-white">{nameOf(dj)}</span>
+                        <span className="text-xs font-medium" style={{ color: lit ? palette.accent : "#c9c3e0" }}>
+                          {lit ? t("room.playingNow") : t("room.seatNumber", { n: i + 1 })}
+                        </span>
+                      </Seat>
+                    );
+                  }
+                  const canTake = !!state && !onStage && !me?.guest && mine?.canDj !== false && i === djs.length;
+                  return (
+                    <Seat key={`empty-${i}`} accent={palette.accent} testId="empty-seat">
+                      {connecting ? (
+                        <span className="size-14 animate-pulse rounded-full bg-white/10" aria-hidden />
+                      ) : (
+                        <SeatIcon aria-hidden className="size-9 text-ink-200" />
+                      )}
+                      {canTake ? (
+                        <button
+                          type="button"
+                          onClick={takeSeat}
+                          disabled={seatPending}
+                          className="whitespace-nowrap rounded-full px-3 py-1.5 text-xs font-bold text-ink-950 transition hover:brightness-110 disabled:opacity-70 sm:text-sm"
+                          style={{ background: palette.accent }}
+                          data-testid="take-seat"
+                        >
+                          {seatPending ? t("room.takingSeat") : t("room.takeSeat")}
+                        </button>
+                      ) : (
+                        <span className="text-xs text-ink-200">{t("room.emptySeat")}</span>
+                      )}
+                    </Seat>
+                  );
+                })}
+              </ol>
+              <div>
+                {stageError && (
+                  <p role="alert" className="mt-3 text-sm font-semibold text-danger" data-testid="stage-error">
+                    {stageError}
+                  </p>
+                )}
+                {!stageError && full && state && <p className="mt-3 text-sm text-ink-100">{t("room.stageFull")}</p>}
+                {!stageError && me?.guest && (
+                  <p className="mt-3 text-sm text-ink-100">
+                    <Link to={`/login?redirectTo=${encodeURIComponent(`/rooms/${room.slug}`)}`} className="inline-flex items-center gap-1 font-semibold text-white underline underline-offset-4">
+                      <LogIn aria-hidden className="size-4" />
+                      {t("room.loginToDj")}
+                    </Link>
+                  </p>
+                )}
+                {conn.youAreNext && (
+                  <p role="status" className="mt-3 rounded-xl px-3 py-2 text-sm font-bold text-ink-950" style={{ background: palette.accent }} data-testid="you-are-next">
+                    {t("room.youAreNext")}
+                  </p>
+                )}
+              </div>
+            </section>
+
+            <NowPlaying listenToken={token} conn={conn} state={state} connecting={connecting} accent={palette.accent} djName={np ? nameOf({ uuid: np.djUuid, tokenRole: "user" }) : ""} />
+
+            {/* The floor */}
+            <section aria-labelledby="floor-heading" className="rounded-3xl border border-white/10 bg-black/25 p-4 sm:p-5">
+              <h2 id="floor-heading" className="mb-3 text-lg font-bold text-white">
+                {t("room.floor")} <span className="text-sm font-medium text-ink-200">({audience.length})</span>
+              </h2>
+              {connecting ? (
+                <div className="flex gap-2" aria-hidden>
+                  {Array.from({ length: 6 }, (_, i) => (
+                    <span key={i} className="size-10 animate-pulse rounded-full bg-white/10" />
+                  ))}
+                </div>
+              ) : audience.length === 0 ? (
+                <p className="text-sm text-ink-100">{t("room.floorEmpty")}</p>
+              ) : (
+                <ul className="flex flex-wrap gap-2" data-testid="floor">
+                  {audience.slice(0, 80).map((u) => (
+                    <li key={u.uuid} title={nameOf(u)}>
+                      <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />
+                    </li>
+                  ))}
+                  {audience.length > 80 && <li className="grid size-10 place-items-center rounded-full bg-white/15 text-xs font-bold text-white">+{audience.length - 80}</li>}
+                </ul>
+              )}
+            </section>
+          </div>
+
+          <ChatAside conn={conn} me={me} profiles={profiles} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+type Me = { uuid: string; nickname: string; guest: boolean } | null;
+type ChatProps = { conn: RoomConnection; me: Me; profiles: Record<string, RoomProfile> };
+
+/** The chat: beside the stage on desktop, a drawer on phones (components/room/ChatPanel.tsx). */
+function RoomChat({ conn, me, profiles }: ChatProps) {
+  const off = conn.state ? conn.state.settings.hasChat === false : false;
+  return <ChatPanel conn={conn} me={me} profiles={profiles} disabled={off || conn.status !== "open"} />;
+}
+
+function ChatAside(props: ChatProps) {
+  const t = useT();
+  return (
+    <aside aria-label={t("room.chat")} className="hidden lg:sticky lg:top-20 lg:block lg:h-[calc(100dvh-17.5rem)] lg:min-h-[24rem]" data-testid="chat-panel">
+      <RoomChat {...props} />
+    </aside>
+  );
+}
+
+function ChatDrawer(props: ChatProps) {
+  const t = useT();
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => e.key === "Escape" && setOpen(false);
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [open]);
+  const count = props.conn.state?.chat?.length ?? 0;
+  return (
+    <div className="lg:hidden">
+      <button
+        type="button"
+        onClick={() => setOpen(true)}
+        className="inline-flex items-center gap-1.5 rounded-full bg-black/40 px-3 py-1.5 text-sm font-semibold text-white hover:bg-black/60"
+        aria-expanded={open}
+        aria-controls="chat-drawer"
+        data-testid="open-chat"
+      >
+        <MessageCircle aria-hidden className="size-4" />
+        {t("room.openChat")}
+        {count > 0 && <span className="rounded-full bg-white/20 px-1.5 text-xs tabular-nums">{count}</span>}
+      </button>
+      {open && <div aria-hidden className="fixed inset-0 z-50 bg-black/60" onClick={() => setOpen(false)} />}
+      {open && (
+        <div id="chat-drawer" role="dialog" aria-modal="true" aria-label={t("room.chat")} className="fixed inset-x-0 bottom-0 z-[60] flex h-[75dvh] flex-col rounded-t-3xl border-t border-white/15 bg-ink-950/95 p-3 shadow-2xl">
+          <div className="mb-2 flex justify-end">
+            <button type="button" onClick={() => setOpen(false)} className={button("ghost")} aria-label={t("room.closeChat")} autoFocus>
+              <X aria-hidden className="size-5" />
+            </button>
+          </div>
+          <div className="min-h-0 flex-1">
+            <RoomChat {...props} />
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function StatusPill({ status }: { status: RoomConnection["status"] }) {
+  const t = useT();
+  if (status === "open")
+    return (
+      <span className="inline-flex items-center gap-1.5 rounded-full bg-black/40 px-3 py-1.5 text-sm font-semibold text-white" data-testid="room-live">
+        <span className="size-2 rounded-full bg-success" aria-hidden />
+        {t("room.live")}
+      </span>
+    );
+  return (
+    <span role="status" className="inline-flex items-center gap-1.5 rounded-full bg-black/40 px-3 py-1.5 text-sm font-semibold text-white">
+      <Loader2 aria-hidden className="size-4 animate-spin" />
+      {status === "reconnecting" ? t("room.reconnectingShort") : t("room.connecting")}
+    </span>
+  );
+}
+
+function RoomFace({ title, body, backdrop, children, testId }: { title: string; body: string; backdrop: string; children?: React.ReactNode; testId?: string }) {
+  return (
+    <div className="grid min-h-[70dvh] place-items-center px-4" style={{ background: backdrop }} data-testid={testId}>
+      <div className="max-w-md rounded-3xl border border-white/15 bg-black/55 p-8 text-center">
+        <h1 className="text-2xl font-extrabold text-white">{title}</h1>
+        <p className="mt-3 text-ink-100">{body}</p>
+        <div className="mt-6">{children}</div>
+      </div>
+    </div>
+  );
+}
+
+/** Now playing: artwork, names, progress by the server clock, votes and the vibe meter. */
+function NowPlaying({ conn, state, connecting, accent, djName, listenToken }: { conn: RoomConnection; state: RoomState | null; connecting: boolean; accent: string; djName: string; listenToken: string | null }) {
+  const t = useT();
+  const toast = useToast();
+  const np = state?.nowPlaying ?? null;
+  useTick(250, !!np);
+  const player = usePlayer();
+
+  // Optimistic votes: my choice and a delta on the counts until the server's counts change.
+  const [myVote, setMyVote] = useState<{ like?: boolean; star?: boolean }>({});
+  const [delta, setDelta] = useState<Counts>(ZERO);
+  const prevVote = useRef<{ like?: boolean; star?: boolean }>({});
+  const playId = np?.playId;
+  useEffect(() => {
+    setMyVote({});
+    setDelta(ZERO);
+  }, [playId]);
+  const server = state?.voteCounts ?? ZERO;
+  // Settle on the server's counts when they change (by value: every patch copies the state).
+  const serverKey = `${server.likes},${server.dislikes},${server.stars}`;
+  useEffect(() => setDelta(ZERO), [serverKey]);
+  useEffect(() => {
+    if (conn.error?.action !== "voteOnSong") return;
+    setMyVote(prevVote.current);
+    setDelta(ZERO);
+    toast.error(t("room.voteFailed", { reason: conn.error.message }));
+  }, [conn.error, t, toast]);
+  const counts = { likes: Math.max(0, server.likes + delta.likes), dislikes: Math.max(0, server.dislikes + delta.dislikes), stars: Math.max(0, server.stars + delta.stars) };
+
+  const vote = (v: { like?: boolean; star?: boolean }) => {
+    const d = { ...ZERO };
+    if (v.like !== undefined) {
+      if (myVote.like === v.like) return;
+      if (v.like) d.likes++;
+      else d.dislikes++;
+      if (myVote.like === true) d.likes--;
+      if (myVote.like === false) d.dislikes--;
+    }
+    if (v.star !== undefined) d.stars += v.star ? 1 : -1;
+    if (!conn.send({ action: "voteOnSong", songVotes: v })) {
+      toast.error(t("room.voteOffline"));
+      return;
+    }
+    prevVote.current = myVote;
+    setMyVote({ ...myVote, ...v });
+    setDelta((p) => ({ likes: p.likes + d.likes, dislikes: p.dislikes + d.dislikes, stars: p.stars + d.stars }));
+  };
+
+  const song = np?.song ?? null;
+  const now = conn.serverNow();
+  const duration = song?.duration ?? (np ? (np.endTime - np.startTime) / 1000 : 0);
+  const at = np ? startOffsetSeconds(np, now) : 0;
+  const pct = duration > 0 ? Math.min(100, (at / duration) * 100) : 0;
+  const heard = song && player.isCurrent(song);
+  const needsTap = !!song && !!uploadStream(song) && (!heard || player.state === "paused");
+
+  return (
+    <section aria-labelledby="np-heading" className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5" data-testid="now-playing">
+      <h2 id="np-heading" className="mb-3 text-lg font-bold text-white">
+        {t("room.nowPlaying")}
+      </h2>
+      <div className="flex min-h-40 flex-col gap-4 sm:flex-row sm:items-center">
+        {connecting ? (
+          <>
+            <span className="size-28 shrink-0 animate-pulse rounded-2xl bg-white/10" aria-hidden />
+            <div className="flex-1 space-y-2" aria-hidden>
+              <span className="block h-6 w-2/3 animate-pulse rounded bg-white/10" />
+              <span className="block h-4 w-1/3 animate-pulse rounded bg-white/10" />
+            </div>
+          </>
+        ) : !song ? (
+          <div className="flex items-center gap-4" data-testid="nothing-playing">
+            <span className="grid size-28 shrink-0 place-items-center rounded-2xl bg-white/10">
+              <Music2 aria-hidden className="size-10 text-ink-200" />
+            </span>
+            <div>
+              <p className="text-xl font-bold text-white">{t("room.nothingPlaying")}</p>
+              <p className="mt-1 text-ink-100">{t("room.nothingPlayingHint")}</p>
+            </div>
+          </div>
+        ) : (
+          <>
+            <Artwork song={song} size={112} rounded="rounded-2xl" className="shrink-0 shadow-lg" />
+            <div className="min-w-0 flex-1">
+              <p className="truncate text-2xl font-extrabold text-white" data-testid="np-track">
+                {song.trackName}
+              </p>
+              <p className="truncate text-lg text-ink-100" data-testid="np-artist">
+                {song.artistName}
+              </p>
+              <p className="mt-1 flex items-center gap-1.5 text-sm text-ink-100">
+                <Headphones aria-hidden className="size-4" />
+                {t("room.playedBy", { name: djName })}
+              </p>
+              <div className="mt-3">
+                <div
+                  role="progressbar"
+                  aria-label={t("room.progress")}
+                  aria-valuemin={0}
+                  aria-valuemax={Math.round(duration)}
+                  aria-valuenow={Math.round(at)}
+                  aria-valuetext={`${formatDuration(at)} / ${formatDuration(duration)}`}
+                  className="h-2 overflow-hidden rounded-full bg-white/15"
+                >
+                  <div className="h-full rounded-full" style={{ width: `${pct}%`, background: accent }} data-testid="np-progress" />
+                </div>
+                <div className="mt-1 flex justify-between text-xs tabular-nums text-ink-100">
+                  <span>{formatDuration(at)}</span>
+                  <span>{formatDuration(duration)}</span>
+                </div>
+              </div>
+              {needsTap && (
+                <button
+                  type="button"
+                  className={`${button("secondary", "sm")} mt-2`}
+                  onClick={() => np && player.play(song, { startAt: startOffsetSeconds(np, conn.serverNow()), token: listenToken })}
+                  data-testid="listen"
+                >
+                  <Play aria-hidden className="size-4" />
+                  {t("room.listen")}
+                </button>
+              )}
+            </div>
+          </>
+        )}
+      </div>
+      <div className="mt-5 flex gap-3">
+        <VoteButton kind="like" label={t("room.like")} count={counts.likes} pressed={myVote.like === true} onClick={() => vote({ like: true })} disabled={!np} accent={accent} />
+        <VoteButton kind="dislike" label={t("room.dislike")} count={counts.dislikes} pressed={myVote.like === false} onClick={() => vote({ like: false })} disabled={!np} accent={accent} />
+        <VoteButton kind="star" label={t("room.star")} count={counts.stars} pressed={myVote.star === true} onClick={() => vote({ star: !myVote.star })} disabled={!np} accent={accent} />
+      </div>
+      <div className="mt-4">
+        <VibeMeter value={state?.vibeMeter ?? 0} accent={accent} />
+      </div>
+    </section>
+  );
+}
+
+/**
+ * Real audio: the room's song through the one player, from where the room is (duration
+ * minus the time left), kept within ~60 ms of the server clock; stopped when the song ends
+ * or the page is left.
+ */
+function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], token: string | null) {
+  const player = usePlayer();
+  const playerRef = useRef(player);
+  playerRef.current = player;
+  const serverNow = conn.serverNow;
+  const roomSong = useRef<RoomState["nowPlaying"]>(null);
+  const playId = np?.playId ?? null;
+  const stream = np ? uploadStream(np.song) : null;
+
+  useEffect(() => {
+    const p = playerRef.current;
+    if (!np || !stream) {
+      if (roomSong.current && p.isCurrent(roomSong.current.song)) p.stop();
+      roomSong.current = null;
+      return;
+    }
+    roomSong.current = np;
+    p.play(np.song, { startAt: startOffsetSeconds(np, serverNow()), token });
+    // Drift correction: loading and seeking take time; nudge the element back in line.
+    let fixes = 0;
+    const id = setInterval(() => {
+      const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+      if (!audio || audio.paused || audio.seeking || audio.readyState < 3 || !playerRef.current.isCurrent(np.song)) return;
+      const want = startOffsetSeconds(np, serverNow());
+      if (Math.abs(audio.currentTime - want) > 0.06 && fixes < 8) {
+        fixes++;
+        audio.currentTime = want;
+      }
+    }, 700);
+    return () => clearInterval(id);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [playId, stream]);
+
+  // Leaving the room stops its song.
+  useEffect(
+    () => () => {
+      const s = roomSong.current;
+      if (s && playerRef.current.isCurrent(s.song)) playerRef.current.stop();
+    },
+    []
+  );
+
+  // For the browser test and for debugging: the page's server clock and what it plays.
+  const expose = useCallback(() => ({ serverNow: serverNow(), startTime: roomSong.current?.startTime ?? null, playId: roomSong.current?.playId ?? null }), [serverNow]);
+  useEffect(() => {
+    (window as unknown as { __hangoutRoom?: unknown }).__hangoutRoom = { read: expose };
+  }, [expose]);
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

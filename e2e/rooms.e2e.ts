@@ -1,0 +1,160 @@
+import { mkdirSync } from "node:fs";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launch, shot } from "./browser";
+
+// Two people in one room (issue 4, "Tests"): Sam creates a room, takes a seat and plays;
+// Lou hears the same song at the same offset (within 100 ms by the server clock), likes it,
+// and both pages show the count.
+let browser: Browser;
+const base = () => inject("baseURL");
+const SAM = "dj.sam@hangout.local";
+const LOU = "lou@hangout.local";
+const PASSWORD = "user-password";
+
+interface Song {
+  songId: string;
+  trackName: string;
+  status: string;
+}
+
+beforeAll(async () => {
+  mkdirSync(".e2e/shots", { recursive: true });
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function api<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  if (init.body && typeof init.body === "string") headers.set("Content-Type", "application/json");
+  const res = await fetch(`${base()}${path}`, { ...init, headers });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+const tokenFor = async (email: string) =>
+  (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password: PASSWORD }) })).token;
+
+async function logIn(context: BrowserContext, email: string, to: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${base()}/login?redirectTo=${encodeURIComponent(to)}`);
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', PASSWORD);
+  await Promise.all([page.waitForURL((u) => u.pathname === to), page.locator('main form button[type="submit"]').click()]);
+  return page;
+}
+
+/** This page's playback offset by its own server clock: audio time minus where the room is. */
+const offsetOf = (page: Page) =>
+  page.evaluate(() => {
+    const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]')!;
+    const room = (window as unknown as { __hangoutRoom: { read: () => { serverNow: number; startTime: number | null } } }).__hangoutRoom.read();
+    return { offset: audio.currentTime - (room.serverNow - (room.startTime ?? 0)) / 1000, currentTime: audio.currentTime, paused: audio.paused };
+  });
+
+const playing = (page: Page) =>
+  page.waitForFunction(() => {
+    const a = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+    return !!a && !a.paused && a.currentTime > 0.5 && a.readyState >= 3;
+  }, undefined, { timeout: 30_000 });
+
+describe("rooms: two listeners in sync", () => {
+  it("Sam creates a room and plays; Lou hears it at the same offset and likes it", async () => {
+    const demo = (await api<{ data: Song[] }>("/api/upload-service/songs/public?limit=50")).data.filter((s) => s.status === "VERIFIED");
+    expect(demo.length, "public demo songs").toBeGreaterThanOrEqual(2);
+    const samToken = await tokenFor(SAM);
+    await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token: samToken });
+    for (const s of demo.slice(0, 2)) await api("/api/playlist-service/crate/queue/songs", { method: "POST", token: samToken, body: JSON.stringify({ songId: s.songId }) });
+
+    const samCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const louCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const errors: string[] = [];
+    const sam = await logIn(samCtx, SAM, "/rooms");
+    sam.on("pageerror", (e) => errors.push(`sam: ${e}`));
+    await shot(sam, "rooms-01-browse-1440");
+
+    // Create the room through the UI.
+    await sam.getByTestId("create-room").click();
+    await sam.waitForURL(/\/rooms\/new$/);
+    const name = `Sync check ${Date.now().toString(36)}`;
+    await sam.fill('input[name="name"]', name);
+    await sam.fill('textarea[name="description"]', "Two listeners, one song, one clock.");
+    await sam.locator("label", { has: sam.getByTestId("design-FESTIVAL") }).click();
+    await sam.selectOption('select[name="numberOfDjs"]', "3");
+    await shot(sam, "rooms-02-create-1440");
+    await Promise.all([sam.waitForURL((u) => /^\/rooms\/(?!new$)[^/]+$/.test(u.pathname)), sam.locator('main form button[type="submit"]').click()]);
+    const roomPath = new URL(sam.url()).pathname;
+    await expect.poll(() => sam.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    await expect(sam.getByTestId("nothing-playing").isVisible()).resolves.toBe(true);
+    await shot(sam, "rooms-03-empty-room-1440");
+
+    const lou = await logIn(louCtx, LOU, roomPath);
+    lou.on("pageerror", (e) => errors.push(`lou: ${e}`));
+    await expect.poll(() => lou.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+
+    // Sam takes a seat: his first queued song starts on both pages.
+    await sam.getByTestId("take-seat").click();
+    await expect.poll(() => sam.getByTestId("np-track").textContent(), { timeout: 15_000 }).toBeTruthy();
+    const track = await sam.getByTestId("np-track").textContent();
+    expect(demo.slice(0, 2).map((s) => s.trackName)).toContain(track);
+    await expect.poll(() => lou.getByTestId("np-track").textContent(), { timeout: 15_000 }).toBe(track);
+    await Promise.all([playing(sam), playing(lou)]);
+    // Let the drift correction settle, then compare offsets by each page's server clock.
+    await sam.waitForTimeout(2500);
+    const [a, b] = await Promise.all([offsetOf(sam), offsetOf(lou)]);
+    expect(a.paused || b.paused).toBe(false);
+    console.log(`rooms e2e: playback offsets by the server clock: sam ${a.offset.toFixed(3)} s, lou ${b.offset.toFixed(3)} s`);
+    expect(Math.abs(a.offset - b.offset), `offsets sam ${a.offset.toFixed(3)} lou ${b.offset.toFixed(3)}`).toBeLessThan(0.1);
+
+    // Lou likes the song: at once on Lou's page, then both show the server's count.
+    await lou.getByTestId("vote-like").click();
+    await expect.poll(() => lou.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
+    await expect.poll(() => sam.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
+    await expect(lou.getByTestId("vote-like").getAttribute("aria-pressed")).resolves.toBe("true");
+
+    // A signed-out visitor listens with a guest token: the same song plays, no seat on offer.
+    const guestCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const guest = await guestCtx.newPage();
+    guest.on("pageerror", (e) => errors.push(`guest: ${e}`));
+    await guest.goto(`${base()}${roomPath}`);
+    await expect.poll(() => guest.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    await expect.poll(() => guest.getByTestId("np-track").textContent(), { timeout: 15_000 }).toBe(track);
+    await playing(guest);
+    expect(await guest.getByTestId("take-seat").count()).toBe(0);
+    await guestCtx.close();
+
+    // Lou says hi in the chat: Sam's chat shows the line.
+    await lou.getByTestId("chat-panel").getByTestId("chat-input").fill("Great tune, Sam!");
+    await lou.getByTestId("chat-panel").getByTestId("chat-input").press("Enter");
+    await expect.poll(() => sam.getByTestId("chat-panel").getByTestId("chat-line").allTextContents(), { timeout: 10_000 }).toEqual(
+      expect.arrayContaining([expect.stringContaining("Great tune, Sam!")])
+    );
+
+    await shot(sam, "rooms-04-room-dj-1440");
+    await shot(lou, "rooms-05-room-listener-1440");
+    await lou.screenshot({ path: ".e2e/shots/rooms-05b-room-listener-viewport-1440.png" });
+    await lou.setViewportSize({ width: 390, height: 844 });
+    await shot(lou, "rooms-06-room-listener-390");
+    await lou.getByTestId("open-chat").click();
+    await expect.poll(() => lou.locator("#chat-drawer").getByTestId("chat-line").count()).toBeGreaterThan(0);
+    await lou.screenshot({ path: ".e2e/shots/rooms-06b-chat-drawer-390.png" });
+    await lou.keyboard.press("Escape");
+    await sam.setViewportSize({ width: 390, height: 844 });
+    await sam.goto(`${base()}/rooms`);
+    // Favourite the room: the star answers at once, and the favourite survives a reload.
+    await sam.getByTestId("public-rooms").getByTestId("room-card").filter({ hasText: name }).getByTestId("favorite-toggle").click();
+    await expect.poll(() => sam.getByTestId("favorites").getByTestId("room-card").filter({ hasText: name }).count()).toBe(1);
+    await sam.waitForTimeout(500);
+    await sam.reload();
+    await expect.poll(() => sam.getByTestId("favorites").getByTestId("room-card").filter({ hasText: name }).count()).toBe(1);
+    await sam.evaluate(() => window.scrollTo(0, 0));
+    await shot(sam, "rooms-07-browse-390");
+    expect(errors).toEqual([]);
+    await samCtx.close();
+    await louCtx.close();
+  });
+});
