@@ -1,5 +1,7 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, like, lt, lte, ne, not, notInArray, or, sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, not, notInArray, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { db } from "../db/client";
+import type { Env } from "../env";
 import { z } from "zod";
 import { ApiError } from "./errors";
 import { parseOr400 } from "./validate";
@@ -203,4 +205,46 @@ export function crudPage<T>(data: T[], total: number, q: Pick<CrudQuery, "limit"
 export function pickFields<T extends Record<string, unknown>>(rows: T[], fields?: string[]): Partial<T>[] {
   if (!fields) return rows;
   return rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k === "id" || fields.includes(k))) as Partial<T>);
+}
+
+// The crud parameters' shapes; parseCrudQuery checks what they say (fields, operators).
+// Other keys (a client's cache-buster) are ignored rather than refused.
+const many = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat());
+const one = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat().slice(-1));
+/** Route validator for an admin list's query: `valid("query", crudQuerySchema)`. */
+export const crudQuerySchema = z.object({
+  fields: one.optional(),
+  s: one.optional(),
+  filter: many.optional(),
+  or: many.optional(),
+  sort: many.optional(),
+  join: many.optional(),
+  limit: one.optional(),
+  offset: one.optional(),
+  page: one.optional(),
+  cache: one.optional(),
+});
+
+/**
+ * One admin list: the crud query over `table`, a page of rows mapped by `toDto`, and the
+ * total, as `{ data, count, total, page, pageCount }`. Every admin list uses this.
+ *
+ * @example return c.json(await crudList(c.env, users, USER_COLUMNS, c.req.valid("query"), toOwnProfile));
+ */
+export async function crudList<Row, Dto extends Record<string, unknown>>(
+  env: Pick<Env, "DB">,
+  table: SQLiteTable,
+  columns: Columns,
+  raw: z.output<typeof crudQuerySchema>,
+  toDto: (row: Row) => Dto,
+  opts: { defaultSort: [string, "ASC" | "DESC"] } = { defaultSort: ["id", "DESC"] },
+) {
+  const query = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined));
+  const q = parseCrudQuery(query, columns, opts);
+  const d = db(env);
+  const [rows, [{ total }]] = await Promise.all([
+    d.select().from(table).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset).all() as Promise<Row[]>,
+    d.select({ total: count() }).from(table).where(q.where).all(),
+  ]);
+  return crudPage(pickFields(rows.map(toDto), q.fields), total, q);
 }

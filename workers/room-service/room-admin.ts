@@ -1,11 +1,9 @@
-import { count } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
 import { rooms } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAdmin } from "../lib/auth";
-import { crudPage, parseCrudQuery, pickFields, type Columns } from "../lib/crud-query";
+import { crudList, crudQuerySchema, type Columns } from "../lib/crud-query";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { presentUsers, pushSettings, toRoomDto } from "./room-dto";
@@ -40,33 +38,10 @@ const ROOM_COLUMNS: Columns = {
   updatedAt: rooms.updatedAt,
 };
 
-// The crud parameters' shapes (as in the user admin list); parseCrudQuery checks their content.
-const many = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat());
-const one = z.union([z.string(), z.array(z.string())]).transform((v) => [v].flat().slice(-1));
-const crudQuery = z.object({
-  fields: one.optional(),
-  s: one.optional(),
-  filter: many.optional(),
-  or: many.optional(),
-  sort: many.optional(),
-  join: many.optional(),
-  limit: one.optional(),
-  offset: one.optional(),
-  page: one.optional(),
-  cache: one.optional(),
-});
 
 /** GET /admin/rooms: `{ data, count, total, page, pageCount }` of RoomDtos, newest first by default. */
-roomAdminRoutes.get("/admin/rooms", requireAdmin, valid("query", crudQuery), async (c) => {
-  const raw = c.req.valid("query");
-  const query = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined));
-  const q = parseCrudQuery(query, ROOM_COLUMNS, { defaultSort: ["id", "DESC"] });
-  const d = db(c.env);
-  const [rows, [{ total }]] = await Promise.all([
-    d.select().from(rooms).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset).all(),
-    d.select({ total: count() }).from(rooms).where(q.where).all(),
-  ]);
-  return c.json(crudPage(pickFields(rows.map((r) => toRoomDto(r)), q.fields), total, q));
+roomAdminRoutes.get("/admin/rooms", requireAdmin, valid("query", crudQuerySchema), async (c) => {
+  return c.json(await crudList(c.env, rooms, ROOM_COLUMNS, c.req.valid("query"), (r: typeof rooms.$inferSelect) => toRoomDto(r)));
 });
 
 /** GET /admin/rooms/{id}: one room (id, uuid or slug), private or unlisted, with who is present. */

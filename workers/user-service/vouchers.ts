@@ -1,4 +1,4 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { USER_CAPABILITIES, type UserCapability } from "../../shared/roles";
@@ -7,7 +7,7 @@ import { users, vouchers, type UserRow, type VoucherRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { voucherCode } from "../lib/crypto";
-import { crudPage, parseCrudQuery, pickFields } from "../lib/crud-query";
+import { crudList, crudQuerySchema } from "../lib/crud-query";
 import { ApiError, isUniqueViolation } from "../lib/errors";
 import { fields, requireFields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
@@ -107,15 +107,9 @@ const listColumns = {
   redeemedBy: vouchers.redeemedBy,
 };
 
-/** GET /vouchers (admin): the crud query language (parseCrudQuery answers bad input with 400). */
-voucherRoutes.get("/vouchers", requireAdmin, async (c) => {
-  const q = parseCrudQuery(c.req.queries(), listColumns, { defaultSort: ["id", "DESC"] });
-  const d = db(c.env);
-  const [rows, total] = await Promise.all([
-    d.select().from(vouchers).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset).all(),
-    d.select({ n: count() }).from(vouchers).where(q.where).get(),
-  ]);
-  return c.json(crudPage(pickFields(rows.map(toVoucher), q.fields), total?.n ?? 0, q));
+/** GET /vouchers (admin): the crud query language (bad input is a 400). */
+voucherRoutes.get("/vouchers", requireAdmin, valid("query", crudQuerySchema), async (c) => {
+  return c.json(await crudList(c.env, vouchers, listColumns, c.req.valid("query"), toVoucher));
 });
 
 const idParam = z.object({ id: fields.int(1, Number.MAX_SAFE_INTEGER) });
