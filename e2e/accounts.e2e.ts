@@ -1,26 +1,17 @@
-import { mkdirSync } from "node:fs";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, PNG_1x1, shot } from "./browser";
+import { describe, expect, inject, it } from "vitest";
+import { PNG_1x1, shot, useBrowser } from "./browser";
 
 // The issue's journey, as a new user takes it in Debian Chromium: sign up, read the code
 // from the dev outbox, verify, log out, log in, change the profile picture.
-let browser: Browser;
 const base = () => inject("baseURL");
 
-beforeAll(async () => {
-  mkdirSync(".e2e/shots", { recursive: true });
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const getBrowser = useBrowser();
 
 describe("a new user's account journey", () => {
   it("signs up, verifies with the mailed code, logs out and in, and changes the profile picture", async () => {
     const email = `e2e.${Date.now().toString(36)}@example.com`;
     const password = "a long enough password";
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -90,7 +81,7 @@ describe("a new user's account journey", () => {
   });
 
   it("shows the pages in Spanish when asked, and keeps the choice", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const context = await getBrowser().newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     await page.goto(`${base()}/login?lang=es`);
     expect(await page.getAttribute("html", "lang")).toBe("es");

@@ -1,4 +1,6 @@
+import { mkdirSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, inject } from "vitest";
 
 /** Debian Chromium, offline-safe flags (STACK.md, "Browser tests"). */
 export async function launch(): Promise<Browser> {
@@ -18,3 +20,30 @@ export const PNG_1x1 = Buffer.from(
   "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6308d3fdf91f0004d5027c341312790000000049454e44ae426082",
   "hex",
 );
+
+/**
+ * Calls the product's API from a test (the server the harness started); a non-2xx answer
+ * throws with its body, so a failing setup step says what went wrong.
+ */
+export async function api<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
+  if (init.body && typeof init.body === "string") headers.set("Content-Type", "application/json");
+  const res = await fetch(`${inject("baseURL")}${path}`, { ...init, headers });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** One browser for a test file, with the screenshot folder ready; closed after the file. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    mkdirSync(".e2e/shots", { recursive: true });
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!;
+}

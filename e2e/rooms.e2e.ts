@@ -1,12 +1,10 @@
-import { mkdirSync } from "node:fs";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, shot } from "./browser";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { api, shot, useBrowser } from "./browser";
 
 // Two people in one room (issue 4, "Tests"): Sam creates a room, takes a seat and plays;
 // Lou hears the same song at the same offset (within 100 ms by the server clock), likes it,
 // and both pages show the count.
-let browser: Browser;
 const base = () => inject("baseURL");
 const SAM = "dj.sam@hangout.local";
 const LOU = "lou@hangout.local";
@@ -18,23 +16,8 @@ interface Song {
   status: string;
 }
 
-beforeAll(async () => {
-  mkdirSync(".e2e/shots", { recursive: true });
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const getBrowser = useBrowser();
 
-async function api<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-  if (init.body && typeof init.body === "string") headers.set("Content-Type", "application/json");
-  const res = await fetch(`${base()}${path}`, { ...init, headers });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
 
 const tokenFor = async (email: string) =>
   (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password: PASSWORD }) })).token;
@@ -70,8 +53,8 @@ describe("rooms: two listeners in sync", () => {
     await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token: samToken });
     for (const s of demo.slice(0, 2)) await api("/api/playlist-service/crate/queue/songs", { method: "POST", token: samToken, body: JSON.stringify({ songId: s.songId }) });
 
-    const samCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const louCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const samCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+    const louCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
     const sam = await logIn(samCtx, SAM, "/rooms");
     sam.on("pageerror", (e) => errors.push(`sam: ${e}`));
@@ -117,7 +100,7 @@ describe("rooms: two listeners in sync", () => {
     await expect(lou.getByTestId("vote-like").getAttribute("aria-pressed")).resolves.toBe("true");
 
     // A signed-out visitor listens with a guest token: the same song plays, no seat on offer.
-    const guestCtx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const guestCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const guest = await guestCtx.newPage();
     guest.on("pageerror", (e) => errors.push(`guest: ${e}`));
     await guest.goto(`${base()}${roomPath}`);

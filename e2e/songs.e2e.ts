@@ -1,11 +1,9 @@
-import { mkdirSync } from "node:fs";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launch, shot } from "./browser";
+import type { BrowserContext, Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { api, shot, useBrowser } from "./browser";
 
 // The songs journey in Debian Chromium: search the demo catalogue, queue three songs,
 // reorder the queue by dragging, upload an MP3, wait for it to be verified and play it.
-let browser: Browser;
 const base = () => inject("baseURL");
 const EMAIL = "dj.sam@hangout.local";
 const PASSWORD = "user-password";
@@ -17,23 +15,8 @@ interface Song {
   status: string;
 }
 
-beforeAll(async () => {
-  mkdirSync(".e2e/shots", { recursive: true });
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const getBrowser = useBrowser();
 
-async function api<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
-  if (init.body && typeof init.body === "string") headers.set("Content-Type", "application/json");
-  const res = await fetch(`${base()}${path}`, { ...init, headers });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : null) as T;
-}
 
 async function logIn(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
@@ -73,7 +56,7 @@ describe("songs: search, queue, reorder, upload and play", () => {
     });
     await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token });
 
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const context = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const page = await logIn(context);
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -165,7 +148,7 @@ describe("songs: search, queue, reorder, upload and play", () => {
   });
 
   it("looks right on a phone: search, queue, crates and upload at 390 px, in Spanish too", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const context = await getBrowser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     const page = await logIn(context);
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
