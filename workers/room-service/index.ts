@@ -20,3 +20,13 @@ roomService.route("/", roomServiceListRoutes);
 for (const routes of [roomListRoutes, roomFavoriteRoutes, roomPosterRoutes, roomAdminRoutes, roomLiveRoutes, roomRoutes]) {
   roomService.route("/", routes);
 }
+import { adminCommunityRoutes } from "./admin-communities";
+import { communityMemberRoutes } from "./community-members";
+import { communityRoutes } from "./communities";
+import { eventRoutes } from "./events";
+// Communities and events: member routes (join, leave, add, remove) before communities.ts,
+// whose alias POST /communities/{id}/{roomId} would otherwise take those fixed names.
+roomService.route("/", adminCommunityRoutes);
+roomService.route("/", communityMemberRoutes);
+roomService.route("/", communityRoutes);
+roomService.route("/", eventRoutes);
