@@ -64,3 +64,43 @@ export interface RoomProfile {
   color: string | null;
   profilePicture: string | null;
 }
+
+/** Token roles that may moderate any room (REFERENCE.md "Token roles"). */
+export const GLOBAL_MODERATOR_ROLES = ["admin", "superUser", "globalModerator"] as const;
+
+/** The room roles a user holds now (expired entries left out); the owner holds "owner". */
+export function activeRoomRoles(
+  settings: { ownerUuid?: string | null; roomRoles?: { userUuid: string; role: string; expirationTime: number | null }[] } | null | undefined,
+  uuid: string | null | undefined,
+  now = Date.now()
+): Set<string> {
+  const held = new Set<string>();
+  if (!settings || !uuid) return held;
+  if (settings.ownerUuid === uuid) held.add("owner");
+  for (const r of settings.roomRoles ?? []) if (r.userUuid === uuid && (r.expirationTime === null || r.expirationTime > now)) held.add(r.role);
+  return held;
+}
+
+/**
+ * Who may moderate a room (issue 4, "moderator actions"): its owner, a coOwner or moderator
+ * by the room's roles, or a token role that moderates everywhere. `manage` says whether they
+ * may also grant and remove moderators (owner, coOwner, or the global roles).
+ */
+export function moderationRights(
+  settings: Parameters<typeof activeRoomRoles>[0],
+  uuid: string | null | undefined,
+  tokenRoles: readonly (string | null | undefined)[] = [],
+  now = Date.now()
+): { moderate: boolean; manage: boolean } {
+  const held = activeRoomRoles(settings, uuid, now);
+  const global = tokenRoles.some((r) => !!r && (GLOBAL_MODERATOR_ROLES as readonly string[]).includes(r));
+  const manage = global || held.has("owner") || held.has("coOwner");
+  return { moderate: manage || held.has("moderator"), manage };
+}
+
+/** What the room's refusal reason means to the person refused (the kicked screen). */
+export function kickKind(reason: string | null | undefined): "banned" | "kicked" | "reason" {
+  if (reason === "banned") return "banned";
+  if (!reason || reason === "kicked") return "kicked";
+  return "reason";
+}

@@ -1,18 +1,19 @@
 import { data, type LoaderFunctionArgs, type MetaArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { ArrowLeft, Headphones, Loader2, LogIn, LogOut, MessageCircle, Music2, Play, SkipForward, Users, WifiOff, X } from "lucide-react";
+import { ArrowLeft, Ban, DoorOpen, Headphones, Loader2, LogIn, LogOut, MessageCircle, Music2, Play, SkipForward, Users, WifiOff, X } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Artwork } from "~/components/Artwork";
 import { usePlayer } from "~/components/Player";
 import { ChatPanel } from "~/components/room/ChatPanel";
 import { Seat, SeatIcon, UserAvatar, VibeMeter, VoteButton } from "~/components/room/RoomParts";
+import { UserMenu, type ModTarget } from "~/components/room/UserMenu";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
 import { translate, useT, type Locale } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
-import { paletteOf, ROOM_SERVICE, startOffsetSeconds, type JoinInfo, type RoomDto, type RoomProfile } from "~/lib/rooms";
+import { activeRoomRoles, kickKind, moderationRights, paletteOf, ROOM_SERVICE, startOffsetSeconds, type JoinInfo, type RoomDto, type RoomProfile } from "~/lib/rooms";
 import { formatDuration, uploadStream } from "~/lib/songs";
 import { getSession } from "~/lib/session.server";
 import { useRoom, type RoomConnection } from "~/lib/useRoom";
@@ -45,6 +46,7 @@ export async function loader(args: LoaderFunctionArgs) {
     joinError: join.ok ? null : { status: join.status, message: join.message, generic: join.generic },
     token,
     me,
+    roles: (session.roles ?? []) as string[],
   });
 }
 
@@ -88,7 +90,7 @@ function useTick(ms: number, on: boolean) {
 }
 
 export default function RoomPage() {
-  const { room, join, joinError, token, me } = useLoaderData<typeof loader>();
+  const { room, join, joinError, token, me, roles } = useLoaderData<typeof loader>();
   const t = useT();
   const toast = useToast();
   const palette = paletteOf(join?.settings.design ?? room.design);
@@ -116,15 +118,41 @@ export default function RoomPage() {
   const currentDj = np?.djUuid ?? djs[0]?.uuid ?? null;
   const audience = state?.audienceUsers ?? [];
   const chat = state?.chat;
+  const roomRoles = state?.settings.roomRoles;
   const everyone = useMemo(
-    () => [...new Set([...djs.map((d) => d.uuid), ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid), ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : []))])],
-    [djs, audience, chat]
+    () => [...new Set([...djs.map((d) => d.uuid), ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid), ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : [])), ...(roomRoles ?? []).map((r) => r.userUuid)])],
+    [djs, audience, chat, roomRoles]
   );
   const profiles = useProfiles(everyone, token);
   const nameOf = (u: Pick<RoomUser, "uuid" | "tokenRole">) =>
     profiles[u.uuid]?.nickname ?? (u.uuid === me?.uuid ? me.nickname : u.tokenRole === "guest" ? t("room.guest") : t("room.listener"));
   const mine = state && me ? [...state.audienceUsers, ...state.djs].find((u) => u.uuid === me.uuid) : undefined;
   const full = djs.length >= numberOfDjs && !onStage;
+  // Moderator actions (issue 4): the menu on each avatar, for those who may moderate.
+  const rights = moderationRights(state?.settings ?? null, me?.uuid, [...roles, mine?.tokenRole]);
+  const roomUuid = join?.roomUuid ?? room.uuid;
+  const modMenu = (u: Pick<RoomUser, "uuid" | "tokenRole">, node: React.ReactNode, extra: Partial<ModTarget> = {}) =>
+    rights.moderate && u.uuid !== me?.uuid ? (
+      <UserMenu
+        target={{ uuid: u.uuid, name: nameOf(u), dj: false, playing: false, ...extra }}
+        conn={conn}
+        roomUuid={roomUuid}
+        token={token}
+        manage={rights.manage}
+        testId="user-menu-trigger"
+      >
+        {node}
+      </UserMenu>
+    ) : (
+      node
+    );
+  const restricted = rights.moderate
+    ? [...new Set((state?.settings.roomRoles ?? []).filter((r) => r.role === "banned" || r.role === "chatDisabled").map((r) => r.userUuid))].map((uuid) => ({
+        uuid,
+        held: activeRoomRoles(state?.settings, uuid),
+      })).filter((x) => x.held.has("banned") || x.held.has("chatDisabled"))
+    : [];
+  const chatMod = { moderate: rights.moderate, roomUuid, token };
 
   const takeSeat = () => {
     setStageError(null);
@@ -151,8 +179,16 @@ export default function RoomPage() {
     );
   }
   if (status === "kicked") {
+    const kind = kickKind(conn.kickReason);
     return (
-      <RoomFace title={t("room.kickedTitle")} body={conn.kickReason ? t("room.kickedReason", { reason: conn.kickReason }) : t("room.kickedBody")} backdrop={palette.backdrop} testId="room-kicked">
+      <RoomFace
+        title={kind === "banned" ? t("room.bannedTitle") : t("room.kickedTitle")}
+        body={kind === "banned" ? t("room.bannedBody") : kind === "kicked" ? (conn.kickReason ? t("room.kickedShortBody") : t("room.kickedBody")) : t("room.kickedByReason")}
+        quote={kind === "reason" ? conn.kickReason : null}
+        backdrop={palette.backdrop}
+        testId="room-kicked"
+        kind={kind}
+      >
         <Link to="/rooms" className={button("primary")}>
           {t("room.backToRooms")}
         </Link>
@@ -179,7 +215,7 @@ export default function RoomPage() {
             {room.description && <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>}
           </div>
           <div className="flex flex-wrap items-center gap-2">
-            <ChatDrawer conn={conn} me={me} profiles={profiles} />
+            <ChatDrawer conn={conn} me={me} profiles={profiles} mod={chatMod} />
             <span className="inline-flex items-center gap-1.5 rounded-full bg-black/40 px-3 py-1.5 text-sm font-semibold text-white">
               <Users aria-hidden className="size-4" />
               {t("room.listeners", { count: listeners })}
@@ -225,7 +261,7 @@ export default function RoomPage() {
                     const lit = dj.uuid === currentDj;
                     return (
                       <Seat key={dj.uuid} lit={lit} accent={palette.accent} testId="dj-seat">
-                        <UserAvatar profile={profiles[dj.uuid]} fallbackName={nameOf(dj)} size={56} />
+                        {modMenu(dj, <UserAvatar profile={profiles[dj.uuid]} fallbackName={nameOf(dj)} size={56} />, { dj: true, playing: np?.djUuid === dj.uuid })}
                         <span className="w-full truncate text-sm font-semibold text-white">{nameOf(dj)}</span>
                         <span className="text-xs font-medium" style={{ color: lit ? palette.accent : "#c9c3e0" }}>
                           {lit ? t("room.playingNow") : t("room.seatNumber", { n: i + 1 })}
@@ -301,16 +337,36 @@ export default function RoomPage() {
                 <ul className="flex flex-wrap gap-2" data-testid="floor">
                   {audience.slice(0, 80).map((u) => (
                     <li key={u.uuid} title={nameOf(u)}>
-                      <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />
+                      {modMenu(u, <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />)}
                     </li>
                   ))}
                   {audience.length > 80 && <li className="grid size-10 place-items-center rounded-full bg-white/15 text-xs font-bold text-white">+{audience.length - 80}</li>}
                 </ul>
               )}
             </section>
+
+            {restricted.length > 0 && (
+              <section aria-labelledby="restricted-heading" className="rounded-3xl border border-white/10 bg-black/25 p-4 sm:p-5" data-testid="restricted">
+                <h2 id="restricted-heading" className="mb-3 text-lg font-bold text-white">
+                  {t("room.mod.restricted")}
+                </h2>
+                <ul className="flex flex-wrap gap-3">
+                  {restricted.map(({ uuid, held }) => {
+                    const u = { uuid, tokenRole: "user" as const };
+                    return (
+                      <li key={uuid} className="flex items-center gap-2 rounded-full bg-black/30 py-1 pl-1 pr-3" data-testid="restricted-user" data-user={uuid}>
+                        {modMenu(u, <UserAvatar profile={profiles[uuid]} fallbackName={nameOf(u)} size={32} alt={nameOf(u)} />, { present: [...djs, ...audience].some((x) => x.uuid === uuid) })}
+                        <span className="text-sm font-semibold text-white">{nameOf(u)}</span>
+                        <span className="text-xs text-ink-100">{[held.has("banned") && t("room.mod.roleBanned"), held.has("chatDisabled") && t("room.mod.roleMuted")].filter(Boolean).join(" · ")}</span>
+                      </li>
+                    );
+                  })}
+                </ul>
+              </section>
+            )}
           </div>
 
-          <ChatAside conn={conn} me={me} profiles={profiles} />
+          <ChatAside conn={conn} me={me} profiles={profiles} mod={chatMod} />
         </div>
       </div>
     </div>
@@ -318,12 +374,13 @@ export default function RoomPage() {
 }
 
 type Me = { uuid: string; nickname: string; guest: boolean } | null;
-type ChatProps = { conn: RoomConnection; me: Me; profiles: Record<string, RoomProfile> };
+type ChatProps = { conn: RoomConnection; me: Me; profiles: Record<string, RoomProfile>; mod: ChatMod };
+type ChatMod = { moderate: boolean; roomUuid: string; token: string | null };
 
 /** The chat: beside the stage on desktop, a drawer on phones (components/room/ChatPanel.tsx). */
-function RoomChat({ conn, me, profiles }: ChatProps) {
+function RoomChat({ conn, me, profiles, mod }: ChatProps) {
   const off = conn.state ? conn.state.settings.hasChat === false : false;
-  return <ChatPanel conn={conn} me={me} profiles={profiles} disabled={off || conn.status !== "open"} />;
+  return <ChatPanel conn={conn} me={me} profiles={profiles} disabled={off || conn.status !== "open"} mod={mod} />;
 }
 
 function ChatAside(props: ChatProps) {
@@ -393,12 +450,42 @@ function StatusPill({ status }: { status: RoomConnection["status"] }) {
   );
 }
 
-function RoomFace({ title, body, backdrop, children, testId }: { title: string; body: string; backdrop: string; children?: React.ReactNode; testId?: string }) {
+function RoomFace({
+  title,
+  body,
+  backdrop,
+  children,
+  testId,
+  quote,
+  kind,
+}: {
+  title: string;
+  body: string;
+  backdrop: string;
+  children?: React.ReactNode;
+  testId?: string;
+  /** A moderator's own words (the kick reason), shown as a quote. */
+  quote?: string | null;
+  kind?: string;
+}) {
+  const Icon = kind === "banned" ? Ban : kind ? DoorOpen : null;
   return (
-    <div className="grid min-h-[70dvh] place-items-center px-4" style={{ background: backdrop }} data-testid={testId}>
+    <div className="grid min-h-[70dvh] place-items-center px-4" style={{ background: backdrop }} data-testid={testId} data-kind={kind}>
       <div className="max-w-md rounded-3xl border border-white/15 bg-black/55 p-8 text-center">
-        <h1 className="text-2xl font-extrabold text-white">{title}</h1>
+        {Icon && (
+          <span className="mx-auto mb-4 grid size-14 place-items-center rounded-full bg-white/10 text-white">
+            <Icon aria-hidden className="size-7" />
+          </span>
+        )}
+        <h1 className="text-2xl font-extrabold text-white" data-testid="room-face-title">
+          {title}
+        </h1>
         <p className="mt-3 text-ink-100">{body}</p>
+        {quote && (
+          <blockquote className="mt-3 break-words rounded-xl border-l-4 border-white/40 bg-white/10 px-4 py-3 text-left text-lg font-semibold text-white" data-testid="kick-reason-text">
+            {quote}
+          </blockquote>
+        )}
         <div className="mt-6">{children}</div>
       </div>
     </div>

@@ -1,6 +1,10 @@
-import { CornerUpLeft, Pencil, Send, X } from "lucide-react";
+import { CornerUpLeft, Pencil, Pin, Send, Trash2, X } from "lucide-react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useT } from "~/i18n";
+import { apiRequest } from "~/lib/api.client";
+import { errorText } from "~/lib/errors";
+import { ROOM_SERVICE } from "~/lib/rooms";
+import { useToast } from "../Toaster";
 import type { RoomProfile } from "~/lib/rooms";
 import type { RoomConnection } from "~/lib/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
@@ -24,8 +28,36 @@ interface Pending {
  * reactions and edits inside 20 s. Lines send at once as a pending copy that the room's own
  * line (same clientId) replaces; a refused line stays, marked, with its reason.
  */
-export function ChatPanel({ conn, me, profiles, disabled }: { conn: RoomConnection; me: { uuid: string; nickname: string; guest: boolean } | null; profiles: Record<string, RoomProfile>; disabled?: boolean }) {
+export function ChatPanel({
+  conn,
+  me,
+  profiles,
+  disabled,
+  mod,
+}: {
+  conn: RoomConnection;
+  me: { uuid: string; nickname: string; guest: boolean } | null;
+  profiles: Record<string, RoomProfile>;
+  disabled?: boolean;
+  /** Moderators delete any line and pin lines to the room (issue 4, "moderator actions"). */
+  mod?: { moderate: boolean; roomUuid: string; token: string | null };
+}) {
   const t = useT();
+  const toast = useToast();
+  const pinned = conn.state?.settings.pinnedMessages ?? [];
+  const pin = async (message: string) => {
+    if (!mod) return;
+    try {
+      await apiRequest(`${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages`, { method: "POST", json: { message: message.slice(0, 300) }, token: mod.token });
+      toast.success(t("room.chatPinnedToast"));
+    } catch (err) {
+      toast.error(errorText(err, t));
+    }
+  };
+  const remove = (messageId: string) => {
+    if (conn.send({ action: "deleteChat", messageId })) toast.success(t("room.chatDeleted"));
+    else toast.error(t("room.mod.offline"));
+  };
   const chat = conn.state?.chat ?? [];
   const [text, setText] = useState("");
   const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
@@ -80,6 +112,17 @@ export function ChatPanel({ conn, me, profiles, disabled }: { conn: RoomConnecti
   return (
     <div className="flex h-full min-h-0 flex-col rounded-3xl border border-white/10 bg-black/40">
       <h2 className="border-b border-white/10 px-4 py-3 text-lg font-bold text-white">{t("room.chat")}</h2>
+      {pinned.length > 0 && (
+        <section aria-label={t("room.pinned")} className="max-h-32 space-y-1.5 overflow-y-auto border-b border-white/10 bg-white/5 px-4 py-2.5" data-testid="pinned-messages">
+          {pinned.map((p) => (
+            <p key={p.id} className="flex gap-2 text-sm text-ink-50">
+              <Pin aria-hidden className="mt-0.5 size-3.5 shrink-0 text-ink-100" />
+              <span className="sr-only">{t("room.pinned")}: </span>
+              <span className="break-words">{p.message}</span>
+            </p>
+          ))}
+        </section>
+      )}
       <ol ref={listRef} className="min-h-0 flex-1 space-y-3 overflow-y-auto px-4 py-3" aria-live="polite" aria-relevant="additions" data-testid="chat-list">
         {chat.length === 0 && pending.length === 0 && <li className="text-sm text-ink-100">{t("room.chatEmpty")}</li>}
         {chat.map((m) => {
@@ -150,6 +193,16 @@ export function ChatPanel({ conn, me, profiles, disabled }: { conn: RoomConnecti
                       >
                         <CornerUpLeft aria-hidden className="size-3.5" />
                       </button>
+                      {mod?.moderate && m.message && (
+                        <button type="button" onClick={() => pin(m.message ?? "")} aria-label={t("room.chatPin")} title={t("room.chatPin")} className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-white" data-testid="chat-pin">
+                          <Pin aria-hidden className="size-3.5" />
+                        </button>
+                      )}
+                      {(mod?.moderate || mine) && (
+                        <button type="button" onClick={() => remove(m.id)} aria-label={t("room.chatDelete")} title={t("room.chatDelete")} className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-red-300" data-testid="chat-delete">
+                          <Trash2 aria-hidden className="size-3.5" />
+                        </button>
+                      )}
                       {mine && m.message && now - m.date < EDIT_WINDOW_MS && (
                         <button
                           type="button"

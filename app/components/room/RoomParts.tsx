@@ -92,7 +92,7 @@ export function Seat({
     <li
       data-testid={testId}
       data-lit={lit ? "true" : undefined}
-      className="relative flex h-36 min-w-0 flex-col items-center justify-center gap-2 rounded-2xl border border-white/15 bg-black/35 p-2 text-center backdrop-blur-sm"
+      className="relative flex h-36 has-[[role=menu]]:z-30 min-w-0 flex-col items-center justify-center gap-2 rounded-2xl border border-white/15 bg-black/35 p-2 text-center backdrop-blur-sm"
       style={lit ? { borderColor: accent, boxShadow: `0 0 22px -4px ${accent}` } : undefined}
     >
       {children}

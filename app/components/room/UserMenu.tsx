@@ -1,0 +1,249 @@
+import { Ban, MicOff, Shield, ShieldOff, SkipForward, UserMinus, UserX, Volume2 } from "lucide-react";
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { useT } from "~/i18n";
+import { apiRequest } from "~/lib/api.client";
+import { errorText } from "~/lib/errors";
+import { activeRoomRoles, ROOM_SERVICE } from "~/lib/rooms";
+import type { RoomConnection } from "~/lib/useRoom";
+import { useToast } from "../Toaster";
+
+/** Chat mutes last this long (issue 4, "Mute chat 15 min"). */
+export const MUTE_MS = 15 * 60_000;
+
+export interface ModTarget {
+  uuid: string;
+  name: string;
+  /** Whether the user sits in a DJ seat now. */
+  dj: boolean;
+  /** Whether the user's song plays now. */
+  playing: boolean;
+  /** Whether the user is in the room now (only they can be kicked); default true. */
+  present?: boolean;
+}
+
+/**
+ * A user's avatar as a button that opens the moderator's menu (issue 4, "moderator
+ * actions"): arrow keys move, Escape closes and focus returns to the avatar. Socket actions
+ * answer through the room's `error` message (the page toasts it); REST actions toast here.
+ */
+export function UserMenu({
+  target,
+  conn,
+  roomUuid,
+  token,
+  manage,
+  children,
+  className,
+  testId,
+}: {
+  target: ModTarget;
+  conn: RoomConnection;
+  roomUuid: string;
+  token: string | null;
+  manage: boolean;
+  children: ReactNode;
+  className?: string;
+  testId?: string;
+}) {
+  const t = useT();
+  const toast = useToast();
+  const [open, setOpen] = useState(false);
+  const [kicking, setKicking] = useState(false);
+  const [reason, setReason] = useState("");
+  const [busy, setBusy] = useState(false);
+  // Open toward the side with room (a 15 rem menu off a left- or right-edge avatar).
+  const [align, setAlign] = useState<"left" | "right">("left");
+  // ...and upward when the avatar sits low (the player bar covers the bottom of the page).
+  const [up, setUp] = useState(false);
+  const triggerRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const id = useId();
+  const held = activeRoomRoles(conn.state?.settings, target.uuid);
+
+  const close = (refocus = true) => {
+    setOpen(false);
+    setKicking(false);
+    setReason("");
+    if (refocus) triggerRef.current?.focus();
+  };
+
+  useEffect(() => {
+    if (!open) return;
+    menuRef.current?.querySelector<HTMLElement>("[role=menuitem], input")?.focus();
+    const onDown = (e: MouseEvent) => {
+      if (!menuRef.current?.contains(e.target as Node) && !triggerRef.current?.contains(e.target as Node)) close(false);
+    };
+    document.addEventListener("mousedown", onDown);
+    return () => document.removeEventListener("mousedown", onDown);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open, kicking]);
+
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+      return;
+    }
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp" && e.key !== "Home" && e.key !== "End") return;
+    const items = [...(menuRef.current?.querySelectorAll<HTMLElement>("[role=menuitem]") ?? [])];
+    if (!items.length) return;
+    e.preventDefault();
+    const at = items.indexOf(document.activeElement as HTMLElement);
+    const next = e.key === "Home" ? 0 : e.key === "End" ? items.length - 1 : (at + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+    items[next]?.focus();
+  };
+
+  const socket = (msg: Parameters<RoomConnection["send"]>[0], done: string) => {
+    if (conn.send(msg)) toast.success(done);
+    else toast.error(t("room.mod.offline"));
+    close();
+  };
+
+  const rest = async (method: "POST" | "DELETE", json: Record<string, unknown>, done: string) => {
+    setBusy(true);
+    try {
+      await apiRequest(`${ROOM_SERVICE}/roomUserRoles/${encodeURIComponent(roomUuid)}`, { method, json: { userUuid: target.uuid, ...json }, token });
+      toast.success(done);
+      close();
+    } catch (err) {
+      toast.error(errorText(err, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const name = target.name;
+  const item = "flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-sm font-medium text-ink-50 hover:bg-white/10 focus:bg-white/15 focus:outline-none disabled:opacity-60";
+
+  return (
+    <span className="relative inline-flex">
+      <button
+        ref={triggerRef}
+        type="button"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? id : undefined}
+        aria-label={t("room.mod.menuFor", { name })}
+        onClick={() => {
+          if (open) return close();
+          const r = triggerRef.current?.getBoundingClientRect();
+          setAlign(r && r.left + 248 > window.innerWidth ? "right" : "left");
+          setUp(!!r && r.bottom + 320 > window.innerHeight && r.top > 320);
+          setOpen(true);
+        }}
+        className={`rounded-full focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white ${className ?? ""}`}
+        data-testid={testId}
+        data-user={target.uuid}
+      >
+        {children}
+      </button>
+      {open && (
+        <div
+          ref={menuRef}
+          id={id}
+          role="menu"
+          aria-label={t("room.mod.menuFor", { name })}
+          onKeyDown={onKey}
+          className={`absolute z-40 w-60 ${up ? "bottom-full mb-2" : "top-full mt-2"} max-w-[calc(100vw-1rem)] rounded-2xl ${align === "left" ? "left-0" : "right-0"} border border-white/15 bg-ink-950/95 p-1.5 text-left shadow-2xl backdrop-blur`}
+          data-testid="mod-menu"
+        >
+          <p className="truncate px-3 pb-1 pt-1.5 text-xs font-semibold uppercase tracking-wide text-ink-200">{name}</p>
+          {kicking ? (
+            <form
+              className="space-y-2 p-2"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const r = reason.trim();
+                socket({ action: "kickUser", userUuid: target.uuid, ...(r ? { reason: r } : {}) }, t("room.mod.kicked", { name }));
+              }}
+            >
+              <label className="block text-xs font-semibold text-ink-100" htmlFor={`${id}-reason`}>
+                {t("room.mod.kickReason")}
+              </label>
+              <input
+                id={`${id}-reason`}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                maxLength={300}
+                placeholder={t("room.mod.kickReasonPlaceholder")}
+                className="block w-full rounded-lg border border-line bg-ink-900 px-2.5 py-1.5 text-sm text-ink-50 placeholder:text-ink-300"
+                data-testid="kick-reason"
+              />
+              <div className="flex justify-end gap-2">
+                <button type="button" onClick={() => setKicking(false)} className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10">
+                  {t("room.mod.cancel")}
+                </button>
+                <button type="submit" className="rounded-lg bg-danger px-2.5 py-1.5 text-sm font-bold text-white hover:brightness-110" data-testid="kick-confirm">
+                  {t("room.mod.kick")}
+                </button>
+              </div>
+            </form>
+          ) : (
+            <>
+              {target.dj && (
+                <button type="button" role="menuitem" className={item} onClick={() => socket({ action: "removeDj", djUuid: target.uuid }, t("room.mod.removedDj", { name }))} data-testid="mod-remove-dj">
+                  <UserMinus aria-hidden className="size-4" />
+                  {t("room.mod.removeDj")}
+                </button>
+              )}
+              {target.playing && (
+                <button type="button" role="menuitem" className={item} onClick={() => socket({ action: "skipSong" }, t("room.mod.skipped"))} data-testid="mod-skip">
+                  <SkipForward aria-hidden className="size-4" />
+                  {t("room.mod.skip")}
+                </button>
+              )}
+              {target.present !== false && (
+                <button type="button" role="menuitem" className={item} onClick={() => setKicking(true)} data-testid="mod-kick">
+                  <UserX aria-hidden className="size-4" />
+                  {t("room.mod.kickEllipsis")}
+                </button>
+              )}
+              {held.has("chatDisabled") ? (
+                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "chatDisabled" }, t("room.mod.unmuted", { name }))} data-testid="mod-unmute">
+                  <Volume2 aria-hidden className="size-4" />
+                  {t("room.mod.unmute")}
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={busy}
+                  className={item}
+                  onClick={() => rest("POST", { role: "chatDisabled", expirationTime: Date.now() + MUTE_MS }, t("room.mod.muted", { name }))}
+                  data-testid="mod-mute"
+                >
+                  <MicOff aria-hidden className="size-4" />
+                  {t("room.mod.mute")}
+                </button>
+              )}
+              {held.has("banned") ? (
+                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "banned" }, t("room.mod.unbanned", { name }))} data-testid="mod-unban">
+                  <Ban aria-hidden className="size-4" />
+                  {t("room.mod.unban")}
+                </button>
+              ) : (
+                <button type="button" role="menuitem" disabled={busy} className={`${item} text-red-300`} onClick={() => rest("POST", { role: "banned" }, t("room.mod.banned", { name }))} data-testid="mod-ban">
+                  <Ban aria-hidden className="size-4" />
+                  {t("room.mod.ban")}
+                </button>
+              )}
+              {manage &&
+                (held.has("moderator") ? (
+                  <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "moderator" }, t("room.mod.unmodded", { name }))} data-testid="mod-unmod">
+                    <ShieldOff aria-hidden className="size-4" />
+                    {t("room.mod.removeModerator")}
+                  </button>
+                ) : (
+                  <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("POST", { role: "moderator" }, t("room.mod.modded", { name }))} data-testid="mod-mod">
+                    <Shield aria-hidden className="size-4" />
+                    {t("room.mod.makeModerator")}
+                  </button>
+                ))}
+            </>
+          )}
+        </div>
+      )}
+    </span>
+  );
+}
