@@ -21,7 +21,7 @@
  * - After eviction the object starts with no memory: the constructor rebuilds everything
  *   from SQLite and the live sockets, puts users without a socket into their grace, re-arms
  *   the alarm and the tick, and restarts a rotation that was interrupted between songs.
- * - One alarm serves every schedule (song end, grace ends, role expiries, retries): it is
+ * - One alarm serves every schedule (song end, grace ends, role expiries, AFK checks, retries): it is
  *   always set to the earliest entry of `room_schedule`.
  * - A frame that fails to parse, or an action the rules refuse, gets `{ name: "error" }` on
  *   that socket alone and changes nothing.
@@ -30,7 +30,7 @@
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
-import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type ChatMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
+import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type ChatMessage, type ClientMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
 import { ROOM_ROLES, roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../shared/roles";
 import type { Env } from "../workers/env";
@@ -42,7 +42,7 @@ import { djFacts } from "./room/library";
 import { Playback } from "./room/playback";
 import { Publisher, send } from "./room/publisher";
 import { GRACE_MS, RoomStore } from "./room/store";
-import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
+import { guestName, PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
 
@@ -60,6 +60,20 @@ function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): T
   if (p.tokenType === "guest") return "guest";
   return ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user");
 }
+
+/** Actions that reset a DJ's AFK clock: votes, chat, seat actions, the next song (never ping, joinRoom, loadChat). */
+const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMessage["action"]>([
+  "voteOnSong",
+  "sendChat",
+  "reactChat",
+  "editChat",
+  "deleteChat",
+  "addDj",
+  "removeDj",
+  "skipSong",
+  "updateNextSong",
+  "playOneTimeAnimation",
+]);
 
 /** Connections are tagged with their user, so "this user's sockets" is a lookup, not a scan. */
 const userTag = (uuid: string) => `u:${uuid}`;
@@ -89,7 +103,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage.sql, () => this.name);
     this.#publisher = new Publisher<Caller>(ctx, this.#store, () => this.getConnections<Caller>());
-    this.#playback = new Playback(env, this.#store, this.#publisher, () => this.#rearm(), (uuid, m) => this.#sendTo(uuid, m));
+    this.#playback = new Playback(env, this.#store, this.#publisher, () => this.#rearm(), (uuid, m) => this.#sendTo(uuid, m), (text) => this.#chat.roomMessage(text));
     this.#actions = new StageActions(env, this.#store, this.#publisher, this.#playback);
     this.#chat = new ChatActions(this.#store, this.#publisher);
     this.#moderation = new Moderation(this.#store, this.#publisher, this.#playback, this.#chat, (u) => this.getConnections(userTag(u)), (u, r, e) =>
@@ -140,6 +154,15 @@ export class Room extends Server<Env & Cloudflare.Env> {
     if (type !== "ghost") {
       const known = this.#store.user(uuid);
       this.#store.upsertUser({ uuid, token_role: tokenRoleOf({ tokenType: type, roles }), guest: type === "guest" ? 1 : 0, email_verified: facts.emailVerified ? 1 : 0, pro: facts.pro ? 1 : 0 }, Date.now());
+      // allUserData's profile: D1's once per connection; a guest (or a user D1 did not answer for) gets a made-up name.
+      const p = facts.profile;
+      this.#store.setProfile(uuid, {
+        uuid,
+        nickname: p?.name ?? (type === "guest" ? guestName(uuid) : `User ${uuid.slice(0, 4).toUpperCase()}`),
+        avatarId: p?.avatarId ?? "default",
+        color: p?.color ?? null,
+        badges: p ? [...p.badges] : [],
+      });
       if (known?.disconnected_at != null) {
         this.#store.unschedule(graceKey(uuid));
         this.#rearm();
@@ -159,10 +182,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const msg = parsed.message;
     // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
     if (msg.action !== "ping") this.#store.touch(who.uuid, Date.now());
+    // A DJ's AFK clock counts only what shows them at the decks (docs/DECISIONS.md).
+    if (DJ_ACTIONS.has(msg.action)) this.#playback.acted(who.uuid, Date.now());
     let error: string | null = null;
     switch (msg.action) {
       case "joinRoom":
-        return this.#send(connection, this.#publisher.stateMessage());
+        this.#send(connection, this.#publisher.stateMessage());
+        if (who.tokenType !== "ghost") this.#send(connection, { name: "yourVote", params: { songVotes: this.#actions.yourVote(who.uuid) } });
+        return;
       case "ping":
         return this.#send(connection, { name: "pong", params: { clientTime: msg.clientTime, serverTime: Date.now() } });
       case "addDj":
@@ -179,6 +206,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
       }
       case "voteOnSong":
         error = this.#actions.voteOnSong(who, msg);
+        // songVotes stays out of the shared state: only the voter's own sockets hear it.
+        if (!error) this.#sendTo(who.uuid, { name: "yourVote", params: { songVotes: this.#actions.yourVote(who.uuid) } });
         break;
       case "updateNextSong":
         error = this.#actions.updateNextSong(who, msg);
@@ -252,6 +281,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       else if (key === "outbox") void this.#playback.retryOutbox();
       else if (key.startsWith("grace:")) this.#graceEnded(key.slice("grace:".length));
       else if (key.startsWith("role:")) this.#moderation.roleExpired(key);
+      else if (key.startsWith("afk:")) this.#playback.afkDue(key.slice("afk:".length), now);
       else console.error(`room ${this.name}: unknown schedule entry ${key}`);
     }
     this.#rearm();
@@ -350,6 +380,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#store.clearDjs();
     this.#store.clearVotes();
     this.#store.unscheduleLike("grace:");
+    this.#store.unscheduleLike("afk:");
     this.#store.unschedule("advance");
     for (const u of this.#store.users()) if (u.disconnected_at !== null) this.#store.deleteUser(u.uuid);
     this.#rearm();

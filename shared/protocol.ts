@@ -204,6 +204,32 @@ export interface RoomRoleEntry {
   expirationTime: number | null;
 }
 
+/** Who a user is, read from D1 once at connect (guests: their guest name). */
+export interface UserProfile {
+  uuid: string;
+  nickname: string;
+  avatarId: string;
+  color: string | null;
+  badges: string[];
+}
+
+/** A user's vote on the current song (`like: true` a like, `like: false` a dislike). */
+export interface SongVotes {
+  like?: boolean;
+  star?: boolean;
+}
+
+/**
+ * One user's entry in `allUserData`. `songVotes` is NOT in the shared state (a vote storm
+ * would reach every socket): each user learns their own vote from the stateless `yourVote`
+ * message (docs/DECISIONS.md), and a client may merge it in locally.
+ */
+export interface UserData {
+  userProfile: UserProfile;
+  /** A stable spot on the floor, each coordinate in [0, 1), derived from the uuid. */
+  position: { x: number; y: number };
+}
+
 export interface RoomState {
   /** Everyone present except guests ("Guests are excluded from the user count list"). */
   allUsers: RoomUser[];
@@ -211,6 +237,12 @@ export interface RoomState {
   audienceUsers: RoomUser[];
   /** DJ seats in play order; the first is the current DJ. */
   djs: RoomDj[];
+  /** The DJs a client shows on the stage; the product hides DJs in some modes, ours shows all (= djs). */
+  visibleDjs: RoomDj[];
+  /** Users present who are not DJs, guests included, ghosts never (ghosts are never listed). */
+  floorUsers: RoomUser[];
+  /** Every present user (guests included), by uuid. */
+  allUserData: Record<string, UserData>;
   nowPlaying: NowPlaying | null;
   voteCounts: VoteCounts;
   /** (likes - dislikes) / max(1, active listeners), clamped to -1..1. */
@@ -282,7 +314,12 @@ export type StatelessMessage =
   /** The room's live state was cleared: rejoin after a random delay below `rejoinWithinMs`. */
   | { name: "roomReset"; params: { rejoinWithinMs: number } }
   /** To the DJ whose song is next, as the song before theirs starts. */
-  | { name: "youAreNext"; params: Record<string, never> };
+  | { name: "youAreNext"; params: Record<string, never> }
+  /**
+   * To the voter's own sockets only: their whole vote on the current song (replaces what the
+   * client holds), after each accepted vote and in answer to `joinRoom`; `{}` for no vote.
+   */
+  | { name: "yourVote"; params: { songVotes: SongVotes } };
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 

@@ -97,6 +97,15 @@ describe("Room: connecting", () => {
       allUsers: [{ uuid: alice, tokenRole: "user", highestRole: null, canDj: true }],
       audienceUsers: [{ uuid: alice, tokenRole: "user", highestRole: null, canDj: true }],
       djs: [],
+      visibleDjs: [],
+      floorUsers: [{ uuid: alice, tokenRole: "user", highestRole: null, canDj: true }],
+      // No D1 account behind this token: a made-up name; the spot on the floor is the uuid's.
+      allUserData: {
+        [alice]: {
+          userProfile: { uuid: alice, nickname: `User ${alice.slice(0, 4).toUpperCase()}`, avatarId: "default", color: null, badges: [] },
+          position: { x: expect.any(Number), y: expect.any(Number) },
+        },
+      },
       nowPlaying: null,
       voteCounts: { likes: 0, dislikes: 0, stars: 0 },
       vibeMeter: 0,
@@ -160,7 +169,8 @@ describe("Room: presence patches", () => {
     expect(g.joined.state.audienceUsers).toContainEqual({ uuid: guest, tokenRole: "guest", highestRole: null, canDj: false });
 
     const joined = await a.socket.nextPatch("userJoined");
-    expect(joined.statePatch.every((op) => op.path.startsWith("/audienceUsers/"))).toBe(true);
+    // A guest changes the audience (and the floor and allUserData, which list guests too), never allUsers.
+    expect(joined.statePatch.every((op) => /^\/(audienceUsers|floorUsers|allUserData)\//.test(op.path))).toBe(true);
     expect(applyPatch(a.joined.state, joined.statePatch)).toEqual(g.joined.state);
     g.socket.close();
     a.socket.close();

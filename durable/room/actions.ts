@@ -10,7 +10,7 @@
  * - The auto-skip threshold scales with active listeners, not everyone present:
  *   dislikes >= ceil(autoSkipRatio x max(2, active)); a ratio of 0 turns it off.
  */
-import type { ClientMessage } from "../../shared/protocol";
+import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import { queueLength, starToLikes } from "./library";
@@ -82,6 +82,7 @@ export class StageActions {
     const late = this.#refusal(new RoomView(this.store, Date.now()), who);
     if (late) return late;
     this.store.addDj(who.uuid, msg.song ?? null);
+    this.playback.seated(who.uuid, Date.now());
     this.publisher.mark(PEOPLE_KEYS, "addedDj");
     if (!this.store.playing()) void this.playback.advance();
     return null;
@@ -119,6 +120,16 @@ export class StageActions {
     }
     this.#maybeAutoSkip(p.play_id);
     return null;
+  }
+
+  /** The user's whole vote on the current song (`yourVote`); `{}` when none. */
+  yourVote(uuid: string): SongVotes {
+    const p = this.store.playing();
+    const v = p ? this.store.userVote(p.play_id, uuid) : undefined;
+    const out: SongVotes = {};
+    if (v?.vote_like != null) out.like = v.vote_like === 1;
+    if (v?.star) out.star = true;
+    return out;
   }
 
   #maybeAutoSkip(playId: string) {

@@ -13,6 +13,9 @@
  *   writes it to D1 (idempotently, by play id) before it picks the next song, so the DJ's
  *   rotated queue is what the next pick of theirs reads. Failures retry from the schedule.
  * - `song-end` in the schedule is always the end of the play in `room_playing`, if any.
+ * - Each seated DJ has `room_dj_stats` (last action, songs started this stay) and, while
+ *   afkMinutes > 0, the entry `afk:<uuid>`; leaving the stage removes both. The current DJ
+ *   is never taken off mid-song for AFK or songsPerDj: `end` checks when their song stops.
  */
 import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
@@ -24,6 +27,8 @@ import { PEOPLE_KEYS } from "./view";
 /** Keys a change of song touches. */
 const SONG_KEYS = ["nowPlaying", "voteCounts", "vibeMeter"] as const;
 export const RETRY_MS = 5_000;
+/** The schedule key of one DJ's AFK check (due at their last action + afkMinutes). */
+export const afkKey = (uuid: string) => `afk:${uuid}`;
 
 export class Playback {
   #chain: Promise<void> = Promise.resolve();
@@ -34,6 +39,8 @@ export class Playback {
     private readonly publisher: Marks,
     private readonly rearm: () => void,
     private readonly sendTo: (uuid: string, message: ServerMessage) => void,
+    /** A room chat message (type room). */
+    private readonly say: (text: string) => void = () => {},
   ) {}
 
   /** Resolves when every start queued so far has run (the alarm handler waits on it). */
@@ -72,6 +79,7 @@ export class Playback {
   /** Takes a DJ off the stage; if their song was playing it stops and the next DJ plays. */
   removeFromStage(uuid: string, name: StatefulMessageName): boolean {
     const current = this.store.playing()?.dj_uuid === uuid;
+    this.store.unschedule(afkKey(uuid));
     if (!this.store.removeDj(uuid)) return false;
     this.publisher.mark(PEOPLE_KEYS, name);
     if (current) this.stop(false, name);
@@ -81,8 +89,71 @@ export class Playback {
 
   /** The current play ran its course (the alarm) or was skipped: rotate, then play on. */
   end(name: StatefulMessageName): Promise<void> {
+    const dj = this.store.playing()?.dj_uuid;
+    const leaving = dj ? this.#stepDownReason(dj, Date.now()) : null;
+    // Marked first, so the frame of this tick is named removedDj.
+    if (leaving) this.publisher.mark(PEOPLE_KEYS, "removedDj");
     this.stop(true, name);
+    if (dj && leaving) {
+      this.removeFromStage(dj, "removedDj");
+      this.say(leaving);
+    }
     return this.advance();
+  }
+
+  // ---- AFK and songsPerDj (issue 4 "Beyond every peer") --------------------------------------
+
+  /** A DJ sat down: a new stay (no songs yet) and its AFK check. */
+  seated(uuid: string, now: number) {
+    this.store.startDjStay(uuid, now);
+    this.#scheduleAfk(uuid, now);
+  }
+
+  /** A user acted (vote, chat, seat action, next song): if seated, their AFK check moves. */
+  acted(uuid: string, now: number) {
+    if (this.store.djActed(uuid, now)) this.#scheduleAfk(uuid, now);
+  }
+
+  #scheduleAfk(uuid: string, lastAction: number) {
+    const { afkMinutes } = this.store.settings();
+    if (afkMinutes > 0) this.store.schedule(afkKey(uuid), lastAction + afkMinutes * 60_000);
+    else this.store.unschedule(afkKey(uuid));
+    this.rearm();
+  }
+
+  /**
+   * The AFK schedule entry of `uuid` fired. A DJ idle for afkMinutes leaves the stage, but
+   * the current DJ only at the end of their song (`end` checks again). An entry that fired
+   * before its time (the DJ acted since, or an early alarm) is set again.
+   */
+  afkDue(uuid: string, now: number) {
+    const st = this.store.djStats(uuid);
+    const { afkMinutes } = this.store.settings();
+    if (!st || afkMinutes <= 0) return;
+    const due = st.last_action + afkMinutes * 60_000;
+    if (due > now) {
+      this.store.schedule(afkKey(uuid), due);
+      this.rearm();
+      return;
+    }
+    if (this.store.playing()?.dj_uuid === uuid) return; // at the end of their song
+    if (this.removeFromStage(uuid, "removedDj")) this.say(`${this.#nameOf(uuid)} left the stage (away)`);
+  }
+
+  /** Why the DJ whose song just ended steps down (a room message), or null if they stay. */
+  #stepDownReason(uuid: string, now: number): string | null {
+    const st = this.store.djStats(uuid);
+    if (!st) return null;
+    const s = this.store.settings();
+    if (s.afkMinutes > 0 && st.last_action + s.afkMinutes * 60_000 <= now) return `${this.#nameOf(uuid)} left the stage (away)`;
+    if (s.songsPerDj !== null && st.songs >= s.songsPerDj) {
+      return `${this.#nameOf(uuid)} left the stage after ${st.songs} ${st.songs === 1 ? "song" : "songs"} (the room allows ${s.songsPerDj} per turn)`;
+    }
+    return null;
+  }
+
+  #nameOf(uuid: string): string {
+    return this.store.profile(uuid)?.nickname || "A DJ";
   }
 
   /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */
@@ -117,6 +188,8 @@ export class Playback {
       if (!picked) {
         // Nothing to play on their turn: the DJ steps down (issue 4).
         this.store.removeDj(dj.uuid);
+        this.store.unschedule(afkKey(dj.uuid));
+        this.rearm();
         this.publisher.mark(PEOPLE_KEYS, "removedDj");
         continue;
       }
@@ -138,6 +211,7 @@ export class Playback {
       crate_song_uuid: picked.song.crateSongUuid,
     });
     this.store.unschedule("advance");
+    this.store.countDjSong(djUuid);
     this.store.schedule("song-end", end);
     this.rearm();
     this.publisher.mark(SONG_KEYS, "playedSong");

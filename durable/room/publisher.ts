@@ -17,7 +17,7 @@
  * - At most one frame per tick: a socket gets at most 1000 / TICK_MS frames a second.
  */
 import type { Connection } from "partyserver";
-import type { JsonValue } from "../../shared/json-patch";
+import { applyPatch, type JsonValue } from "../../shared/json-patch";
 import type { RoomState, RoomStateMessage, StatefulMessage, StatefulMessageName } from "../../shared/protocol";
 import { diff } from "./diff";
 import type { RoomStore } from "./store";
@@ -84,8 +84,13 @@ export class Publisher<C extends NeedsState> implements Marks {
           if (!pending.keys.includes(key)) continue;
           const before = this.store.publishedKey(key) as JsonValue | undefined;
           const after = view.compute(key) as unknown as JsonValue;
-          statePatch.push(...(before === undefined ? [{ op: "add" as const, path: `/${key}`, value: after }] : diff(`/${key}`, before, after)));
-          this.store.setPublished(key, after);
+          const ops = before === undefined ? [{ op: "add" as const, path: `/${key}`, value: after }] : diff(`/${key}`, before, after);
+          statePatch.push(...ops);
+          // What clients hold is the patch applied to what they held: stored as such, the
+          // full state a joiner gets has the same key order as a patched client's (an object
+          // key added by a patch goes last, whatever order the view computed).
+          const held = before === undefined || !ops.length ? after : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
+          this.store.setPublished(key, held);
         }
         this.store.clearPending();
         return statePatch.length ? { name: pending.name, statePatch, seq: this.store.nextSeq() } : null;

@@ -17,7 +17,7 @@
  */
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import { ChatStore } from "./chat-store";
-import type { ClientSong, NowPlaying, StatefulMessageName, TokenRole, VoteCounts } from "../../shared/protocol";
+import type { ClientSong, NowPlaying, StatefulMessageName, TokenRole, UserProfile, VoteCounts } from "../../shared/protocol";
 
 export const GRACE_MS = 30_000;
 export const ACTIVE_WINDOW_MS = 10 * 60_000;
@@ -100,6 +100,9 @@ export class RoomStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_published (key TEXT PRIMARY KEY, json TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`);
+    // Added with allUserData / AFK / songsPerDj: separate tables, so older objects need no migration.
+    sql.exec(`CREATE TABLE IF NOT EXISTS room_profiles (uuid TEXT PRIMARY KEY, json TEXT NOT NULL)`);
+    sql.exec(`CREATE TABLE IF NOT EXISTS room_dj_stats (uuid TEXT PRIMARY KEY, last_action INTEGER NOT NULL, songs INTEGER NOT NULL DEFAULT 0)`);
     this.chat = new ChatStore(sql);
   }
 
@@ -174,6 +177,21 @@ export class RoomStore {
 
   deleteUser(uuid: string) {
     this.sql.exec(`DELETE FROM room_users WHERE uuid = ?`, uuid);
+    this.sql.exec(`DELETE FROM room_profiles WHERE uuid = ?`, uuid);
+  }
+
+  /** The profile read from D1 at connect (allUserData); kept while the user is present. */
+  setProfile(uuid: string, profile: UserProfile) {
+    this.sql.exec(`INSERT INTO room_profiles (uuid, json) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET json = excluded.json`, uuid, JSON.stringify(profile));
+  }
+
+  profiles(): Map<string, UserProfile> {
+    return new Map(this.sql.exec<{ uuid: string; json: string }>(`SELECT uuid, json FROM room_profiles`).toArray().map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]));
+  }
+
+  profile(uuid: string): UserProfile | undefined {
+    const row = this.sql.exec<{ json: string }>(`SELECT json FROM room_profiles WHERE uuid = ?`, uuid).toArray()[0];
+    return row ? (JSON.parse(row.json) as UserProfile) : undefined;
   }
 
   /** Records an action; answers whether the user was inactive before (the active count changed). */
@@ -205,6 +223,7 @@ export class RoomStore {
   }
 
   removeDj(uuid: string): boolean {
+    this.sql.exec(`DELETE FROM room_dj_stats WHERE uuid = ?`, uuid);
     return this.sql.exec(`DELETE FROM room_djs WHERE uuid = ?`, uuid).rowsWritten > 0;
   }
 
@@ -218,6 +237,26 @@ export class RoomStore {
 
   clearDjs() {
     this.sql.exec(`DELETE FROM room_djs`);
+    this.sql.exec(`DELETE FROM room_dj_stats`);
+  }
+
+  /** A DJ's stay on stage: their last action (AFK) and the songs started in it (songsPerDj). */
+  djStats(uuid: string): { last_action: number; songs: number } | undefined {
+    return this.sql.exec<{ last_action: number; songs: number }>(`SELECT last_action, songs FROM room_dj_stats WHERE uuid = ?`, uuid).toArray()[0];
+  }
+
+  /** A new stay on stage starts with no songs played. */
+  startDjStay(uuid: string, now: number) {
+    this.sql.exec(`INSERT INTO room_dj_stats (uuid, last_action, songs) VALUES (?, ?, 0) ON CONFLICT (uuid) DO UPDATE SET last_action = excluded.last_action, songs = 0`, uuid, now);
+  }
+
+  /** Records a seated DJ's action; answers false when the user is not a DJ. */
+  djActed(uuid: string, now: number): boolean {
+    return this.sql.exec(`UPDATE room_dj_stats SET last_action = ? WHERE uuid = ?`, now, uuid).rowsWritten > 0;
+  }
+
+  countDjSong(uuid: string) {
+    this.sql.exec(`UPDATE room_dj_stats SET songs = songs + 1 WHERE uuid = ?`, uuid);
   }
 
   // ---- now playing and votes ------------------------------------------------------------

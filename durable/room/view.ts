@@ -10,7 +10,7 @@
  * - canDj is the seat rule itself (seats.ts asks the same function), so the flag a client
  *   sees and the answer it gets when it tries are the same.
  */
-import type { RoomDj, RoomRole, RoomRoleEntry, RoomState, RoomUser } from "../../shared/protocol";
+import type { RoomDj, RoomRole, RoomRoleEntry, RoomState, RoomUser, UserData } from "../../shared/protocol";
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
@@ -18,9 +18,31 @@ import { CHAT_IN_STATE } from "./chat-store";
 import type { RoomStore, UserRow } from "./store";
 
 export type StateKey = keyof RoomState;
-export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "nowPlaying", "voteCounts", "vibeMeter", "settings", "chat"];
+export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "visibleDjs", "floorUsers", "allUserData", "nowPlaying", "voteCounts", "vibeMeter", "settings", "chat"];
 /** Keys that depend on who is present, seated or holding a role. */
-export const PEOPLE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs"];
+export const PEOPLE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "visibleDjs", "floorUsers", "allUserData"];
+
+/** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
+export const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
+
+/**
+ * A stable pseudo-random spot on the floor for a uuid: FNV-1a over the uuid, two 16-bit
+ * halves mapped to [0, 1) with 3 decimals. Same uuid, same spot, on every (re)connect.
+ */
+export function floorPosition(uuid: string): { x: number; y: number } {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < uuid.length; i++) {
+    h ^= uuid.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  // A second round mixes the high bits into both halves.
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d) >>> 0;
+  h ^= h >>> 12;
+  const x = Math.floor(((h & 0xffff) / 0x10000) * 1000) / 1000;
+  const y = Math.floor(((h >>> 16) / 0x10000) * 1000) / 1000;
+  return { x, y };
+}
 
 /** Roles shown as a user's highest, most powerful first; the others are restrictions. */
 const HIGHEST_ORDER: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];
@@ -100,7 +122,22 @@ export class RoomView {
         return this.store.users().filter((u) => !seated.has(u.uuid)).map((u) => this.toUser(u));
       }
       case "djs":
+      case "visibleDjs":
         return this.djs();
+      case "floorUsers": {
+        // Ghosts never get a row in room_users, so this is audienceUsers by construction.
+        const seated = new Set(this.store.djs().map((d) => d.uuid));
+        return this.store.users().filter((u) => !seated.has(u.uuid)).map((u) => this.toUser(u));
+      }
+      case "allUserData": {
+        const profiles = this.store.profiles();
+        const out: Record<string, UserData> = {};
+        for (const u of this.store.users()) {
+          const userProfile = profiles.get(u.uuid) ?? { uuid: u.uuid, nickname: u.guest ? guestName(u.uuid) : "", avatarId: "default", color: null, badges: [] };
+          out[u.uuid] = { userProfile, position: floorPosition(u.uuid) };
+        }
+        return out;
+      }
       case "nowPlaying":
         return this.store.nowPlaying();
       case "voteCounts":
