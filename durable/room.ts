@@ -51,6 +51,8 @@ const callerHeader = z.object({
   type: z.enum(TOKEN_TYPES),
   // Unknown role names are dropped rather than refused: the gateway verified the token.
   roles: z.array(z.string()).transform((rs) => rs.filter((r): r is UserRole => (USER_ROLES as readonly string[]).includes(r))),
+  /** The gateway verified a join ticket (the password was checked by the REST join). */
+  joined: z.boolean().default(false),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
@@ -141,9 +143,16 @@ export class Room extends Server<Env & Cloudflare.Env> {
       connection.close(CLOSE_UNAUTHORIZED, "A verified caller is needed to join a room.");
       return;
     }
-    const { uuid, type, roles } = parsed.data;
+    const { uuid, type, roles, joined } = parsed.data;
     const refused = this.#moderation.entryRefusal(uuid);
     if (refused) return this.#moderation.refuse(connection, refused);
+    // A password-protected room admits only sockets that went through the REST join.
+    const settings = this.#store.settings();
+    if ((settings.isPasswordProtected || settings.isGuestPasswordProtected) && !joined && settings.ownerUuid !== uuid) {
+      connection.send(JSON.stringify({ name: "error", params: { message: "This room is password protected: join it from its page." } }));
+      connection.close(CLOSE_UNAUTHORIZED, "Join ticket required.");
+      return;
+    }
     const user = type === "user" || type === "bot";
     // Read once per connection: the token says neither whether the e-mail is verified nor
     // whether the user subscribes, and the seat rule needs both.

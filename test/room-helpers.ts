@@ -137,9 +137,10 @@ export async function seedQueue(uuid: string, count: number, over: Partial<SongR
   return list;
 }
 
-/** Opens a socket through the real gateway and waits for the full state. */
-export async function connect(room: string, who: RoomPerson): Promise<RoomClient> {
-  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, { headers: { Upgrade: "websocket" } });
+/** Opens a socket through the real gateway (with a join ticket, if given) and waits for the full state. */
+export async function connect(room: string, who: RoomPerson, ticket?: string): Promise<RoomClient> {
+  const q = new URLSearchParams({ token: who.token, ...(ticket ? { ticket } : {}) });
+  const res = await SELF.fetch(`http://x/parties/room/${room}?${q}`, { headers: { Upgrade: "websocket" } });
   expect(res.status).toBe(101);
   const client = new RoomClient(res.webSocket!);
   await client.waitFor((m) => m.name === "roomState");

@@ -3,7 +3,7 @@ import { getServerByName } from "partyserver";
 import { describe, expect, it } from "vitest";
 import type { RoomState } from "../shared/protocol";
 import { admin, guestToken, signUp } from "./helpers";
-import { connect, person } from "./room-helpers";
+import { account, connect } from "./room-helpers";
 import { createRoom, room } from "./room-service-helpers";
 
 const SERVICE = { "X-Service-Key": "test-service-key" };
@@ -55,8 +55,11 @@ describe("service reads", () => {
     expect(one.body).not.toHaveProperty("passwordHash");
 
     expect((await room(`/rooms/${r.uuid}/join`, { token: owner.token, body: {} })).status).toBe(200);
-    const p = await person();
-    const ws = await connect(r.uuid, p);
+    const p = await account();
+    // A protected room is entered through the join (password checked), then the socket shows its ticket.
+    const joined = await room(`/rooms/${r.uuid}/join`, { token: p.token, body: { password: "pw-123456" } });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    const ws = await connect(r.uuid, p, joined.body.ticket);
     const users = await room(`/rooms/users/service/${r.id}`, { headers: SERVICE });
     expect(users.body).toEqual({ roomUuid: r.uuid, usersInRoomUuids: [p.uuid], numberOfUsersInRoom: 1 });
     ws.close();

@@ -14,6 +14,8 @@ export interface JoinInfo {
   roomUuid: string;
   slug: string;
   partyPath: string;
+  /** Shown by the websocket: proof this visitor went through the join (and its password). */
+  ticket: string;
   settings: { numberOfDjs: number; design: RoomDesign; name: string; hasChat: boolean; djType: string; ownerUuid: string | null };
 }
 

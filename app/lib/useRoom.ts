@@ -38,7 +38,7 @@ export interface RoomConnection {
 
 export const PING_EVERY_MS = 15_000;
 
-export function useRoom(partyPath: string | null, token: string | null, myUuid: string | null): RoomConnection {
+export function useRoom(partyPath: string | null, token: string | null, myUuid: string | null, ticket: string | null = null): RoomConnection {
   const [status, setStatus] = useState<RoomStatus>("connecting");
   const [state, setState] = useState<RoomState | null>(null);
   const [seq, setSeq] = useState(0);
@@ -142,6 +142,7 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
         const u = new URL(partyPath, location.href);
         u.protocol = location.protocol === "https:" ? "wss:" : "ws:";
         u.searchParams.set("token", token);
+        if (ticket) u.searchParams.set("ticket", ticket);
         return u.href;
       };
       ws = new ReconnectingWebSocket(url, [], { maxRetries: Infinity, minReconnectionDelay: 500, maxReconnectionDelay: 8000 });
@@ -180,7 +181,7 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
       ws?.close();
       socketRef.current = null;
     };
-  }, [partyPath, token]);
+  }, [partyPath, token, ticket]);
 
   // The "you're next" notice ends when the user's song starts.
   const myTurn = !!myUuid && state?.nowPlaying?.djUuid === myUuid;

@@ -94,7 +94,7 @@ export default function RoomPage() {
   const t = useT();
   const toast = useToast();
   const palette = paletteOf(join?.settings.design ?? room.design);
-  const conn = useRoom(join?.partyPath ?? null, token, me?.uuid ?? null);
+  const conn = useRoom(join?.partyPath ?? null, token, me?.uuid ?? null, join?.ticket ?? null);
   const { state, status } = conn;
 
   // Errors the room sends back: seat and skip errors inline, vote errors roll back (below).

@@ -103,6 +103,8 @@ export function roomSettingsOf(r: RoomRow): RoomSettings {
     afkMinutes: r.afkMinutes,
     autoSkipRatio: r.autoSkipRatio,
     repeatWindowMinutes: r.repeatWindowMinutes,
+    isPasswordProtected: r.passwordHash !== null,
+    isGuestPasswordProtected: r.guestPasswordHash !== null,
   });
 }
 

@@ -11,6 +11,7 @@ import { valid } from "../lib/validate";
 import { pushSettings, roomSettingsOf, toRoomDto } from "./room-dto";
 import { isAdmin, requireRoomAccess, roomFields as f, roomIdParam, roomOr404, updateRoom } from "./room-store";
 import { EDIT_REFUSED } from "./rooms";
+import { issueTicket } from "../lib/room-ticket";
 
 /**
  * What changes a live room at once: the four switches and promotion, joining, pinned
@@ -81,7 +82,9 @@ roomLiveRoutes.post("/rooms/:id/join", requireAnyToken, valid("param", roomIdPar
       .values({ userUuid: who.uuid, roomUuid: room.uuid, visitedAt: Date.now() })
       .onConflictDoUpdate({ target: [recentRooms.userUuid, recentRooms.roomUuid], set: { visitedAt: Date.now() } });
   }
-  return c.json({ roomUuid: room.uuid, slug: room.slug, partyPath: `/parties/room/${room.uuid}`, settings: roomSettingsOf(room) });
+  // The websocket shows this ticket, so a password cannot be skipped by connecting directly.
+  const ticket = await issueTicket(c.env, room.uuid, who.uuid);
+  return c.json({ roomUuid: room.uuid, slug: room.slug, partyPath: `/parties/room/${room.uuid}`, ticket, settings: roomSettingsOf(room) });
 });
 
 export const MAX_PINNED = 5;
