@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, inject } from "vitest";
 
 /** Debian Chromium, offline-safe flags (STACK.md, "Browser tests"). */
@@ -46,4 +46,21 @@ export function useBrowser(): () => Browser {
     await browser?.close();
   });
   return () => browser!;
+}
+
+/** The seeded users' shared password (scripts/seed.mjs). */
+export const SEED_PASSWORD = "user-password";
+
+/** A seeded user's API token. */
+export const tokenFor = async (email: string, password = SEED_PASSWORD) =>
+  (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password }) })).token;
+
+/** A new page in `context`, logged in through the login form and landed on `to`. */
+export async function logIn(context: BrowserContext, email: string, to: string, password = SEED_PASSWORD): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${inject("baseURL")}/login?redirectTo=${encodeURIComponent(to)}`);
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', password);
+  await Promise.all([page.waitForURL((u) => u.pathname === to), page.locator('main form button[type="submit"]').click()]);
+  return page;
 }

@@ -1,28 +1,14 @@
-import type { BrowserContext, Page } from "playwright-core";
-import { describe, expect, inject, it } from "vitest";
-import { api, shot, useBrowser } from "./browser";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { api, shot, useBrowser, logIn, tokenFor } from "./browser";
 
 // Moderator actions and the kicked screen (issue 4, "Web pages"): Sam owns a room, Kim
 // listens; Sam kicks Kim with a reason, bans her, and unbans her, all from her avatar's menu.
-const base = () => inject("baseURL");
 const SAM = "dj.sam@hangout.local";
 const KIM = "kim@hangout.local";
-const PASSWORD = "user-password";
 const REASON = "Too many caps in chat, take five";
 
 const getBrowser = useBrowser();
-
-const tokenFor = async (email: string) =>
-  (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password: PASSWORD }) })).token;
-
-async function logIn(context: BrowserContext, email: string, to: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${base()}/login?redirectTo=${encodeURIComponent(to)}`);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL((u) => u.pathname === to), page.locator('main form button[type="submit"]').click()]);
-  return page;
-}
 
 const statusOf = (page: Page) => page.getByTestId("room").getAttribute("data-status", { timeout: 2000 }).catch(() => null);
 const kindOf = (page: Page) => page.getByTestId("room-kicked").getAttribute("data-kind", { timeout: 2000 }).catch(() => null);

@@ -1,6 +1,6 @@
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { api, shot, useBrowser } from "./browser";
+import { api, shot, useBrowser, logIn, tokenFor } from "./browser";
 
 // Two people in one room (issue 4, "Tests"): Sam creates a room, takes a seat and plays;
 // Lou hears the same song at the same offset (within 100 ms by the server clock), likes it,
@@ -8,7 +8,6 @@ import { api, shot, useBrowser } from "./browser";
 const base = () => inject("baseURL");
 const SAM = "dj.sam@hangout.local";
 const LOU = "lou@hangout.local";
-const PASSWORD = "user-password";
 
 interface Song {
   songId: string;
@@ -17,19 +16,6 @@ interface Song {
 }
 
 const getBrowser = useBrowser();
-
-
-const tokenFor = async (email: string) =>
-  (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password: PASSWORD }) })).token;
-
-async function logIn(context: BrowserContext, email: string, to: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${base()}/login?redirectTo=${encodeURIComponent(to)}`);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL((u) => u.pathname === to), page.locator('main form button[type="submit"]').click()]);
-  return page;
-}
 
 /** This page's playback offset by its own server clock: audio time minus where the room is. */
 const offsetOf = (page: Page) =>

@@ -1,11 +1,9 @@
 import { data, type LoaderFunctionArgs, type MetaArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { ArrowLeft, Ban, DoorOpen, Headphones, Loader2, LogIn, LogOut, MessageCircle, Music2, Play, SkipForward, Users, WifiOff, X } from "lucide-react";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { Artwork } from "~/components/Artwork";
-import { usePlayer } from "~/components/Player";
+import { ArrowLeft, Ban, DoorOpen, Loader2, LogIn, LogOut, MessageCircle, SkipForward, Users, WifiOff, X } from "lucide-react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { ChatPanel } from "~/components/room/ChatPanel";
-import { Seat, SeatIcon, UserAvatar, VibeMeter, VoteButton } from "~/components/room/RoomParts";
+import { Seat, SeatIcon, UserAvatar } from "~/components/room/RoomParts";
 import { UserMenu, type ModTarget } from "~/components/room/UserMenu";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
@@ -13,11 +11,11 @@ import { translate, useT, type Locale } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
-import { activeRoomRoles, kickKind, moderationRights, paletteOf, ROOM_SERVICE, startOffsetSeconds, type JoinInfo, type RoomDto, type RoomProfile } from "~/lib/rooms";
-import { formatDuration, uploadStream } from "~/lib/songs";
+import { activeRoomRoles, kickKind, moderationRights, paletteOf, ROOM_SERVICE, type JoinInfo, type RoomDto, type RoomProfile } from "~/lib/rooms";
 import { getSession } from "~/lib/session.server";
 import { useRoom, type RoomConnection } from "~/lib/useRoom";
-import type { RoomState, RoomUser, VoteCounts } from "../../shared/protocol";
+import type { RoomUser } from "../../shared/protocol";
+import { NowPlaying, useRoomAudio } from "~/components/room/NowPlaying";
 
 /**
  * The room (issue 4, "Web pages"; UI.md, "The room is the product"): the server renders the
@@ -55,9 +53,6 @@ export const meta = ({ data: d, matches }: MetaArgs<typeof loader>) => {
   return [{ title: translate(locale, "room.pageTitle", { name: d?.room?.name ?? "" }) }];
 };
 
-type Counts = VoteCounts;
-const ZERO: Counts = { likes: 0, dislikes: 0, stars: 0 };
-
 /** Public profiles for the uuids on screen, batched 150 a call, each asked once. */
 function useProfiles(uuids: string[], token: string | null) {
   const [profiles, setProfiles] = useState<Record<string, RoomProfile>>({});
@@ -77,16 +72,6 @@ function useProfiles(uuids: string[], token: string | null) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, token]);
   return profiles;
-}
-
-/** Re-renders every `ms` while `on`. */
-function useTick(ms: number, on: boolean) {
-  const [, set] = useState(0);
-  useEffect(() => {
-    if (!on) return;
-    const id = setInterval(() => set((n) => n + 1), ms);
-    return () => clearInterval(id);
-  }, [ms, on]);
 }
 
 export default function RoomPage() {
@@ -491,197 +476,3 @@ function RoomFace({
     </div>
   );
 }
-
-/** Now playing: artwork, names, progress by the server clock, votes and the vibe meter. */
-function NowPlaying({ conn, state, connecting, accent, djName, listenToken }: { conn: RoomConnection; state: RoomState | null; connecting: boolean; accent: string; djName: string; listenToken: string | null }) {
-  const t = useT();
-  const toast = useToast();
-  const np = state?.nowPlaying ?? null;
-  useTick(250, !!np);
-  const player = usePlayer();
-
-  // Optimistic votes: my choice and a delta on the counts until the server's counts change.
-  const [myVote, setMyVote] = useState<{ like?: boolean; star?: boolean }>({});
-  const [delta, setDelta] = useState<Counts>(ZERO);
-  const prevVote = useRef<{ like?: boolean; star?: boolean }>({});
-  const playId = np?.playId;
-  useEffect(() => {
-    setMyVote({});
-    setDelta(ZERO);
-  }, [playId]);
-  const server = state?.voteCounts ?? ZERO;
-  // Settle on the server's counts when they change (by value: every patch copies the state).
-  const serverKey = `${server.likes},${server.dislikes},${server.stars}`;
-  useEffect(() => setDelta(ZERO), [serverKey]);
-  useEffect(() => {
-    if (conn.error?.action !== "voteOnSong") return;
-    setMyVote(prevVote.current);
-    setDelta(ZERO);
-    toast.error(t("room.voteFailed", { reason: conn.error.message }));
-  }, [conn.error, t, toast]);
-  const counts = { likes: Math.max(0, server.likes + delta.likes), dislikes: Math.max(0, server.dislikes + delta.dislikes), stars: Math.max(0, server.stars + delta.stars) };
-
-  const vote = (v: { like?: boolean; star?: boolean }) => {
-    const d = { ...ZERO };
-    if (v.like !== undefined) {
-      if (myVote.like === v.like) return;
-      if (v.like) d.likes++;
-      else d.dislikes++;
-      if (myVote.like === true) d.likes--;
-      if (myVote.like === false) d.dislikes--;
-    }
-    if (v.star !== undefined) d.stars += v.star ? 1 : -1;
-    if (!conn.send({ action: "voteOnSong", songVotes: v })) {
-      toast.error(t("room.voteOffline"));
-      return;
-    }
-    prevVote.current = myVote;
-    setMyVote({ ...myVote, ...v });
-    setDelta((p) => ({ likes: p.likes + d.likes, dislikes: p.dislikes + d.dislikes, stars: p.stars + d.stars }));
-  };
-
-  const song = np?.song ?? null;
-  const now = conn.serverNow();
-  const duration = song?.duration ?? (np ? (np.endTime - np.startTime) / 1000 : 0);
-  const at = np ? startOffsetSeconds(np, now) : 0;
-  const pct = duration > 0 ? Math.min(100, (at / duration) * 100) : 0;
-  const heard = song && player.isCurrent(song);
-  const needsTap = !!song && !!uploadStream(song) && (!heard || player.state === "paused");
-
-  return (
-    <section aria-labelledby="np-heading" className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5" data-testid="now-playing">
-      <h2 id="np-heading" className="mb-3 text-lg font-bold text-white">
-        {t("room.nowPlaying")}
-      </h2>
-      <div className="flex min-h-40 flex-col gap-4 sm:flex-row sm:items-center">
-        {connecting ? (
-          <>
-            <span className="size-28 shrink-0 animate-pulse rounded-2xl bg-white/10" aria-hidden />
-            <div className="flex-1 space-y-2" aria-hidden>
-              <span className="block h-6 w-2/3 animate-pulse rounded bg-white/10" />
-              <span className="block h-4 w-1/3 animate-pulse rounded bg-white/10" />
-            </div>
-          </>
-        ) : !song ? (
-          <div className="flex items-center gap-4" data-testid="nothing-playing">
-            <span className="grid size-28 shrink-0 place-items-center rounded-2xl bg-white/10">
-              <Music2 aria-hidden className="size-10 text-ink-200" />
-            </span>
-            <div>
-              <p className="text-xl font-bold text-white">{t("room.nothingPlaying")}</p>
-              <p className="mt-1 text-ink-100">{t("room.nothingPlayingHint")}</p>
-            </div>
-          </div>
-        ) : (
-          <>
-            <Artwork song={song} size={112} rounded="rounded-2xl" className="shrink-0 shadow-lg" />
-            <div className="min-w-0 flex-1">
-              <p className="truncate text-2xl font-extrabold text-white" data-testid="np-track">
-                {song.trackName}
-              </p>
-              <p className="truncate text-lg text-ink-100" data-testid="np-artist">
-                {song.artistName}
-              </p>
-              <p className="mt-1 flex items-center gap-1.5 text-sm text-ink-100">
-                <Headphones aria-hidden className="size-4" />
-                {t("room.playedBy", { name: djName })}
-              </p>
-              <div className="mt-3">
-                <div
-                  role="progressbar"
-                  aria-label={t("room.progress")}
-                  aria-valuemin={0}
-                  aria-valuemax={Math.round(duration)}
-                  aria-valuenow={Math.round(at)}
-                  aria-valuetext={`${formatDuration(at)} / ${formatDuration(duration)}`}
-                  className="h-2 overflow-hidden rounded-full bg-white/15"
-                >
-                  <div className="h-full rounded-full" style={{ width: `${pct}%`, background: accent }} data-testid="np-progress" />
-                </div>
-                <div className="mt-1 flex justify-between text-xs tabular-nums text-ink-100">
-                  <span>{formatDuration(at)}</span>
-                  <span>{formatDuration(duration)}</span>
-                </div>
-              </div>
-              {needsTap && (
-                <button
-                  type="button"
-                  className={`${button("secondary", "sm")} mt-2`}
-                  onClick={() => np && player.play(song, { startAt: startOffsetSeconds(np, conn.serverNow()), token: listenToken })}
-                  data-testid="listen"
-                >
-                  <Play aria-hidden className="size-4" />
-                  {t("room.listen")}
-                </button>
-              )}
-            </div>
-          </>
-        )}
-      </div>
-      <div className="mt-5 flex gap-3">
-        <VoteButton kind="like" label={t("room.like")} count={counts.likes} pressed={myVote.like === true} onClick={() => vote({ like: true })} disabled={!np} accent={accent} />
-        <VoteButton kind="dislike" label={t("room.dislike")} count={counts.dislikes} pressed={myVote.like === false} onClick={() => vote({ like: false })} disabled={!np} accent={accent} />
-        <VoteButton kind="star" label={t("room.star")} count={counts.stars} pressed={myVote.star === true} onClick={() => vote({ star: !myVote.star })} disabled={!np} accent={accent} />
-      </div>
-      <div className="mt-4">
-        <VibeMeter value={state?.vibeMeter ?? 0} accent={accent} />
-      </div>
-    </section>
-  );
-}
-
-/**
- * Real audio: the room's song through the one player, from where the room is (duration
- * minus the time left), kept within ~60 ms of the server clock; stopped when the song ends
- * or the page is left.
- */
-function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], token: string | null) {
-  const player = usePlayer();
-  const playerRef = useRef(player);
-  playerRef.current = player;
-  const serverNow = conn.serverNow;
-  const roomSong = useRef<RoomState["nowPlaying"]>(null);
-  const playId = np?.playId ?? null;
-  const stream = np ? uploadStream(np.song) : null;
-
-  useEffect(() => {
-    const p = playerRef.current;
-    if (!np || !stream) {
-      if (roomSong.current && p.isCurrent(roomSong.current.song)) p.stop();
-      roomSong.current = null;
-      return;
-    }
-    roomSong.current = np;
-    p.play(np.song, { startAt: startOffsetSeconds(np, serverNow()), token });
-    // Drift correction: loading and seeking take time; nudge the element back in line.
-    let fixes = 0;
-    const id = setInterval(() => {
-      const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
-      if (!audio || audio.paused || audio.seeking || audio.readyState < 3 || !playerRef.current.isCurrent(np.song)) return;
-      const want = startOffsetSeconds(np, serverNow());
-      if (Math.abs(audio.currentTime - want) > 0.06 && fixes < 8) {
-        fixes++;
-        audio.currentTime = want;
-      }
-    }, 700);
-    return () => clearInterval(id);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [playId, stream]);
-
-  // Leaving the room stops its song.
-  useEffect(
-    () => () => {
-      const s = roomSong.current;
-      if (s && playerRef.current.isCurrent(s.song)) playerRef.current.stop();
-    },
-    []
-  );
-
-  // For the browser test and for debugging: the page's server clock and what it plays.
-  const expose = useCallback(() => ({ serverNow: serverNow(), startTime: roomSong.current?.startTime ?? null, playId: roomSong.current?.playId ?? null }), [serverNow]);
-  useEffect(() => {
-    (window as unknown as { __hangoutRoom?: unknown }).__hangoutRoom = { read: expose };
-  }, [expose]);
-}
-
-export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";
