@@ -6,6 +6,7 @@ import { api } from "./api";
 import type { Env } from "./env";
 import { consumeAudit } from "./queues/audit";
 import { consumeNotifications } from "./queues/notifications";
+import { consumePoints } from "./queues/points";
 import { authorizeRoomConnection } from "./room-connect";
 
 export { Room } from "../durable/room";
@@ -33,6 +34,7 @@ export default {
   async queue(batch, env) {
     if (batch.queue.startsWith("hangout-notifications")) return consumeNotifications(batch, env);
     if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
+    if (batch.queue.startsWith("hangout-points")) return consumePoints(batch, env);
     console.error(`no consumer for queue ${batch.queue}`);
     batch.retryAll();
   },

@@ -3,6 +3,7 @@ import type { TokenAccount } from "../durable/token-account";
 import type { Leaderboard } from "../durable/leaderboard";
 import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
+import type { PointsMessage } from "./queues/points";
 
 /**
  * Every binding and variable the Worker sees. The names match wrangler.toml; the secrets
@@ -14,6 +15,8 @@ export interface Env {
   UPLOADS: R2Bucket;
   NOTIFICATIONS: Queue<NotificationMessage>;
   AUDIT: Queue<AuditMessage>;
+  /** Point events (room votes, service grants, admin adjustments) on their way to the Leaderboards. */
+  POINTS: Queue<PointsMessage>;
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
@@ -60,6 +63,14 @@ export interface Env {
   TRANSCODER_SECRET?: string;
   /** Signs HLS segment and key URLs and derives the per-song AES key; unset: SERVICE_KEY is used. */
   HLS_SIGNING_KEY?: string;
+  /** Stripe secret key; unset: checkout runs in local test mode (a local page completes it). */
+  STRIPE_SECRET_KEY?: string;
+  /** Verifies `POST /webhook/stripe`; in local test mode the dev key made by scripts/setup.mjs. */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** Stripe API base URL (tests point it at a stub); default Stripe's own. */
+  STRIPE_API_URL?: string;
+  /** PEM of the Apple root CA that signs App Store Server Notifications (tests use their own). */
+  APPLE_ROOT_CA_PEM?: string;
 }
 
 /** The Hono environment every service app shares. */

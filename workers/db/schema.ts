@@ -471,3 +471,8 @@ export const events = sqliteTable(
 
 export type CommunityRow = typeof communities.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
+
+// The token store, payments, points and avatars live in their own files (one job each);
+// re-exported here so `db()` and drizzle-kit see one schema.
+export * from "./store-schema";
+export * from "./points-schema";
