@@ -37,6 +37,7 @@ import type { Env } from "../workers/env";
 import { CALLER_HEADER } from "../workers/room-connect";
 import { StageActions, type Caller } from "./room/actions";
 import { ChatActions } from "./room/chat";
+import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Moderation, roleKey } from "./room/moderation";
 import { djFacts } from "./room/library";
 import { Playback } from "./room/playback";
@@ -45,6 +46,23 @@ import { GRACE_MS, RoomStore } from "./room/store";
 import { guestName, PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
+
+/** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
+export interface RoomSummary {
+  userUuids: string[];
+  numberOfActiveDjs: number;
+  nowPlaying: {
+    songId: string;
+    trackName: string;
+    artistName: string;
+    duration: number | null;
+    thumbnails: Record<string, string | undefined>;
+    djUuid: string;
+    djName: string | null;
+    startTime: number;
+    endTime: number;
+  } | null;
+}
 
 const callerHeader = z.object({
   uuid: z.string().min(1).max(64),
@@ -371,6 +389,56 @@ export class Room extends Server<Env & Cloudflare.Env> {
     for (const r of this.#store.roles(0)) if (r.role === "owner" && r.user_uuid !== uuid) this.#store.removeRole(r.user_uuid, "owner");
     this.#store.setSettings({ ...this.#store.settings(), ownerUuid: uuid });
     this.setRole(uuid, "owner", null);
+  }
+
+  /**
+   * Empties the chat history (the room-service's DELETE /rooms/conversation/{id}); every
+   * client sees `chat` become [] in the next frame. Answers how many lines were removed.
+   */
+  clearChat(): number {
+    const removed = this.#store.chat.clear();
+    this.#publisher.mark(["chat"], "updatedChat");
+    return removed;
+  }
+
+  #deliveries?: ConsumableDeliveries;
+
+  /** Posts a bought consumable into the chat (the merch-service's purchase); idempotent by purchaseId. */
+  deliverConsumable(args: DeliveryArgs): DeliveryResult {
+    this.#deliveries ??= new ConsumableDeliveries(this.ctx.storage.sql, this.#store, this.#publisher);
+    return this.#deliveries.deliver(args);
+  }
+
+  /** Records `userUuid` as a member of the room's chat (the local CometChat group join). */
+  joinChat(userUuid: string): { joinedAt: number; created: boolean; members: number } {
+    const r = this.#store.chat.join(z.string().min(1).max(64).parse(userUuid), Date.now());
+    return { ...r, members: this.#store.chat.memberCount() };
+  }
+
+  /**
+   * What a room card shows, in one cheap call (no published-state read): who is present
+   * (guests left out), how many DJs, and a small summary of the song playing with its DJ's name.
+   */
+  getSummary(): RoomSummary {
+    const np = this.#store.nowPlaying();
+    const dj = np ? this.#store.profile(np.djUuid) : undefined;
+    return {
+      userUuids: this.getUserUuids(),
+      numberOfActiveDjs: this.#store.djs().length,
+      nowPlaying: np
+        ? {
+            songId: np.song.songId,
+            trackName: np.song.trackName,
+            artistName: np.song.artistName,
+            duration: np.song.duration ?? null,
+            thumbnails: np.song.thumbnails ?? {},
+            djUuid: np.djUuid,
+            djName: dj?.nickname ?? null,
+            startTime: np.startTime,
+            endTime: np.endTime,
+          }
+        : null,
+    };
   }
 
   /** Chat history before the message `before` (or the newest), oldest first, at most 50. */

@@ -65,6 +65,11 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await samChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).getByTestId("chat-delete").click();
     await expect.poll(() => kimChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).count(), { timeout: 10_000 }).toBe(0);
     await shot(sam, "moderation-01b-pinned-1440");
+    // Only moderators get the unpin control; Sam unpins and the pin leaves both pages.
+    expect(await kimChat.getByTestId("unpin").count()).toBe(0);
+    await samChat.getByTestId("pinned-message").filter({ hasText: "house rules" }).getByTestId("unpin").click();
+    await expect.poll(() => kimChat.getByTestId("pinned-messages").count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => samChat.getByTestId("pinned-messages").count(), { timeout: 10_000 }).toBe(0);
 
     // Kick with a reason: Kim's page shows the kicked screen with Sam's words.
     await kimOnFloor.click();
@@ -110,6 +115,20 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await expect.poll(() => sam.getByTestId("restricted").count(), { timeout: 10_000 }).toBe(0);
     await kim.reload();
     await expect.poll(() => statusOf(kim), { timeout: 15_000 }).toBe("open");
+
+    // Sam hands the room to Kim from her menu (asked twice): Kim now moderates, Sam no longer does.
+    await sam.setViewportSize({ width: 1440, height: 900 });
+    await expect.poll(() => kimOnFloor.count(), { timeout: 10_000 }).toBe(1);
+    await kimOnFloor.click();
+    await sam.getByTestId("mod-make-owner").click();
+    await expect.poll(() => sam.getByTestId("give-room").isVisible()).toBe(true);
+    await sam.screenshot({ path: ".e2e/shots/moderation-09-give-room-1440.png" });
+    await sam.getByTestId("give-room-confirm").click();
+    await expect.poll(() => kim.getByTestId("floor").getByTestId("user-menu-trigger").count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => sam.getByTestId("user-menu-trigger").count(), { timeout: 10_000 }).toBe(0);
+    const owner = await api<{ ownerUuid: string }>(`/api/room-service/rooms/${room.uuid}`, { token: samToken });
+    expect(owner.ownerUuid).toBe(kimUuid);
+    await shot(kim, "moderation-10-new-owner-1440");
 
     expect(errors).toEqual([]);
     await samCtx.close();

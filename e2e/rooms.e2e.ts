@@ -63,6 +63,11 @@ describe("rooms: two listeners in sync", () => {
 
     const lou = await logIn(louCtx, LOU, roomPath);
     lou.on("pageerror", (e) => errors.push(`lou: ${e}`));
+    // Play tracking from inside the room: what Lou's player reports to POST /kinesis.
+    const kinesis: { topic: string; kinesisDataRecord: Record<string, unknown> }[] = [];
+    lou.on("request", (r) => {
+      if (r.method() === "POST" && r.url().includes("/api/audit-service/kinesis")) kinesis.push(r.postDataJSON());
+    });
     await expect.poll(() => lou.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
 
     // Sam takes a seat: his first queued song starts on both pages.
@@ -84,6 +89,37 @@ describe("rooms: two listeners in sync", () => {
     await expect.poll(() => lou.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
     await expect.poll(() => sam.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
     await expect(lou.getByTestId("vote-like").getAttribute("aria-pressed")).resolves.toBe("true");
+
+    // Lou stands at the same spot of the floor on both pages (allUserData's position).
+    const spot = async (page: Page) => {
+      const el = page.getByTestId("floor-user").first();
+      return { x: await el.getAttribute("data-x"), y: await el.getAttribute("data-y"), left: await el.evaluate((e) => (e as HTMLElement).style.left) };
+    };
+    await expect.poll(() => sam.getByTestId("floor-user").count(), { timeout: 10_000 }).toBe(1);
+    const [onSam, onLou] = [await spot(sam), await spot(lou)];
+    expect(onSam.x).toBe(onLou.x);
+    expect(onSam.y).toBe(onLou.y);
+    expect(Number(onSam.x)).toBeGreaterThanOrEqual(0);
+    expect(Number(onSam.x)).toBeLessThan(1);
+    expect(onSam.left).toContain("calc(");
+
+    // Lou pauses: the play record she sends carries the room (slug, owner, DJ) and the room's playId.
+    const roomPlay = await lou.evaluate(() => (window as unknown as { __hangoutRoom: { read: () => { playId: string | null } } }).__hangoutRoom.read().playId);
+    await lou.getByTestId("player-toggle").click();
+    await expect.poll(() => kinesis.filter((k) => k.topic === "play-record").length, { timeout: 10_000 }).toBeGreaterThan(0);
+    const sent = kinesis.find((k) => k.topic === "play-record")!.kinesisDataRecord;
+    expect(sent).toMatchObject({ roomSlug: roomPath.split("/").pop()!.toLowerCase(), playId: roomPlay });
+    expect(sent.djUuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(sent.roomOwnerUuid).toBe(sent.djUuid); // Sam made the room and plays in it
+    await lou.getByTestId("player-toggle").click();
+
+    // A reload keeps Lou's own vote pressed (the room's private yourVote echo).
+    await lou.reload();
+    await expect.poll(() => lou.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    await expect.poll(() => lou.getByTestId("vote-like").getAttribute("aria-pressed"), { timeout: 10_000 }).toBe("true");
+    await expect(lou.getByTestId("vote-dislike").getAttribute("aria-pressed")).resolves.toBe("false");
+    await expect.poll(() => lou.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
+    await playing(lou);
 
     // A signed-out visitor listens with a guest token: the same song plays, no seat on offer.
     const guestCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
@@ -120,6 +156,10 @@ describe("rooms: two listeners in sync", () => {
     await sam.waitForTimeout(500);
     await sam.reload();
     await expect.poll(() => sam.getByTestId("favorites").getByTestId("room-card").filter({ hasText: name }).count()).toBe(1);
+    // The card says what plays in the room and who is playing it (the lists read the live room).
+    const card = sam.getByTestId("public-rooms").getByTestId("room-card").filter({ hasText: name });
+    await expect(card.getByTestId("room-card-song").textContent()).resolves.toContain(track!);
+    await expect(card.getByTestId("room-card-dj").textContent()).resolves.toMatch(/^Played by \S/);
     await sam.evaluate(() => window.scrollTo(0, 0));
     await shot(sam, "rooms-07-browse-390");
     expect(errors).toEqual([]);

@@ -128,3 +128,28 @@ describe("play tracker: start and end", () => {
     expect(tracker.current()?.playId).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe("play tracker: plays in a room", () => {
+  it("keeps the room's slug, owner, DJ and playId on every event; continue from another room is ignored", () => {
+    const { tracker, sent, at, topics } = setup();
+    at(0);
+    tracker.start({ ...song(), playId: "room-play-7" });
+    at(12);
+    tracker.continue(tick("song-1", "another-room"));
+    expect(topics()).toEqual([]);
+    tracker.continue(tick());
+    at(40);
+    tracker.end();
+    expect(topics()).toEqual([PLAY_15_SECONDS, PLAY_RECORD, PLAY_TOTAL]);
+    for (const { record } of sent) expect(record).toMatchObject({ roomSlug: "the-room", roomOwnerUuid: "owner-uuid", djUuid: "dj-uuid", playId: "room-play-7" });
+  });
+
+  it("makes its own playId outside a room (null or absent)", () => {
+    const { tracker, at } = setup();
+    at(0);
+    tracker.start({ ...song("s", null), playId: null });
+    expect(tracker.current()!.playId).toBe("play-1");
+    tracker.start(song("t", null));
+    expect(tracker.current()!.playId).toBe("play-2");
+  });
+});

@@ -43,6 +43,11 @@ export interface PlayRecord {
 
 export type PlayStart = Pick<PlayRecord, "roomSlug" | "roomOwnerUuid" | "djUuid" | "songInfo" | "userUuid" | "userProvider" | "subscriptionLevel"> & {
   volume: number;
+  /**
+   * The play's id when someone else names it: in a room, the Room object's playId (every
+   * listener of that song reports the same one). Otherwise a fresh id is made.
+   */
+  playId?: string | null;
 };
 
 export interface PlayContinue {
@@ -106,7 +111,7 @@ export function createPlayTracker({ send, now, newId = () => crypto.randomUUID()
         updatedDate: iso,
         volumeStart: p.volume,
         volumeEnd: p.volume,
-        playId: newId(),
+        playId: p.playId || newId(),
         sent15sec: false,
         sent30sec: false,
         userProvider: p.userProvider,

@@ -17,6 +17,7 @@
  */
 import { z } from "zod";
 import type { CrateSongDto } from "../workers/songs/dto";
+import type { ConsumableDisplayType } from "../workers/db/store-schema";
 import type { JsonPatchOp } from "./json-patch";
 import type { RoomRoleName, RoomSettings } from "./rooms";
 
@@ -257,7 +258,8 @@ export interface RoomState {
 export interface ChatMessage {
   id: string;
   uuid: string;
-  type: "user" | "room";
+  /** "consumable": something a user bought and sent into the room (the token store). */
+  type: "user" | "room" | "consumable";
   message: string | null;
   userUuid: string | null;
   userName: string | null;
@@ -276,6 +278,18 @@ export interface ChatMessage {
   songs: { link: string }[];
   clientId: string | null;
   edited: boolean;
+  /** Only on a "consumable" message: what was sent. */
+  consumable?: ChatConsumable;
+}
+
+/** A consumable as the room shows it (the merch-service's purchase, delivered once). */
+export interface ChatConsumable {
+  purchaseId: string;
+  consumableId: number;
+  name: string;
+  imageUrl: string | null;
+  displayType: ConsumableDisplayType;
+  tokenCost: number;
 }
 
 // ---- server to client ----------------------------------------------------------------------

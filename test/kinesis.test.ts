@@ -35,7 +35,12 @@ interface Row {
   user_uuid: string | null;
   data: string;
 }
-const rowsFor = (eventId: string) => env.DB.prepare("select event_id, topic, user_uuid, data from audit_events where event_id = ?").bind(eventId).all<Row>().then((r) => r.results);
+/** Rows stored as `eventId`, or under it (`topic:playId` finds `topic:playId:<listener>`). */
+const rowsFor = (eventId: string) =>
+  env.DB.prepare("select event_id, topic, user_uuid, data from audit_events where event_id = ?1 or substr(event_id, 1, length(?1) + 1) = ?1 || ':' order by event_id")
+    .bind(eventId)
+    .all<Row>()
+    .then((r) => r.results);
 
 /** Waits until the queue consumer has stored `eventId`, and returns its rows. */
 const stored = (eventId: string) =>
@@ -79,6 +84,32 @@ describe("POST /kinesis", () => {
     expect(JSON.parse(row.data).userUuid).toBe(a.uuid);
   });
 
+  it("a play in a room carries the room's slug, owner, DJ and playId; two listeners of one play are stored apart", async () => {
+    const [a, b, owner, dj] = await Promise.all([signUp(), signUp(), signUp(), signUp()]);
+    // What the room page's player sends (app/lib/usePlayTracking.ts, roomPlayContext): the room object's playId.
+    const roomPlayId = crypto.randomUUID();
+    const room = { roomSlug: "the-club", roomOwnerUuid: owner.uuid, djUuid: dj.uuid, playId: roomPlayId };
+    for (const who of [a, b]) {
+      expect((await audit("/kinesis", { token: who.token, body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) } })).status).toBe(202);
+    }
+    const rows = await vi.waitFor(
+      async () => {
+        const r = await rowsFor(`${PLAY_15_SECONDS}:${roomPlayId}`);
+        if (r.length < 2) throw new Error("waiting for both listeners");
+        return r;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(rows.map((r) => r.user_uuid).sort()).toEqual([a.uuid, b.uuid].sort());
+    for (const row of rows) expect(JSON.parse(row.data)).toMatchObject({ ...room, userUuid: row.user_uuid });
+    // A retry of one listener's event is still stored once.
+    await audit("/kinesis", { token: a.token, body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) } });
+    const later = record();
+    await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord: later } });
+    await stored(`${PLAY_RECORD}:${later.playId}`);
+    expect(await rowsFor(`${PLAY_15_SECONDS}:${roomPlayId}`)).toHaveLength(2);
+  });
+
   it("stores a retried POST once", async () => {
     const a = await signUp();
     const body = { topic: PLAY_RECORD, kinesisDataRecord: record() };
@@ -94,7 +125,7 @@ describe("POST /kinesis", () => {
     const a = await signUp();
     const kinesisDataRecord = record();
     await audit("/kinesis", { token: a.token, body: { topic: PLAY_TOTAL, kinesisDataRecord } });
-    const eventId = `${PLAY_TOTAL}:${kinesisDataRecord.playId}`;
+    const eventId = `${PLAY_TOTAL}:${kinesisDataRecord.playId}:${a.uuid}`;
     await stored(eventId);
     // The message the route queued, delivered again (at-least-once delivery).
     const body = { eventId, topic: PLAY_TOTAL, userUuid: a.uuid, data: { ...kinesisDataRecord, userUuid: a.uuid }, occurredAt: Date.now() };

@@ -5,6 +5,7 @@ import type { ErrorData } from "hls.js";
 import { useT, type MessageKey, type Vars } from "~/i18n";
 import { displayError } from "~/lib/errors";
 import { formatDuration, pickProvider, songKey, type AnySong } from "~/lib/songs";
+import type { PlayContext } from "~/lib/rooms";
 import { useAudioPlayTracking } from "~/lib/usePlayTracking";
 import { useRootData } from "~/lib/useRootData";
 import { Artwork } from "./Artwork";
@@ -24,6 +25,8 @@ export interface PlayOptions {
    * visitor's guest token (the playlist answers any token; signed-out pages have none).
    */
   token?: string | null;
+  /** Where the song plays (a room's slug, owner, DJ and playId), for play tracking; none outside a room. */
+  context?: PlayContext | null;
 }
 
 /** A message to show: a dictionary key, or text the server sent. */
@@ -80,7 +83,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   /** The listener pressed pause while the song was still loading: don't start it. */
   const heldRef = useRef(false);
   // Play tracking (seed 001): what this audio element plays is reported to the audit-service.
-  useAudioPlayTracking(audioRef, song);
+  const contextRef = useRef<PlayContext | null>(null);
+  useAudioPlayTracking(audioRef, song, contextRef);
 
   const teardown = useCallback(() => {
     hlsRef.current?.destroy();
@@ -197,6 +201,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
     (s: AnySong, opts: PlayOptions = {}) => {
       if (opts.list) setList(opts.list);
       if (opts.token !== undefined) playTokenRef.current = opts.token;
+      // Every play names where it happens (a song picked outside a room has none).
+      contextRef.current = opts.context ?? null;
       const audio = audioRef.current;
       const current = songRef.current;
       // Same song and same stream: not replayed (seed 001); resume, or seek to the new offset.

@@ -65,6 +65,8 @@ export interface RoomProfile {
   nickname: string;
   color: string | null;
   profilePicture: string | null;
+  /** The avatar the user wears (issue 6); the room draws it before the picture. */
+  avatarId?: string | null;
 }
 
 /** Token roles that may moderate any room (REFERENCE.md "Token roles"). */
@@ -105,4 +107,26 @@ export function kickKind(reason: string | null | undefined): "banned" | "kicked"
   if (reason === "banned") return "banned";
   if (!reason || reason === "kicked") return "kicked";
   return "reason";
+}
+
+/** Where a play happens, for play tracking (seed 001 "Play-tracking record"): null outside a room. */
+export interface PlayContext {
+  roomSlug: string;
+  roomOwnerUuid: string | null;
+  djUuid: string | null;
+  /** The Room object's id for this play: every listener of it reports the same one. */
+  playId: string | null;
+}
+
+/**
+ * The play-tracking context of the song a room plays: its slug (lowercase, as recent plays
+ * store it), owner, the DJ and the room's playId. Null when nothing plays or the room's
+ * settings are not known yet, so a record is never sent with half its room fields.
+ */
+export function roomPlayContext(
+  np: { djUuid: string; playId: string } | null | undefined,
+  settings: { slug?: string | null; ownerUuid?: string | null } | null | undefined
+): PlayContext | null {
+  if (!np || !settings?.slug) return null;
+  return { roomSlug: settings.slug.toLowerCase(), roomOwnerUuid: settings.ownerUuid ?? null, djUuid: np.djUuid || null, playId: np.playId || null };
 }

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, type RefObject } from "react";
 import { createPlayTracker, type PlayRecord, type PlayTopic, type PlayTracker } from "../../shared/play-tracking";
+import type { PlayContext } from "./rooms";
 import { pickProvider, songKey, type AnySong } from "./songs";
 import { useRootData } from "./useRootData";
 
@@ -59,10 +60,11 @@ const cut = (v: string | null | undefined) => (v ? v.slice(0, 200) : null);
 
 /**
  * Tracks what the player's audio element plays: start on playing, continue every 5 s
- * (timeupdate, throttled), end on pause, ended, song change and page hide. Outside a
- * room the room fields are null.
+ * (timeupdate, throttled), end on pause, ended, song change and page hide. `room` is where
+ * the song plays (the room page passes it with `play`); outside a room the room fields are
+ * null and the play gets its own id.
  */
-export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song: AnySong | null) {
+export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song: AnySong | null, room: RefObject<PlayContext | null>) {
   const tracker = usePlayTracking();
   const root = useRootData();
   const ctx = useRef({ song, user: root?.user ?? null });
@@ -79,12 +81,16 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
     const onPlaying = () => {
       const { song: s, user } = ctx.current;
       if (!s) return;
-      // "playing" also follows a buffering stall: the open play of this song goes on.
-      if (tracker.current()?.songInfo.songId === playSongId(s)) return;
+      const where = room.current;
+      // "playing" also follows a buffering stall: the open play of this song goes on (but a
+      // room playing the same song again is a new play, with a new room playId).
+      const open = tracker.current();
+      if (open && open.songInfo.songId === playSongId(s) && (!where?.playId || open.playId === where.playId)) return;
       tracker.start({
-        roomSlug: null,
-        roomOwnerUuid: null,
-        djUuid: null,
+        roomSlug: where?.roomSlug ?? null,
+        roomOwnerUuid: where?.roomOwnerUuid ?? null,
+        djUuid: where?.djUuid ?? null,
+        playId: where?.playId ?? null,
         songInfo: { songId: playSongId(s), trackName: cut(s.trackName), artistName: cut(s.artistName), duration: s.duration ?? null },
         userUuid: user?.uuid ?? null,
         userProvider: pickProvider(s).provider,
@@ -97,7 +103,7 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       const s = ctx.current.song;
       if (!s || audio.paused || Date.now() - last < CONTINUE_EVERY_MS) return;
       last = Date.now();
-      tracker.continue({ roomSlug: null, songId: playSongId(s), volume: volume() });
+      tracker.continue({ roomSlug: room.current?.roomSlug ?? null, songId: playSongId(s), volume: volume() });
     };
     const end = () => tracker.end();
     const events: [string, () => void][] = [["playing", onPlaying], ["timeupdate", onTime], ["pause", end], ["ended", end]];
@@ -108,5 +114,5 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       window.removeEventListener("pagehide", end);
       tracker.end();
     };
-  }, [audioRef, tracker]);
+  }, [audioRef, tracker, room]);
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { ClientMessage, RoomState, ServerMessage } from "../../shared/protocol";
+import type { ClientMessage, RoomState, ServerMessage, SongVotes } from "../../shared/protocol";
 import { applyPatch } from "../../shared/json-patch";
 
 /**
@@ -31,6 +31,12 @@ export interface RoomConnection {
   kickReason: string | null;
   /** The room told this user they are next up (cleared when their song starts). */
   youAreNext: boolean;
+  /**
+   * This user's own vote as the room last confirmed it (the private `yourVote` echo: after a
+   * vote from any of the user's tabs, and on every join, so a reload shows it), tagged with
+   * the play it was about. A vote for another play than the one showing is stale.
+   */
+  yourVote: { playId: string | null; songVotes: SongVotes } | null;
   /** Server time now (epoch ms), by the estimated clock offset. */
   serverNow: () => number;
   send: (msg: ClientMessage) => boolean;
@@ -45,6 +51,7 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
   const [error, setError] = useState<RoomError | null>(null);
   const [youAreNext, setYouAreNext] = useState(false);
   const [kickReason, setKickReason] = useState<string | null>(null);
+  const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
   const offsetRef = useRef(0);
   const bestRttRef = useRef(Number.POSITIVE_INFINITY);
   const socketRef = useRef<{ send: (data: string) => void; readyState: number } | null>(null);
@@ -133,6 +140,11 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
         case "youAreNext":
           setYouAreNext(true);
           return;
+        case "yourVote":
+          // The echo carries no playId: it is about the song of the state held now (the room
+          // sends it after the roomState it belongs to, on the same socket, in order).
+          setYourVote({ playId: docRef.current.state?.nowPlaying?.playId ?? null, songVotes: msg.params.songVotes ?? {} });
+          return;
       }
     };
 
@@ -190,5 +202,5 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
     if (myTurn || !onStage) setYouAreNext(false);
   }, [myTurn, onStage]);
 
-  return { status, state, seq, error, kickReason, youAreNext, serverNow, send };
+  return { status, state, seq, error, kickReason, youAreNext, yourVote, serverNow, send };
 }

@@ -16,6 +16,7 @@ import { getSession } from "~/lib/session.server";
 import { useRoom, type RoomConnection } from "~/lib/useRoom";
 import type { RoomUser } from "../../shared/protocol";
 import { NowPlaying, useRoomAudio } from "~/components/room/NowPlaying";
+import { Floor } from "~/components/room/Floor";
 
 /**
  * The room (issue 4, "Web pages"; UI.md, "The room is the product"): the server renders the
@@ -109,21 +110,27 @@ export default function RoomPage() {
     [djs, audience, chat, roomRoles]
   );
   const profiles = useProfiles(everyone, token);
+  // The room's own profile (allUserData: guests get their "Guest ABCD" name) fills in until the user-service answers.
   const nameOf = (u: Pick<RoomUser, "uuid" | "tokenRole">) =>
-    profiles[u.uuid]?.nickname ?? (u.uuid === me?.uuid ? me.nickname : u.tokenRole === "guest" ? t("room.guest") : t("room.listener"));
+    profiles[u.uuid]?.nickname ??
+    (u.uuid === me?.uuid ? me.nickname : state?.allUserData?.[u.uuid]?.userProfile.nickname || (u.tokenRole === "guest" ? t("room.guest") : t("room.listener")));
   const mine = state && me ? [...state.audienceUsers, ...state.djs].find((u) => u.uuid === me.uuid) : undefined;
   const full = djs.length >= numberOfDjs && !onStage;
   // Moderator actions (issue 4): the menu on each avatar, for those who may moderate.
   const rights = moderationRights(state?.settings ?? null, me?.uuid, [...roles, mine?.tokenRole]);
   const roomUuid = join?.roomUuid ?? room.uuid;
+  // Handing the room over is the owner's or an admin's alone (PUT /roomUserRoles/change-owner).
+  const ownerUuid = state?.settings.ownerUuid ?? join?.settings.ownerUuid ?? room.ownerUuid;
+  const giveRoom = !!me && !me.guest && (me.uuid === ownerUuid || roles.some((r) => r === "admin" || r === "superUser"));
   const modMenu = (u: Pick<RoomUser, "uuid" | "tokenRole">, node: React.ReactNode, extra: Partial<ModTarget> = {}) =>
     rights.moderate && u.uuid !== me?.uuid ? (
       <UserMenu
-        target={{ uuid: u.uuid, name: nameOf(u), dj: false, playing: false, ...extra }}
+        target={{ uuid: u.uuid, name: nameOf(u), dj: false, playing: false, guest: u.tokenRole === "guest", ...extra }}
         conn={conn}
         roomUuid={roomUuid}
         token={token}
         manage={rights.manage}
+        giveRoom={giveRoom}
         testId="user-menu-trigger"
       >
         {node}
@@ -311,7 +318,7 @@ export default function RoomPage() {
                 {t("room.floor")} <span className="text-sm font-medium text-ink-200">({audience.length})</span>
               </h2>
               {connecting ? (
-                <div className="flex gap-2" aria-hidden>
+                <div className="flex h-48 items-center justify-center gap-2 sm:h-56" aria-hidden>
                   {Array.from({ length: 6 }, (_, i) => (
                     <span key={i} className="size-10 animate-pulse rounded-full bg-white/10" />
                   ))}
@@ -319,14 +326,7 @@ export default function RoomPage() {
               ) : audience.length === 0 ? (
                 <p className="text-sm text-ink-100">{t("room.floorEmpty")}</p>
               ) : (
-                <ul className="flex flex-wrap gap-2" data-testid="floor">
-                  {audience.slice(0, 80).map((u) => (
-                    <li key={u.uuid} title={nameOf(u)}>
-                      {modMenu(u, <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />)}
-                    </li>
-                  ))}
-                  {audience.length > 80 && <li className="grid size-10 place-items-center rounded-full bg-white/15 text-xs font-bold text-white">+{audience.length - 80}</li>}
-                </ul>
+                <Floor audience={audience} userData={state?.allUserData} label={nameOf} render={(u) => modMenu(u, <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />)} />
               )}
             </section>
 

@@ -14,6 +14,7 @@ import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import { queueLength, starToLikes } from "./library";
+import { awardVotePoints } from "./points";
 import type { ChatProfile } from "./chat";
 import type { Playback } from "./playback";
 import type { Marks, NeedsState } from "./publisher";
@@ -112,6 +113,7 @@ export class StageActions {
     if (star && who.tokenType === "guest") return MSG.guestStar;
     const before = this.store.userVote(p.play_id, who.uuid);
     this.store.vote(p.play_id, who.uuid, like, star);
+    awardVotePoints(this.env, { playId: p.play_id, djUuid: p.dj_uuid, voterUuid: who.uuid, voterType: who.tokenType, like, star, before, at: Date.now() });
     this.publisher.mark(["voteCounts", "vibeMeter"], "votedOnSong");
     if (star && !before?.star) {
       const songId = (JSON.parse(p.song) as { songId: string }).songId;

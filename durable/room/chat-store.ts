@@ -15,6 +15,24 @@ export const CHAT_IN_STATE = 50;
 export class ChatStore {
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS room_chat (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL)`);
+    // Who joined the room's chat (the local stand-in for a CometChat group membership).
+    sql.exec(`CREATE TABLE IF NOT EXISTS room_chat_members (uuid TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)`);
+  }
+
+  /** Empties the history; answers how many messages were removed. */
+  clear(): number {
+    return this.sql.exec(`DELETE FROM room_chat`).rowsWritten;
+  }
+
+  /** Records a chat membership once; answers when the user first joined and whether this call added it. */
+  join(uuid: string, now: number): { joinedAt: number; created: boolean } {
+    const created = this.sql.exec(`INSERT OR IGNORE INTO room_chat_members (uuid, joined_at) VALUES (?, ?)`, uuid, now).rowsWritten > 0;
+    const { joined_at } = this.sql.exec<{ joined_at: number }>(`SELECT joined_at FROM room_chat_members WHERE uuid = ?`, uuid).one();
+    return { joinedAt: joined_at, created };
+  }
+
+  memberCount(): number {
+    return this.sql.exec<{ c: number }>(`SELECT count(*) AS c FROM room_chat_members`).one().c;
   }
 
   add(m: ChatMessage) {

@@ -70,8 +70,10 @@ kinesisRoutes.post(
       userUuid: who.uuid,
       deviceData: { ...kinesisDataRecord.deviceData, isLoggedIn: who.type === "user" },
     };
-    // One event per play and topic: a retried POST or a redelivered message is stored once.
-    await audit(c.env, topic, who.uuid, record, `${topic}:${record.playId}`);
+    // One event per play, topic and listener: a retried POST or a redelivered message is
+    // stored once. The listener is part of the key because a play in a room carries the
+    // room's playId, which every listener of that song shares (docs/DECISIONS.md).
+    await audit(c.env, topic, who.uuid, record, `${topic}:${record.playId}:${who.uuid}`);
     return c.json({ accepted: true }, 202);
   },
 );

@@ -15,7 +15,7 @@ export type AuditMessage = z.input<typeof auditMessage>;
 
 /**
  * Record an event without making the caller wait on the audit store. `eventId` defaults to
- * a fresh one; pass a natural key (play tracking: `${topic}:${playId}`) when a retried
+ * a fresh one; pass a natural key (play tracking: `${topic}:${playId}:${userUuid}`) when a retried
  * request must not store the event twice; the consumer keeps the first row per id.
  */
 export async function audit(env: Env, topic: string, userUuid: string | null, data: Record<string, unknown> = {}, eventId: string = crypto.randomUUID()) {

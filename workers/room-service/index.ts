@@ -1,5 +1,6 @@
 import { serviceApp } from "../lib/service";
 import { roomAdminRoutes } from "./room-admin";
+import { roomChatRoutes } from "./room-chat";
 import { roomFavoriteRoutes } from "./room-favorites";
 import { roomListRoutes } from "./room-lists";
 import { roomLiveRoutes } from "./room-live";
@@ -14,6 +15,8 @@ export const roomService = serviceApp("room-service");
 // Fixed paths (/rooms/public, /rooms/favorites, /rooms/poster/..., /rooms/admin/...) go
 // before rooms.ts, whose /rooms/{id} would otherwise take them for a slug.
 // Moderation, played time and the service/Discord/per-user lists: fixed paths, mounted first.
+// The cometchat, conversation and rockset paths are fixed too; before /roomUserRoles/{roomId}.
+roomService.route("/", roomChatRoutes);
 roomService.route("/", roomRoleRoutes);
 roomService.route("/", roomPlayedRoutes);
 roomService.route("/", roomServiceListRoutes);

@@ -2,6 +2,7 @@ import { getServerByName } from "partyserver";
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import type { RoomRow } from "../db/schema";
 import type { Env } from "../env";
+import type { RoomSummary } from "../../durable/room";
 
 /**
  * The two shapes a room row becomes: the RoomDto clients see (REFERENCE.md) and the
@@ -120,6 +121,9 @@ export interface RoomRpc {
   setRole(userUuid: string, role: RoomRoleName, expirationTime: number | null): Promise<unknown>;
   removeRole(userUuid: string, role: RoomRoleName): Promise<unknown>;
   resetRoom(): Promise<unknown>;
+  getSummary(): Promise<RoomSummary>;
+  clearChat(): Promise<number>;
+  joinChat(userUuid: string): Promise<{ joinedAt: number; created: boolean; members: number }>;
 }
 
 /** The room's object, named by the room's uuid (partyserver needs the name set first). */
@@ -160,8 +164,25 @@ export async function presentUsers(env: Env, roomUuid: string, ms = 2000): Promi
   }
 }
 
-/** RoomDtos with live user counts, fanned out to every room's object in parallel. */
+/**
+ * What a list shows of a live room: present users, DJs and the song playing (with its DJ's
+ * name), in ONE object call bounded by `ms`. A failure or timeout is an empty room, never
+ * a failed list (DECISIONS.md, "Room cards show what plays").
+ */
+export async function liveSummary(env: Env, roomUuid: string, ms = 2000): Promise<RoomSummary> {
+  try {
+    const stub = await withTimeout(roomStub(env, roomUuid), ms);
+    const s = await withTimeout(stub.getSummary(), ms);
+    return { userUuids: Array.isArray(s?.userUuids) ? s.userUuids : [], numberOfActiveDjs: s?.numberOfActiveDjs ?? 0, nowPlaying: s?.nowPlaying ?? null };
+  } catch {
+    return { userUuids: [], numberOfActiveDjs: 0, nowPlaying: null };
+  }
+}
+
+/** RoomDtos with live user counts and what plays, fanned out to every room's object in parallel. */
 export async function withLiveCounts(env: Env, rows: RoomRow[]) {
-  const users = await Promise.all(rows.map((r) => presentUsers(env, r.uuid)));
-  return rows.map((r, i) => toRoomDto(r, { usersInRoomUuids: users[i], numberOfUsersInRoom: users[i].length }));
+  const live = await Promise.all(rows.map((r) => liveSummary(env, r.uuid)));
+  return rows.map((r, i) =>
+    toRoomDto(r, { usersInRoomUuids: live[i].userUuids, numberOfUsersInRoom: live[i].userUuids.length, numberOfActiveDjs: live[i].numberOfActiveDjs, song: live[i].nowPlaying }),
+  );
 }

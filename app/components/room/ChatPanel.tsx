@@ -10,6 +10,8 @@ import type { RoomConnection } from "~/lib/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
 import { Avatar } from "../Avatar";
+import { SendSomething } from "../store/SendSomething";
+import { ConsumableMessage } from "./ConsumableMessage";
 
 /** Reactions offered on every line (any emoji the room accepts would do). */
 export const REACTIONS = ["❤️", "🔥", "😂", "👏"] as const;
@@ -50,6 +52,15 @@ export function ChatPanel({
     try {
       await apiRequest(`${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages`, { method: "POST", json: { message: message.slice(0, 300) }, token: mod.token });
       toast.success(t("room.chatPinnedToast"));
+    } catch (err) {
+      toast.error(errorText(err, t));
+    }
+  };
+  const unpin = async (pinId: string) => {
+    if (!mod) return;
+    try {
+      await apiRequest(`${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages/${encodeURIComponent(pinId)}`, { method: "DELETE", token: mod.token });
+      toast.success(t("room.unpinnedToast"));
     } catch (err) {
       toast.error(errorText(err, t));
     }
@@ -115,10 +126,22 @@ export function ChatPanel({
       {pinned.length > 0 && (
         <section aria-label={t("room.pinned")} className="max-h-32 space-y-1.5 overflow-y-auto border-b border-white/10 bg-white/5 px-4 py-2.5" data-testid="pinned-messages">
           {pinned.map((p) => (
-            <p key={p.id} className="flex gap-2 text-sm text-ink-50">
+            <p key={p.id} className="flex gap-2 text-sm text-ink-50" data-testid="pinned-message">
               <Pin aria-hidden className="mt-0.5 size-3.5 shrink-0 text-ink-100" />
               <span className="sr-only">{t("room.pinned")}: </span>
-              <span className="break-words">{p.message}</span>
+              <span className="min-w-0 flex-1 break-words">{p.message}</span>
+              {mod?.moderate && (
+                <button
+                  type="button"
+                  onClick={() => void unpin(p.id)}
+                  aria-label={t("room.unpin")}
+                  title={t("room.unpin")}
+                  className="grid size-6 shrink-0 place-items-center rounded-full text-ink-100 hover:bg-white/10 hover:text-white focus-visible:outline-2 focus-visible:outline-white"
+                  data-testid="unpin"
+                >
+                  <X aria-hidden className="size-3.5" />
+                </button>
+              )}
             </p>
           ))}
         </section>
@@ -126,6 +149,7 @@ export function ChatPanel({
       <ol ref={listRef} className="min-h-0 flex-1 space-y-3 overflow-y-auto px-4 py-3" aria-live="polite" aria-relevant="additions" data-testid="chat-list">
         {chat.length === 0 && pending.length === 0 && <li className="text-sm text-ink-100">{t("room.chatEmpty")}</li>}
         {chat.map((m) => {
+          if (m.type === "consumable") return <ConsumableMessage key={m.id} message={m} profiles={profiles} />;
           if (m.type === "room") {
             return (
               <li key={m.id} className="text-center text-xs font-medium italic text-ink-200">
@@ -282,6 +306,7 @@ export function ChatPanel({
               className="block max-h-28 min-h-10 flex-1 resize-none rounded-xl border border-line bg-ink-900/70 px-3 py-2 text-sm text-ink-50 placeholder:text-ink-300"
               data-testid="chat-input"
             />
+            {mod?.roomUuid && <SendSomething roomUuid={mod.roomUuid} />}
             <button type="submit" aria-label={t("room.chatSend")} className="grid size-10 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover">
               <Send aria-hidden className="size-4" />
             </button>

@@ -4,11 +4,13 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { Artwork } from "~/components/Artwork";
 import { usePlayer } from "~/components/Player";
 import { VibeMeter, VoteButton } from "~/components/room/RoomParts";
+import { RoomYouTube } from "~/components/room/RoomYouTube";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
-import { startOffsetSeconds } from "~/lib/rooms";
+import { roomPlayContext, startOffsetSeconds } from "~/lib/rooms";
 import { formatDuration, uploadStream } from "~/lib/songs";
+import { roomPlayback } from "~/lib/youtube";
 import { type RoomConnection } from "~/lib/useRoom";
 import type { RoomState, VoteCounts } from "../../../shared/protocol";
 
@@ -37,10 +39,21 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
   const [delta, setDelta] = useState<VoteCounts>(ZERO);
   const prevVote = useRef<{ like?: boolean; star?: boolean }>({});
   const playId = np?.playId;
+  // The room's echo of my vote (a reload, another tab, or the answer to my own vote) is the
+  // truth for this song; a new song starts with no vote unless the echo is already about it.
+  const confirmed = conn.yourVote && conn.yourVote.playId === (playId ?? null) ? conn.yourVote.songVotes : null;
+  const confirmedKey = confirmed ? `${playId}:${confirmed.like ?? ""}:${confirmed.star ?? ""}` : "";
   useEffect(() => {
-    setMyVote({});
+    setMyVote(confirmed ?? {});
     setDelta(ZERO);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [playId]);
+  useEffect(() => {
+    if (!confirmed) return;
+    setMyVote(confirmed);
+    prevVote.current = confirmed;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [confirmedKey]);
   const server = state?.voteCounts ?? ZERO;
   // Settle on the server's counts when they change (by value: every patch copies the state).
   const serverKey = `${server.likes},${server.dislikes},${server.stars}`;
@@ -79,6 +92,8 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
   const pct = duration > 0 ? Math.min(100, (at / duration) * 100) : 0;
   const heard = song && player.isCurrent(song);
   const needsTap = !!song && !!uploadStream(song) && (!heard || player.state === "paused");
+  // A song only YouTube has plays in its own iframe player (RoomYouTube), not the shared audio element.
+  const choice = roomPlayback(song);
 
   return (
     <section aria-labelledby="np-heading" className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5" data-testid="now-playing">
@@ -135,11 +150,16 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
                   <span>{formatDuration(duration)}</span>
                 </div>
               </div>
+              {choice.kind === "youtube" && np && (
+                <div className="mt-3">
+                  <RoomYouTube videoId={choice.videoId} np={np} serverNow={conn.serverNow} />
+                </div>
+              )}
               {needsTap && (
                 <button
                   type="button"
                   className={`${button("secondary", "sm")} mt-2`}
-                  onClick={() => np && player.play(song, { startAt: startOffsetSeconds(np, conn.serverNow()), token: listenToken })}
+                  onClick={() => np && player.play(song, { startAt: startOffsetSeconds(np, conn.serverNow()), token: listenToken, context: roomPlayContext(np, state?.settings) })}
                   data-testid="listen"
                 >
                   <Play aria-hidden className="size-4" />
@@ -175,6 +195,10 @@ export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], 
   const roomSong = useRef<RoomState["nowPlaying"]>(null);
   const playId = np?.playId ?? null;
   const stream = np ? uploadStream(np.song) : null;
+  const settings = conn.state?.settings;
+  const context = roomPlayContext(np, settings);
+  const contextRef = useRef(context);
+  contextRef.current = context;
 
   useEffect(() => {
     const p = playerRef.current;
@@ -184,7 +208,7 @@ export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], 
       return;
     }
     roomSong.current = np;
-    p.play(np.song, { startAt: startOffsetSeconds(np, serverNow()), token });
+    p.play(np.song, { startAt: startOffsetSeconds(np, serverNow()), token, context: contextRef.current });
     // Drift correction: loading and seeking take time; nudge the element back in line.
     let fixes = 0;
     const id = setInterval(() => {

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { Music2, Star, Users } from "lucide-react";
+import { Headphones, Music2, Star, Users } from "lucide-react";
 import { useT } from "~/i18n";
 import { paletteOf, type RoomDto } from "~/lib/rooms";
 
@@ -7,7 +7,8 @@ import { paletteOf, type RoomDto } from "~/lib/rooms";
 export function RoomCard({ room, favorite, onToggleFavorite }: { room: RoomDto; favorite?: boolean; onToggleFavorite?: () => void }) {
   const t = useT();
   const palette = paletteOf(room.design);
-  const song = room.song as { trackName?: string; artistName?: string } | null;
+  // The lists copy the live room's summary here (workers/room-service/room-dto.ts liveSummary).
+  const song = room.song as { trackName?: string; artistName?: string; djName?: string | null } | null;
   return (
     <li className="relative overflow-hidden rounded-3xl border border-white/10 shadow-xl shadow-black/30 transition hover:border-white/30" style={{ background: palette.backdrop }} data-testid="room-card">
       <Link to={`/rooms/${room.slug}`} className="block h-full rounded-3xl p-5 pr-14">
@@ -23,7 +24,17 @@ export function RoomCard({ room, favorite, onToggleFavorite }: { room: RoomDto; 
         {song?.trackName && (
           <p className="mt-1 flex min-w-0 items-center gap-1.5 text-sm text-ink-100">
             <Music2 aria-hidden className="size-4 shrink-0" />
-            <span className="truncate">{t("rooms.cardPlaying", { track: song.trackName, artist: song.artistName ?? "" })}</span>
+            <span className="truncate" data-testid="room-card-song">
+              {t("rooms.cardPlaying", { track: song.trackName, artist: song.artistName ?? "" })}
+            </span>
+          </p>
+        )}
+        {song?.trackName && song.djName && (
+          <p className="mt-1 flex min-w-0 items-center gap-1.5 text-sm text-ink-100">
+            <Headphones aria-hidden className="size-4 shrink-0" />
+            <span className="truncate" data-testid="room-card-dj">
+              {t("rooms.cardDj", { name: song.djName })}
+            </span>
           </p>
         )}
       </Link>

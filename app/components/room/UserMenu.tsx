@@ -1,4 +1,4 @@
-import { Ban, MicOff, Shield, ShieldOff, SkipForward, UserMinus, UserX, Volume2 } from "lucide-react";
+import { Ban, Crown, MicOff, Shield, ShieldOff, SkipForward, UserMinus, UserX, Volume2 } from "lucide-react";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
@@ -19,6 +19,8 @@ export interface ModTarget {
   playing: boolean;
   /** Whether the user is in the room now (only they can be kicked); default true. */
   present?: boolean;
+  /** Whether the user is a guest (a guest has no account, so cannot be given the room). */
+  guest?: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ export function UserMenu({
   roomUuid,
   token,
   manage,
+  giveRoom = false,
   children,
   className,
   testId,
@@ -41,6 +44,8 @@ export function UserMenu({
   roomUuid: string;
   token: string | null;
   manage: boolean;
+  /** The room's owner or an admin: may hand the room to this user (PUT change-owner). */
+  giveRoom?: boolean;
   children: ReactNode;
   className?: string;
   testId?: string;
@@ -49,6 +54,8 @@ export function UserMenu({
   const toast = useToast();
   const [open, setOpen] = useState(false);
   const [kicking, setKicking] = useState(false);
+  // The ownership hand-over asks once more inside the menu: it cannot be undone by the giver.
+  const [giving, setGiving] = useState(false);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   // Open toward the side with room (a 15 rem menu off a left- or right-edge avatar).
@@ -63,6 +70,7 @@ export function UserMenu({
   const close = (refocus = true) => {
     setOpen(false);
     setKicking(false);
+    setGiving(false);
     setReason("");
     if (refocus) triggerRef.current?.focus();
   };
@@ -76,7 +84,7 @@ export function UserMenu({
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [open, kicking]);
+  }, [open, kicking, giving]);
 
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Escape") {
@@ -105,6 +113,19 @@ export function UserMenu({
     try {
       await apiRequest(`${ROOM_SERVICE}/roomUserRoles/${encodeURIComponent(roomUuid)}`, { method, json: { userUuid: target.uuid, ...json }, token });
       toast.success(done);
+      close();
+    } catch (err) {
+      toast.error(errorText(err, t));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const changeOwner = async () => {
+    setBusy(true);
+    try {
+      await apiRequest(`${ROOM_SERVICE}/roomUserRoles/change-owner/${encodeURIComponent(roomUuid)}`, { method: "PUT", json: { newOwnerUuid: target.uuid }, token });
+      toast.success(t("room.mod.ownerChanged", { name: target.name }));
       close();
     } catch (err) {
       toast.error(errorText(err, t));
@@ -149,7 +170,19 @@ export function UserMenu({
           data-testid="mod-menu"
         >
           <p className="truncate px-3 pb-1 pt-1.5 text-xs font-semibold uppercase tracking-wide text-ink-200">{name}</p>
-          {kicking ? (
+          {giving ? (
+            <div className="space-y-2 p-2" data-testid="give-room">
+              <p className="text-sm text-ink-50">{t("room.mod.makeOwnerConfirm", { name })}</p>
+              <div className="flex justify-end gap-2">
+                <button type="button" onClick={() => setGiving(false)} className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10">
+                  {t("room.mod.cancel")}
+                </button>
+                <button type="button" disabled={busy} onClick={changeOwner} className="rounded-lg bg-focus px-2.5 py-1.5 text-sm font-bold text-ink-950 hover:brightness-110 disabled:opacity-60" data-testid="give-room-confirm">
+                  {t("room.mod.giveRoom")}
+                </button>
+              </div>
+            </div>
+          ) : kicking ? (
             <form
               className="space-y-2 p-2"
               onSubmit={(e) => {
@@ -240,6 +273,12 @@ export function UserMenu({
                     {t("room.mod.makeModerator")}
                   </button>
                 ))}
+              {giveRoom && !target.guest && (
+                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => setGiving(true)} data-testid="mod-make-owner">
+                  <Crown aria-hidden className="size-4" />
+                  {t("room.mod.makeOwner")}
+                </button>
+              )}
             </>
           )}
         </div>
