@@ -3,6 +3,8 @@
 import { pbkdf2Sync, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { avatarSeedSql, putAvatarArt } from "./seed-avatars.mjs";
+import { storeSeedSql } from "./seed-store.mjs";
 
 /** The seeded logins (development only; printed by `npm run dev`). */
 export const SEED_USERS = [
@@ -30,6 +32,7 @@ export function seedSql() {
       `INSERT INTO user_emails (user_id, email, type, status, verified_at) SELECT id, email, 'personal', 'CREATED_BY_ADMIN', unixepoch() * 1000 FROM users WHERE uuid = ${q(u.uuid)} AND NOT EXISTS (SELECT 1 FROM user_emails e WHERE e.user_id = users.id);`,
     );
   }
+  stmts.push(storeSeedSql());
   return stmts.join("\n");
 }
 
@@ -44,8 +47,10 @@ export function migrateAndSeed({ persistTo, cwd = process.cwd(), quiet = false }
   execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", ...persist], { cwd, stdio, env });
   const file = `${cwd}/.wrangler/seed.sql`;
   execFileSync("mkdir", ["-p", `${cwd}/.wrangler`]);
-  writeFileSync(file, seedSql());
+  // Demo avatars (scripts/seed-avatars.mjs): rows with the users, art in R2 in one bulk put.
+  writeFileSync(file, `${seedSql()}\n${avatarSeedSql()}`);
   execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--file", file, ...persist], { cwd, stdio, env });
+  putAvatarArt({ persist, cwd, stdio, env });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

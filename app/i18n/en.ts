@@ -3,9 +3,17 @@
  * marks a value filled in by `t(key, { name })`. es.ts must have exactly these keys.
  */
 import { enRooms } from "./en-rooms";
+import { enAvatars } from "./en-avatars";
+import { enPayments } from "./en-payments";
+import { enPoints } from "./en-points";
+import { enStore } from "./en-store";
 
 export const en = {
   ...enRooms,
+  ...enAvatars,
+  ...enPayments,
+  ...enPoints,
+  ...enStore,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

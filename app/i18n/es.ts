@@ -1,9 +1,17 @@
 import type { Dictionary } from "./en";
 import { esRooms } from "./es-rooms";
+import { esAvatars } from "./es-avatars";
+import { esPayments } from "./es-payments";
+import { esPoints } from "./es-points";
+import { esStore } from "./es-store";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
   ...esRooms,
+  ...esAvatars,
+  ...esPayments,
+  ...esPoints,
+  ...esStore,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

@@ -1,0 +1,101 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { FlaskConical } from "lucide-react";
+import { Alert, AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { callApi } from "~/lib/api.server";
+import { formString } from "~/lib/forms";
+import { formatPrice, PAYMENT_SERVICE, type Product } from "~/lib/payments";
+import { requireUser } from "~/lib/session.server";
+
+export const meta = pageMeta("checkout.title");
+
+/**
+ * The local test-mode checkout (no Stripe key configured): shows the product and price;
+ * "Pay (test mode)" asks the payment-service to complete the session, which signs a
+ * Stripe-shaped event and sends it through the real webhook verification. With a Stripe
+ * key set the API refuses (403) and this page shows that error.
+ */
+interface LocalSession {
+  session: { id: string; mode: "payment" | "subscription"; status: "open" | "complete" | "expired" };
+  product: Product;
+  returnTo: string;
+}
+
+const path = (id: string) => `${PAYMENT_SERVICE}/checkout/local/${encodeURIComponent(id)}`;
+
+export async function loader(args: LoaderFunctionArgs) {
+  const { token } = await requireUser(args);
+  const res = await callApi<LocalSession>(args, path(args.params.sessionId ?? ""), { token });
+  if (!res.ok) throw data({ message: res.generic ? null : res.message }, { status: res.status });
+  return res.data;
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { token } = await requireUser(args);
+  const intent = formString(await args.request.formData(), "intent");
+  const res = await callApi<{ redirectTo: string }>(args, `${path(args.params.sessionId ?? "")}/${intent === "cancel" ? "cancel" : "complete"}`, { method: "POST", token });
+  if (!res.ok) return data({ error: res }, { status: res.status });
+  return redirect(res.data.redirectTo);
+}
+
+export default function LocalCheckout() {
+  const t = useT();
+  const locale = useLocale();
+  const { session, product, returnTo } = useLoaderData<typeof loader>();
+  const failed = useActionData<typeof action>();
+  const price = formatPrice(product.price, product.currency, locale);
+  const open = session.status === "open";
+
+  return (
+    <AuthLayout
+      title={t("checkout.heading")}
+      lede={
+        <span className="flex flex-col gap-3">
+          <span className="inline-flex w-fit items-center gap-1.5 rounded-full bg-amber-300/15 px-3 py-1 text-xs font-bold uppercase tracking-wider text-amber-200">
+            <FlaskConical aria-hidden className="size-3.5" />
+            {t("checkout.badge")}
+          </span>
+          <span>{t("checkout.lede")}</span>
+        </span>
+      }
+    >
+      <dl className="divide-y divide-line rounded-2xl border border-line bg-ink-900/50">
+        <div className="flex items-start justify-between gap-4 px-4 py-3">
+          <dt className="text-sm text-ink-200">{t("checkout.product")}</dt>
+          <dd className="text-right">
+            <span className="block font-semibold text-white" data-testid="checkout-product">
+              {product.name}
+            </span>
+            {product.description && <span className="mt-0.5 block text-sm text-ink-200">{product.description}</span>}
+          </dd>
+        </div>
+        <div className="flex items-center justify-between gap-4 px-4 py-3">
+          <dt className="text-sm text-ink-200">{t("checkout.price")}</dt>
+          <dd className="text-xl font-extrabold text-white" data-testid="checkout-price">
+            {product.paymentType === "recurring" ? t("checkout.perMonth", { price }) : price}
+          </dd>
+        </div>
+      </dl>
+
+      <div className="mt-5 space-y-4">
+        {failed?.error && <Alert error={failed.error} />}
+        {open ? (
+          <Form method="post" className="flex flex-col gap-3 sm:flex-row-reverse">
+            <SubmitButton label="checkout.pay" pendingLabel="checkout.paying" intent="pay" className="sm:flex-1" />
+            <SubmitButton label="checkout.cancel" pendingLabel="checkout.canceling" intent="cancel" variant="secondary" />
+          </Form>
+        ) : (
+          <>
+            <Alert>{t("checkout.closed")}</Alert>
+            <Link to={returnTo} className={buttonClass.secondary}>
+              {t("checkout.back")}
+            </Link>
+          </>
+        )}
+      </div>
+    </AuthLayout>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

@@ -1,0 +1,158 @@
+import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { verifyAppleJws } from "../workers/adapters/apple-store";
+import { ecdsaRaw, parseCertificate, pemToDer, verifyChain } from "../workers/adapters/x509";
+import { db } from "../workers/db/client";
+import { subscriptions, users } from "../workers/db/schema";
+import { MSG } from "../workers/payment-service/messages";
+import { admin, countRows, signUp, type TestAccount } from "./helpers";
+import { appleJws, appleReady, balanceOf, makeBundle, makeProduct, pay, rogueChain, rogueKey, trustedChain, uniq } from "./payment-helpers";
+
+const der = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+const root = () => pemToDer(env.APPLE_ROOT_CA_PEM!);
+
+describe.skipIf(!appleReady)("x509 chain walk", () => {
+  it("parses the test chain: curves, CA flags, dates", () => {
+    const [leaf, int, rootCert] = trustedChain().map((c) => parseCertificate(der(c)));
+    expect(leaf.curve.name).toBe("P-256");
+    expect(int.curve.name).toBe("P-384");
+    expect([leaf.isCA, int.isCA, rootCert.isCA]).toEqual([false, true, true]);
+    expect(leaf.notAfter - leaf.notBefore).toBeGreaterThan(300 * 86_400_000);
+    expect(int.hash).toBe("SHA-384");
+    expect(leaf.hash).toBe("SHA-256");
+  });
+
+  it("a good chain verifies to the leaf, with or without the root copy at its end", async () => {
+    const chain = trustedChain().map(der);
+    expect(await verifyChain(chain, root())).not.toBeNull();
+    expect(await verifyChain(chain.slice(0, 2), root())).not.toBeNull();
+  });
+
+  it("refuses a chain under another root, a broken link, a leaf acting as CA, and out-of-date certificates", async () => {
+    const [leaf, int] = trustedChain().map(der);
+    const [rLeaf, rInt] = rogueChain().map(der);
+    expect(await verifyChain(rogueChain().map(der), root())).toBeNull();
+    expect(await verifyChain([rLeaf, int], root())).toBeNull();
+    expect(await verifyChain([leaf, rInt], root())).toBeNull();
+    expect(await verifyChain([leaf], root())).toBeNull(); // the leaf is not signed by the root
+    expect(await verifyChain([int, leaf], root())).toBeNull(); // a leaf (not a CA) cannot sign
+    expect(await verifyChain([], root())).toBeNull();
+    const later = parseCertificate(leaf).notAfter + 1000;
+    expect(await verifyChain([leaf, int], root(), later)).toBeNull();
+    expect(await verifyChain([leaf, int], root(), parseCertificate(leaf).notBefore - 1000)).toBeNull();
+  });
+
+  it("a flipped bit anywhere in a certificate, or garbage, never verifies and never throws", async () => {
+    const [leaf, int] = trustedChain().map(der);
+    for (const at of [10, 100, leaf.length - 5]) {
+      const bad = leaf.slice();
+      bad[at] ^= 0x01;
+      expect(await verifyChain([bad, int], root())).toBeNull();
+    }
+    expect(await verifyChain([new Uint8Array([0x30, 0x82, 0xff, 0xff]), int], root())).toBeNull();
+    expect(await verifyChain([leaf.subarray(0, 50), int], root())).toBeNull();
+  });
+
+  it("converts DER ECDSA signatures to raw r||s with padding", () => {
+    // SEQUENCE { INTEGER 0x00ff (positive, padded), INTEGER 0x01 }
+    const sig = new Uint8Array([0x30, 0x07, 0x02, 0x02, 0x00, 0xff, 0x02, 0x01, 0x01]);
+    const raw = ecdsaRaw(sig, 4);
+    expect([...raw]).toEqual([0, 0, 0, 0xff, 0, 0, 0, 1]);
+  });
+
+  it("verifyAppleJws: the trusted leaf's signature verifies; rogue chain, wrong key or alg do not", async () => {
+    const payload = { hello: "world" };
+    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload))).toEqual(payload);
+    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload, { rogue: true }))).toBeNull();
+    // The trusted chain in the header, but signed with another key: a forgery.
+    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload, { chain: trustedChain(), key: rogueKey() }))).toBeNull();
+    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, "a.b.c")).toBeNull();
+    const good = await appleJws(payload);
+    const [h, , s] = good.split(".");
+    const swapped = `${h}.${btoa(JSON.stringify({ hello: "mars" })).replace(/=+$/, "")}.${s}`;
+    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, swapped)).toBeNull();
+  });
+});
+
+describe.skipIf(!appleReady)("POST /webhook/apple", () => {
+  let boss: TestAccount;
+  beforeAll(async () => {
+    boss = await admin();
+  });
+
+  const notify = async (type: string, tx: Record<string, unknown>, o: { subtype?: string; uuid?: string; rogue?: boolean; rogueTx?: boolean } = {}) => {
+    const signedTransactionInfo = await appleJws(tx, { rogue: o.rogueTx });
+    const signedPayload = await appleJws(
+      { notificationType: type, subtype: o.subtype, notificationUUID: o.uuid ?? crypto.randomUUID(), version: "2.0", signedDate: Date.now(), data: { bundleId: "com.hangout", environment: "Sandbox", signedTransactionInfo } },
+      { rogue: o.rogue },
+    );
+    return pay("/webhook/apple", { body: { signedPayload } });
+  };
+  const levelOf = async (uuid: string) => (await db(env).select({ l: users.subscriptionLevel }).from(users).where(eq(users.uuid, uuid)).get())?.l ?? null;
+
+  it("ONE_TIME_CHARGE credits the bundle once, however often it is delivered", async () => {
+    const buyer = await signUp();
+    const id = `com.hangout.${uniq("tokens")}`;
+    await makeProduct(boss.token, { id });
+    await makeBundle(id, 900);
+    const tx = { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: id, purchaseDate: Date.now(), appAccountToken: buyer.uuid, storefront: "USA" };
+    const uuid = crypto.randomUUID();
+    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => notify("ONE_TIME_CHARGE", tx, { uuid })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // A different notification about the same transaction still credits once.
+    await notify("ONE_TIME_CHARGE", tx);
+    expect(await balanceOf(buyer.uuid)).toBe(900);
+  });
+
+  it("SUBSCRIBED and DID_RENEW set the level; DID_FAIL_TO_RENEW in grace keeps it; EXPIRED clears it", async () => {
+    const subscriber = await signUp();
+    const id = `com.hangout.${uniq("plan")}`;
+    await makeProduct(boss.token, { id, paymentType: "recurring", subscriptionLevel: "vip" });
+    const original = uniq("orig");
+    const tx = { transactionId: uniq("t"), originalTransactionId: original, productId: id, purchaseDate: Date.now(), originalPurchaseDate: Date.now(), expiresDate: Date.now() + 30 * 86_400_000, appAccountToken: subscriber.uuid, storefront: "esp" };
+    expect((await notify("SUBSCRIBED", tx, { subtype: "INITIAL_BUY" })).status).toBe(200);
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    const row = await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, original)).get();
+    expect(row).toMatchObject({ source: "apple", status: "active", region: "ESP", level: "vip" });
+
+    await notify("DID_FAIL_TO_RENEW", tx, { subtype: "GRACE_PERIOD" });
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    await notify("DID_RENEW", { ...tx, transactionId: uniq("t2") });
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    await notify("EXPIRED", tx, { subtype: "VOLUNTARY" });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    expect((await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, original)).all())).toHaveLength(1);
+    await notify("DID_RENEW", { ...tx, transactionId: uniq("t3") });
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    await notify("DID_FAIL_TO_RENEW", tx);
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+  });
+
+  it("a forged payload, a rogue chain or a forged transaction is 400 and changes nothing", async () => {
+    const buyer = await signUp();
+    const id = `com.hangout.${uniq("tokens")}`;
+    await makeProduct(boss.token, { id });
+    await makeBundle(id, 50);
+    const tx = { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: id, appAccountToken: buyer.uuid };
+    const events = await countRows("payment_events");
+    for (const o of [{ rogue: true }, { rogueTx: true }]) {
+      const r = await notify("ONE_TIME_CHARGE", tx, o);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe(MSG.appleBadPayload);
+    }
+    const forged = await appleJws({ notificationType: "ONE_TIME_CHARGE", notificationUUID: crypto.randomUUID() }, { chain: trustedChain(), key: rogueKey() });
+    expect((await pay("/webhook/apple", { body: { signedPayload: forged } })).status).toBe(400);
+    expect((await pay("/webhook/apple", { body: { signedPayload: "not.a.jws" } })).status).toBe(400);
+    expect((await pay("/webhook/apple", { body: {} })).status).toBe(400);
+    expect((await pay("/webhook/apple", { body: "[]" })).status).toBe(400);
+    expect(await balanceOf(buyer.uuid)).toBe(0);
+    expect(await countRows("payment_events")).toBe(events);
+  });
+
+  it("a notification for an unknown user or product is acknowledged and changes nothing", async () => {
+    const r = await notify("ONE_TIME_CHARGE", { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: "com.nothing", appAccountToken: crypto.randomUUID() });
+    expect(r.status).toBe(200);
+    expect(r.body.outcome.handled).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import { db } from "../db/client";
+import { checkoutSessions, type ProductRow } from "../db/schema";
+import type { AppEnv } from "../env";
+import { createCheckoutSession, stripeClient, StripeUnavailable } from "../adapters/stripe";
+import { ApiError } from "../lib/errors";
+import { publicOrigin } from "../lib/links";
+
+/**
+ * Starting a checkout, for a bundle (mode payment) or a plan (mode subscription).
+ * With a Stripe key: a hosted Stripe session. Without one (local test mode): a session row
+ * `cs_local_<uuid>` whose URL is the local page /checkout/local/<id>, which plays Stripe's
+ * part (local-checkout.ts). Either way the row in checkout_sessions records who started
+ * what, and the answer is `{ sessionId, url }`.
+ */
+
+export type CheckoutMode = "payment" | "subscription";
+
+/** Where the browser lands after paying: the bundles page or the subscription page. */
+export const returnPath = (mode: CheckoutMode) => (mode === "payment" ? "/tokens" : "/subscription");
+
+export async function startCheckout(c: Context<AppEnv>, user: { uuid: string; email: string | null }, product: ProductRow, mode: CheckoutMode) {
+  const origin = publicOrigin(c);
+  const back = `${origin}${returnPath(mode)}`;
+  const stripe = stripeClient(c.env);
+  let sessionId: string;
+  let url: string;
+  if (stripe) {
+    try {
+      const session = await createCheckoutSession(stripe, {
+        mode,
+        userUuid: user.uuid,
+        email: user.email,
+        product,
+        // Stripe fills in {CHECKOUT_SESSION_ID}; the page uses it to show the result.
+        successUrl: `${back}?session_id={CHECKOUT_SESSION_ID}`,
+        cancelUrl: `${back}?canceled=1`,
+      });
+      if (!session.url) throw new StripeUnavailable("Stripe: the checkout session has no URL.");
+      sessionId = session.id;
+      url = session.url;
+    } catch (err) {
+      if (err instanceof StripeUnavailable) throw new ApiError(502, err.message);
+      throw err;
+    }
+  } else {
+    sessionId = `cs_local_${crypto.randomUUID()}`;
+    url = `${origin}/checkout/local/${sessionId}`;
+  }
+  await db(c.env).insert(checkoutSessions).values({ id: sessionId, userUuid: user.uuid, productId: product.id, mode, url }).run();
+  return { sessionId, url };
+}

@@ -1,0 +1,99 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { appleEnabled, verifyAppleJws } from "../adapters/apple-store";
+import { db } from "../db/client";
+import { users, type SubscriptionStatus } from "../db/schema";
+import type { AppEnv, Env } from "../env";
+import { ApiError, badRequest } from "../lib/errors";
+import { valid } from "../lib/validate";
+import { applySubscription, creditBundle, eventSeen, recordEvent } from "./fulfil";
+import { MSG } from "./messages";
+import { findProduct } from "./product-store";
+
+/**
+ * POST /webhook/apple: App Store Server Notifications v2. Nothing is read from the payload
+ * before its signature and certificate chain verify (adapters/apple-store.ts); a forged
+ * payload or a chain that does not end at APPLE_ROOT_CA_PEM is 400 and changes nothing.
+ *
+ * Mapping: the transaction's `appAccountToken` is our user uuid (the app sets it at
+ * purchase); its `productId` is our product's id (admins give App Store products their
+ * App Store identifier as id). Handled:
+ * - SUBSCRIBED, DID_RENEW: the subscription (keyed by originalTransactionId) is active.
+ * - DID_FAIL_TO_RENEW: past_due in a billing grace period (level kept), otherwise expired.
+ * - EXPIRED: expired (level cleared unless another subscription grants one).
+ * - ONE_TIME_CHARGE: the product's bundle is credited once (key `apple:<transactionId>`).
+ * Each notification is acted on once (notificationUUID in payment_events).
+ */
+export const appleWebhookRoutes = new Hono<AppEnv>();
+
+const body = z.object({ signedPayload: z.string({ error: "signedPayload must be a string" }).min(1, "signedPayload is required").max(64_000, "signedPayload is too long") });
+
+const notification = z.object({
+  notificationType: z.string(),
+  subtype: z.string().optional(),
+  notificationUUID: z.string().min(1).max(100),
+  data: z.object({ signedTransactionInfo: z.string().max(64_000).optional() }).loose().optional(),
+});
+
+const transaction = z.object({
+  transactionId: z.string().min(1).max(100),
+  originalTransactionId: z.string().min(1).max(100),
+  productId: z.string().min(1).max(100),
+  purchaseDate: z.number().optional(),
+  originalPurchaseDate: z.number().optional(),
+  expiresDate: z.number().optional(),
+  appAccountToken: z.string().optional(),
+  storefront: z.string().max(3).optional(),
+});
+
+type Outcome = { handled: boolean; effect: string };
+
+async function apply(env: Env, type: string, subtype: string | undefined, tx: z.infer<typeof transaction>): Promise<Outcome> {
+  const userUuid = tx.appAccountToken && z.uuid().safeParse(tx.appAccountToken).success ? tx.appAccountToken.toLowerCase() : null;
+  const user = userUuid ? await db(env).select({ uuid: users.uuid }).from(users).where(eq(users.uuid, userUuid)).get() : undefined;
+  if (!user) return { handled: false, effect: "no known user (appAccountToken)" };
+  const product = await findProduct(env, tx.productId);
+  if (!product) return { handled: false, effect: "unknown product" };
+
+  if (type === "ONE_TIME_CHARGE") {
+    const credit = await creditBundle(env, user.uuid, product.id, `apple:${tx.transactionId}`, `App Store ${tx.transactionId}`);
+    if (credit.kind === "failed") throw new ApiError(503, MSG.creditFailed);
+    return { handled: credit.kind === "credited", effect: credit.kind };
+  }
+  const status: SubscriptionStatus | null =
+    type === "SUBSCRIBED" || type === "DID_RENEW" ? "active" : type === "EXPIRED" ? "expired" : type === "DID_FAIL_TO_RENEW" ? (subtype === "GRACE_PERIOD" ? "past_due" : "expired") : null;
+  if (!status) return { handled: false, effect: `notification type ${type} is not used` };
+  if (!product.subscriptionLevel) return { handled: false, effect: "product is not a plan" };
+  await applySubscription(env, {
+    source: "apple",
+    externalId: tx.originalTransactionId,
+    userUuid: user.uuid,
+    productId: product.id,
+    level: product.subscriptionLevel,
+    status,
+    region: tx.storefront?.toUpperCase() ?? null,
+    startDate: tx.originalPurchaseDate ?? tx.purchaseDate ?? Date.now(),
+    endDate: tx.expiresDate ?? null,
+  });
+  return { handled: true, effect: `subscription_${status}` };
+}
+
+appleWebhookRoutes.post("/webhook/apple", valid("json", body), async (c) => {
+  const root = c.env.APPLE_ROOT_CA_PEM;
+  if (!appleEnabled(c.env) || !root) throw new ApiError(503, MSG.appleNotConfigured);
+  const payload = notification.safeParse(await verifyAppleJws(root, c.req.valid("json").signedPayload));
+  if (!payload.success) throw badRequest(MSG.appleBadPayload);
+  const n = payload.data;
+  if (await eventSeen(c.env, n.notificationUUID)) return c.json({ received: true, duplicate: true });
+
+  let outcome: Outcome = { handled: false, effect: "no transaction" };
+  if (n.data?.signedTransactionInfo) {
+    // The transaction is signed on its own; it must verify like the envelope.
+    const tx = transaction.safeParse(await verifyAppleJws(root, n.data.signedTransactionInfo));
+    if (!tx.success) throw badRequest(MSG.appleBadPayload);
+    outcome = await apply(c.env, n.notificationType, n.subtype, tx.data);
+  }
+  await recordEvent(c.env, n.notificationUUID, "apple", n.notificationType);
+  return c.json({ received: true, duplicate: false, outcome });
+});
