@@ -1,16 +1,21 @@
 /**
- * Leaderboard: one durable object per season (and one named "lifetime"), holding every
- * user's points and answering ranks. Points arrive by RPC with an event id (from the
- * points queue consumer, a later issue); ranks are read with take/skip.
- *
- * This first version stores points and ranks. Season boundaries, avatar awards and the
- * ranking-status endpoints come in later issues.
+ * Leaderboard: one durable object per season (named `season:<id>`) and one named
+ * `lifetime`, holding every user's points and answering ranks. Points arrive from the
+ * points queue consumer (workers/queues/points.ts), one batch per board; ranks are read
+ * with take/skip.
  *
  * Invariants:
  * - An event id is applied at most once: the `applied_events` row and the balance change
  *   are written in one transaction, so a retried or duplicated event changes nothing, in
- *   any order. An event id names one event: reusing it for another user or amount is refused.
- * - A balance is exactly the sum of the points of the events applied to that user.
+ *   any order. An event id names one event: reusing it for another user or amount is
+ *   refused (a returned outcome, never a throw: a queue consumer must not retry it forever).
+ * - A balance is exactly the sum of the points of the events applied to that user, and the
+ *   user's `version` is the number of those events: it only grows, so a mirror of
+ *   (balance, version) written elsewhere can keep the newest and ignore a late older write.
+ * - A season board knows its window [start, end) (set when the season is created or
+ *   changed) and refuses an event whose occurredAt lies outside it: once a season has
+ *   ended, nothing that happened after its end can enter it (its board is frozen). The
+ *   lifetime board has no window. A closed board (its season was deleted) refuses all.
  * - Order is balance descending, then user uuid ascending, so ties always list the same
  *   way. Rank is competition ranking: 1 + the number of users with strictly more points
  *   (two users on 50 points are both 2nd if one user has more; the next is 4th).
@@ -19,11 +24,41 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env";
 
+/** One points event as the board takes it. */
+export interface PointsEvent {
+  eventId: string;
+  userUuid: string;
+  points: number;
+  /** Epoch ms the points were earned; a season board refuses one outside its window. */
+  occurredAt: number;
+}
+
+/** Why an event changed nothing (besides being a duplicate). */
+export type Refusal = "outsideWindow" | "idReused" | "closed" | "invalid";
+
 export interface AddPointsResult {
-  /** False when this event id had been applied before (nothing changed). */
+  /** False when this event id had been applied before, or the event was refused. */
   applied: boolean;
-  /** The user's balance after the call. */
+  /** The user's balance and version after the call. */
   balance: number;
+  version: number;
+  refused?: Refusal;
+}
+
+/** A user's absolute state on the board: what the ranking_status mirrors copy. */
+export interface Standing {
+  userUuid: string;
+  balance: number;
+  version: number;
+}
+
+export interface BatchResult {
+  applied: number;
+  duplicates: number;
+  /** Event ids refused, with the reason (the consumer logs and drops them). */
+  refused: { eventId: string; reason: Refusal }[];
+  /** The final standing of every user the batch named (applied or not). */
+  standings: Standing[];
 }
 
 export interface RankedUser {
@@ -32,19 +67,32 @@ export interface RankedUser {
   rank: number;
 }
 
+export interface BoardWindow {
+  startDate: number;
+  endDate: number;
+}
+
 type EventRow = { user_uuid: string; points: number };
 
 /** The most rows one `top` call returns. */
 export const MAX_TAKE = 1000;
+/** The most events one `addPointsBatch` call takes (one transaction). */
+export const MAX_BATCH = 10_000;
 const MAX_ID_LENGTH = 200;
 
+const validId = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH;
+
 function checkId(name: string, value: unknown): asserts value is string {
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_ID_LENGTH) {
-    throw new Error(`${name} must be a string of 1 to ${MAX_ID_LENGTH} characters.`);
-  }
+  if (!validId(value)) throw new Error(`${name} must be a string of 1 to ${MAX_ID_LENGTH} characters.`);
 }
 
 export class Leaderboard extends DurableObject<Env> {
+  /**
+   * How many users have points, counted once (a COUNT over a million rows costs tens of
+   * ms) and then kept by the writes, which all run in this object. Null: count again.
+   */
+  #users: number | null = null;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Schema before any call is served: the gate holds every request until this finishes.
@@ -53,8 +101,16 @@ export class Leaderboard extends DurableObject<Env> {
       sql.exec(`CREATE TABLE IF NOT EXISTS points (
         user_uuid TEXT PRIMARY KEY,
         balance INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL
+        updated_at INTEGER NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0
       )`);
+      // Boards made before versions existed get the column (their versions start at 0).
+      const hasVersion = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('points') WHERE name = 'version'`).one().n;
+      if (!hasVersion) {
+        sql.exec(`ALTER TABLE points ADD COLUMN version INTEGER NOT NULL DEFAULT 0`);
+        // Every event ever applied is in applied_events, so the version is exactly known.
+        sql.exec(`UPDATE points SET version = (SELECT COUNT(*) FROM applied_events e WHERE e.user_uuid = points.user_uuid)`);
+      }
       // Serves both the ordered page (top) and the "strictly more points" count (rank).
       sql.exec(`CREATE INDEX IF NOT EXISTS points_by_rank ON points (balance DESC, user_uuid)`);
       // user_uuid and points are kept so a reused event id with other content is caught.
@@ -64,41 +120,85 @@ export class Leaderboard extends DurableObject<Env> {
         points INTEGER NOT NULL,
         applied_at INTEGER NOT NULL
       )`);
+      // The season window and the closed flag; one row at most (id = 1).
+      sql.exec(`CREATE TABLE IF NOT EXISTS board_meta (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        start_date INTEGER,
+        end_date INTEGER,
+        closed INTEGER NOT NULL DEFAULT 0
+      )`);
     });
+  }
+
+  /** Sets the season window [startDate, endDate); events outside it are refused from now on. */
+  setWindow(startDate: number, endDate: number): BoardWindow {
+    if (!Number.isSafeInteger(startDate) || !Number.isSafeInteger(endDate) || endDate <= startDate) throw new Error("The window needs integer dates with endDate after startDate.");
+    this.ctx.storage.sql.exec(
+      `INSERT INTO board_meta (id, start_date, end_date) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET start_date = excluded.start_date, end_date = excluded.end_date`,
+      startDate,
+      endDate,
+    );
+    return { startDate, endDate };
+  }
+
+  /** The window, or null for a board without one (the lifetime board). */
+  window(): BoardWindow | null {
+    const m = this.#meta();
+    return m && m.start_date !== null && m.end_date !== null ? { startDate: m.start_date, endDate: m.end_date } : null;
+  }
+
+  /**
+   * The season was deleted: forget every point and refuse every later event, so an event
+   * routed here by a consumer that read the season just before the delete changes nothing.
+   */
+  close(): void {
+    this.ctx.storage.transactionSync(() => {
+      const sql = this.ctx.storage.sql;
+      sql.exec(`DELETE FROM points`);
+      sql.exec(`DELETE FROM applied_events`);
+      sql.exec(`INSERT INTO board_meta (id, closed) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET closed = 1`);
+    });
+    this.#users = 0;
   }
 
   /**
    * Adds `points` (an integer; negative for a correction) to a user, once per `eventId`.
    *
    * @example
-   * await env.Leaderboard.getByName(seasonId).addPoints(`vote:${voteId}`, userUuid, 1)
+   * await env.Leaderboard.getByName("lifetime").addPoints(`vote:${playId}:${voter}:like`, djUuid, 1, Date.now())
    */
-  addPoints(eventId: string, userUuid: string, points: number): AddPointsResult {
+  addPoints(eventId: string, userUuid: string, points: number, occurredAt = Date.now()): AddPointsResult {
     checkId("eventId", eventId);
     checkId("userUuid", userUuid);
     if (!Number.isSafeInteger(points)) throw new Error("Points must be an integer.");
-    const sql = this.ctx.storage.sql;
-    return this.ctx.storage.transactionSync(() => {
+    return this.#write(() => this.#apply({ eventId, userUuid, points, occurredAt }, this.#gate(), Date.now()));
+  }
+
+  /**
+   * Applies many events in one transaction (the consumer's path: a queue batch grouped by
+   * board). Malformed events are refused one by one; the rest apply as `addPoints` would.
+   */
+  addPointsBatch(events: PointsEvent[]): BatchResult {
+    if (!Array.isArray(events) || events.length > MAX_BATCH) throw new Error(`events must be a list of at most ${MAX_BATCH}.`);
+    return this.#write(() => {
+      const gate = this.#gate();
       const now = Date.now();
-      const inserted = sql
-        .exec(`INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, eventId, userUuid, points, now)
-        .toArray();
-      if (inserted.length === 0) {
-        const first = sql.exec<EventRow>(`SELECT user_uuid, points FROM applied_events WHERE event_id = ?`, eventId).one();
-        if (first.user_uuid !== userUuid || first.points !== points) throw new Error("Event id was already used for a different user or amount.");
-        return { applied: false, balance: this.#balance(userUuid) ?? 0 };
+      const out: BatchResult = { applied: 0, duplicates: 0, refused: [], standings: [] };
+      const touched = new Map<string, Standing>();
+      for (const e of events) {
+        const ok = e && validId(e.eventId) && validId(e.userUuid) && Number.isSafeInteger(e.points) && Number.isSafeInteger(e.occurredAt);
+        if (!ok) {
+          out.refused.push({ eventId: String(e?.eventId ?? ""), reason: "invalid" });
+          continue;
+        }
+        const r = this.#apply(e, gate, now);
+        if (r.refused) out.refused.push({ eventId: e.eventId, reason: r.refused });
+        else if (r.applied) out.applied++;
+        else out.duplicates++;
+        if (r.refused !== "closed") touched.set(e.userUuid, { userUuid: e.userUuid, balance: r.balance, version: r.version });
       }
-      const { balance } = sql
-        .exec<{ balance: number }>(
-          `INSERT INTO points (user_uuid, balance, updated_at) VALUES (?, ?, ?)
-           ON CONFLICT (user_uuid) DO UPDATE SET balance = balance + excluded.balance, updated_at = excluded.updated_at
-           RETURNING balance`,
-          userUuid,
-          points,
-          now,
-        )
-        .one();
-      return { applied: true, balance };
+      out.standings = [...touched.values()];
+      return out;
     });
   }
 
@@ -120,16 +220,113 @@ export class Leaderboard extends DurableObject<Env> {
     return out;
   }
 
+  /** A page and the number of users on the board, in one call (a ranking page needs both). */
+  page(take: number, skip = 0): { rows: RankedUser[]; total: number } {
+    return { rows: this.top(take, skip), total: this.count() };
+  }
+
+  /** How many users have points here. */
+  count(): number {
+    this.#users ??= this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points`).one().n;
+    return this.#users;
+  }
+
   /** A user's balance and rank, or null if they have no points here. */
   rankOf(userUuid: string): RankedUser | null {
     checkId("userUuid", userUuid);
-    const balance = this.#balance(userUuid);
+    const balance = this.#balance(userUuid)?.balance ?? null;
     return balance === null ? null : { userUuid, balance, rank: this.#rankOfBalance(balance) };
   }
 
-  #balance(userUuid: string): number | null {
-    const row = this.ctx.storage.sql.exec<{ balance: number }>(`SELECT balance FROM points WHERE user_uuid = ?`, userUuid).toArray()[0];
-    return row ? row.balance : null;
+  /**
+   * Users at or above `threshold` points, by user uuid after `after` (a cursor), for the
+   * avatar backfill: it pages through everyone who reached an avatar's threshold.
+   */
+  usersAtOrAbove(threshold: number, limit: number, after = ""): Standing[] {
+    if (!Number.isSafeInteger(threshold)) throw new Error("threshold must be an integer.");
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_TAKE) throw new Error(`limit must be an integer from 1 to ${MAX_TAKE}.`);
+    return this.ctx.storage.sql
+      .exec<{ user_uuid: string; balance: number; version: number }>(
+        `SELECT user_uuid, balance, version FROM points WHERE balance >= ? AND user_uuid > ? ORDER BY user_uuid LIMIT ?`,
+        threshold,
+        String(after),
+        limit,
+      )
+      .toArray()
+      .map((r) => ({ userUuid: r.user_uuid, balance: r.balance, version: r.version }));
+  }
+
+  /**
+   * Benchmarks only (bench/leaderboard.bench.mjs): inserts `count` synthetic users
+   * `bench-<n>` from `from` in one statement. Refused outside development, so no
+   * production board can be filled with fake users.
+   */
+  benchLoad(from: number, count: number): number {
+    if (this.env.ENVIRONMENT !== "development") throw new Error("benchLoad is for development only.");
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1 || count > 500_000) throw new Error("bad bench range");
+    this.ctx.storage.sql.exec(
+      `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+       INSERT OR IGNORE INTO points (user_uuid, balance, updated_at, version)
+       SELECT printf('bench-%07d', i), (i * 7919) % 100003, 0, 1 FROM s`,
+      from,
+      from + count - 1,
+    );
+    this.#users = null;
+    return this.count();
+  }
+
+  /** One write transaction; a rollback also forgets the user count it may have moved. */
+  #write<T>(fn: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(fn);
+    } catch (e) {
+      this.#users = null;
+      throw e;
+    }
+  }
+
+  #meta() {
+    return this.ctx.storage.sql.exec<{ start_date: number | null; end_date: number | null; closed: number }>(`SELECT start_date, end_date, closed FROM board_meta WHERE id = 1`).toArray()[0];
+  }
+
+  /** What the board accepts now, read once per transaction. */
+  #gate(): { closed: boolean; window: BoardWindow | null } {
+    const m = this.#meta();
+    return { closed: !!m?.closed, window: m && m.start_date !== null && m.end_date !== null ? { startDate: m.start_date, endDate: m.end_date } : null };
+  }
+
+  /** One event inside the caller's transaction. */
+  #apply(e: PointsEvent, gate: { closed: boolean; window: BoardWindow | null }, now: number): AddPointsResult {
+    const sql = this.ctx.storage.sql;
+    const standing = () => this.#balance(e.userUuid) ?? { balance: 0, version: 0 };
+    if (gate.closed) return { applied: false, balance: 0, version: 0, refused: "closed" };
+    if (gate.window && (e.occurredAt < gate.window.startDate || e.occurredAt >= gate.window.endDate)) return { applied: false, ...standing(), refused: "outsideWindow" };
+    const inserted = sql
+      .exec(`INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, e.eventId, e.userUuid, e.points, now)
+      .toArray();
+    if (inserted.length === 0) {
+      const first = sql.exec<EventRow>(`SELECT user_uuid, points FROM applied_events WHERE event_id = ?`, e.eventId).one();
+      const reused = first.user_uuid !== e.userUuid || first.points !== e.points;
+      return { applied: false, ...standing(), ...(reused ? { refused: "idReused" as const } : {}) };
+    }
+    const row = sql
+      .exec<{ balance: number; version: number }>(
+        `INSERT INTO points (user_uuid, balance, updated_at, version) VALUES (?, ?, ?, 1)
+         ON CONFLICT (user_uuid) DO UPDATE SET balance = balance + excluded.balance, updated_at = excluded.updated_at, version = version + 1
+         RETURNING balance, version`,
+        e.userUuid,
+        e.points,
+        now,
+      )
+      .one();
+    // Version 1 is the user's first event here: a new row (#write forgets the count if
+    // the transaction rolls back).
+    if (row.version === 1 && this.#users !== null) this.#users++;
+    return { applied: true, balance: row.balance, version: row.version };
+  }
+
+  #balance(userUuid: string): { balance: number; version: number } | null {
+    return this.ctx.storage.sql.exec<{ balance: number; version: number }>(`SELECT balance, version FROM points WHERE user_uuid = ?`, userUuid).toArray()[0] ?? null;
   }
 
   #rankOfBalance(balance: number): number {

@@ -52,9 +52,12 @@ describe("Leaderboard", () => {
 
   it("answers a repeated event with applied: false and the unchanged balance", async () => {
     const stub = board();
-    expect(await stub.addPoints("ev", "u", 5)).toEqual({ applied: true, balance: 5 });
-    expect(await stub.addPoints("ev", "u", 5)).toEqual({ applied: false, balance: 5 });
-    expect(await failure(stub, (o) => o.addPoints("ev", "someone-else", 5))).toMatch(/already used/);
+    expect(await stub.addPoints("ev", "u", 5)).toEqual({ applied: true, balance: 5, version: 1 });
+    expect(await stub.addPoints("ev", "u", 5)).toEqual({ applied: false, balance: 5, version: 1 });
+    // A reused id is a returned refusal (a consumer acks it), and changes nobody.
+    expect(await stub.addPoints("ev", "someone-else", 5)).toEqual({ applied: false, balance: 0, version: 0, refused: "idReused" });
+    expect(await stub.addPoints("ev", "u", 6)).toEqual({ applied: false, balance: 5, version: 1, refused: "idReused" });
+    expect(await stub.rankOf("someone-else")).toBeNull();
     expect(await failure(stub, (o) => o.addPoints("x", "u", 1.5))).toMatch(/integer/);
     expect(await stub.rankOf("u")).toEqual({ userUuid: "u", balance: 5, rank: 1 });
   });
@@ -98,10 +101,79 @@ describe("Leaderboard", () => {
 
   it("keeps points and applied events across a reset of every object", async () => {
     const name = crypto.randomUUID();
-    await env.Leaderboard.getByName(name).addPoints("p1", "u", 3);
+    await env.Leaderboard.getByName(name).setWindow(1000, 2000);
+    await env.Leaderboard.getByName(name).addPoints("p1", "u", 3, 1500);
     await abortAllDurableObjects();
     const stub = env.Leaderboard.getByName(name);
-    expect(await stub.addPoints("p1", "u", 3)).toEqual({ applied: false, balance: 3 });
+    expect(await stub.addPoints("p1", "u", 3, 1500)).toEqual({ applied: false, balance: 3, version: 1 });
+    expect(await stub.window()).toEqual({ startDate: 1000, endDate: 2000 });
+    expect(await stub.addPoints("p2", "u", 1, 2000)).toMatchObject({ applied: false, refused: "outsideWindow" });
     expect(await stub.rankOf("u")).toEqual({ userUuid: "u", balance: 3, rank: 1 });
   });
+
+  it("a season board refuses events outside its window [start, end): an event at the end belongs to the next season", async () => {
+    const stub = board();
+    await stub.setWindow(1000, 2000);
+    expect(await stub.addPoints("before", "u", 1, 999)).toEqual({ applied: false, balance: 0, version: 0, refused: "outsideWindow" });
+    expect(await stub.addPoints("start", "u", 1, 1000)).toEqual({ applied: true, balance: 1, version: 1 });
+    expect(await stub.addPoints("last", "u", 1, 1999)).toEqual({ applied: true, balance: 2, version: 2 });
+    expect(await stub.addPoints("end", "u", 1, 2000)).toEqual({ applied: false, balance: 2, version: 2, refused: "outsideWindow" });
+    // A refused event's id is not spent: it stays refused, it never turns into a duplicate.
+    expect(await stub.addPoints("end", "u", 1, 2000)).toMatchObject({ refused: "outsideWindow" });
+    expect(await failure(stub, (o) => o.setWindow(5, 5))).toMatch(/endDate after startDate/);
+  });
+
+  it("applies a batch in one call: duplicates inside and across batches count once, the answer has each user's final balance and version", async () => {
+    const stub = board();
+    const ev = (id: string, user: string, points: number) => ({ eventId: id, userUuid: user, points, occurredAt: 1 });
+    // Counted before any event: from here the count is kept by the writes, not recounted.
+    expect(await stub.count()).toBe(0);
+    const first = await stub.addPointsBatch([ev("a", "x", 5), ev("b", "x", 2), ev("a", "x", 5), ev("c", "y", 1)]);
+    expect(first).toEqual({
+      applied: 3,
+      duplicates: 1,
+      refused: [],
+      standings: [
+        { userUuid: "x", balance: 7, version: 2 },
+        { userUuid: "y", balance: 1, version: 1 },
+      ],
+    });
+    const second = await stub.addPointsBatch([ev("b", "x", 2), ev("d", "y", -3), { eventId: "", userUuid: "y", points: 1, occurredAt: 1 }, ev("c", "z", 1)]);
+    expect(second.applied).toBe(1);
+    expect(second.duplicates).toBe(1);
+    expect(second.refused).toEqual([
+      { eventId: "", reason: "invalid" },
+      { eventId: "c", reason: "idReused" },
+    ]);
+    expect(second.standings).toEqual([
+      { userUuid: "x", balance: 7, version: 2 },
+      { userUuid: "y", balance: -2, version: 2 },
+      { userUuid: "z", balance: 0, version: 0 },
+    ]);
+    expect(await stub.page(10, 0)).toEqual({
+      rows: [
+        { userUuid: "x", balance: 7, rank: 1 },
+        { userUuid: "y", balance: -2, rank: 2 },
+      ],
+      total: 2,
+    });
+  });
+
+  it("a closed board (its season deleted) forgets its points and refuses every later event", async () => {
+    const stub = board();
+    await stub.addPoints("a", "u", 4);
+    await stub.close();
+    expect(await stub.count()).toBe(0);
+    expect(await stub.addPoints("b", "u", 1)).toMatchObject({ applied: false, refused: "closed" });
+    expect(await stub.addPointsBatch([{ eventId: "c", userUuid: "u", points: 1, occurredAt: 1 }])).toEqual({ applied: 0, duplicates: 0, refused: [{ eventId: "c", reason: "closed" }], standings: [] });
+  });
+
+  it("lists users at or above a threshold by uuid, a page at a time, and refuses the bench loader outside development", async () => {
+    const stub = board();
+    for (const [u, p] of [["d", 10], ["a", 30], ["c", 5], ["b", 10]] as const) await stub.addPoints(`t-${u}`, u, p);
+    expect((await stub.usersAtOrAbove(10, 2)).map((s) => s.userUuid)).toEqual(["a", "b"]);
+    expect((await stub.usersAtOrAbove(10, 2, "b")).map((s) => s.userUuid)).toEqual(["d"]);
+    expect(await failure(stub, (o) => o.benchLoad(0, 10))).toMatch(/development only/);
+  });
 });
+

@@ -2,9 +2,11 @@ import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Eye, Pencil } from "lucide-react";
 import { ProfileView } from "~/components/ProfileView";
+import { RankCard } from "~/components/RankCard";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
-import { userApi } from "~/lib/api.server";
+import { callApi, userApi } from "~/lib/api.server";
+import { POINTS_API, type MyStanding } from "~/lib/points";
 import { clearTokenCookie, getToken, loginRedirect } from "~/lib/session.server";
 import type { User } from "~/lib/types";
 
@@ -14,34 +16,45 @@ export const meta = pageMeta("profile.title");
 export async function loader(args: LoaderFunctionArgs) {
   const token = getToken(args.request);
   if (!token) throw loginRedirect(args.request);
-  const res = await userApi<User>(args, "/users/profile", { token });
+  const [res, rank] = await Promise.all([
+    userApi<User>(args, "/users/profile", { token }),
+    callApi<MyStanding>(args, `${POINTS_API}/points/current-ranking-status`, { token }),
+  ]);
   if (!res.ok) {
     if (res.status === 401) throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
-  return { user: res.data };
+  // The rank is extra: if it fails to load, the profile still shows.
+  return { user: res.data, rank: rank.ok ? rank.data : null };
 }
 
 export default function Profile() {
   const t = useT();
-  const { user } = useLoaderData<typeof loader>();
+  const { user, rank } = useLoaderData<typeof loader>();
   return (
-    <ProfileView
-      profile={user}
-      own
-      actions={
-        <>
-          <Link to="/profile/edit" className={buttonClass.primary}>
-            <Pencil aria-hidden className="size-4" />
-            {t("profile.edit")}
-          </Link>
-          <Link to={`/profile/${user.uuid}`} className={buttonClass.secondary}>
-            <Eye aria-hidden className="size-4" />
-            {t("profile.viewPublic")}
-          </Link>
-        </>
-      }
-    />
+    <>
+      <ProfileView
+        profile={user}
+        own
+        actions={
+          <>
+            <Link to="/profile/edit" className={buttonClass.primary}>
+              <Pencil aria-hidden className="size-4" />
+              {t("profile.edit")}
+            </Link>
+            <Link to={`/profile/${user.uuid}`} className={buttonClass.secondary}>
+              <Eye aria-hidden className="size-4" />
+              {t("profile.viewPublic")}
+            </Link>
+          </>
+        }
+      />
+      {rank && (
+        <div className="mx-auto -mt-4 max-w-5xl px-4 pb-10 sm:-mt-6 sm:px-6">
+          <RankCard standing={rank} />
+        </div>
+      )}
+    </>
   );
 }
 

@@ -1,0 +1,30 @@
+// Shapes of the points, season and ranking answers, from the merch-service's own builders
+// (type-only imports: no server code reaches the browser bundle).
+import type { RankRow, rankingOf } from "../../workers/merch-service/ranking-store";
+import type { bothStandings } from "../../workers/merch-service/ranking-status";
+import type { SeasonDto } from "../../workers/merch-service/season-store";
+
+export const POINTS_API = "/api/merch-service";
+
+export type Season = SeasonDto;
+export type RankingRow = RankRow;
+export type Ranking = Awaited<ReturnType<typeof rankingOf>>;
+export type MyStanding = Awaited<ReturnType<typeof bothStandings>>;
+
+/** A ranking status mirror row as the admin list answers it (with the user's nickname). */
+export interface RankingStatusRow {
+  id: number;
+  userUuid: string;
+  seasonId?: number;
+  balance: number;
+  version: number;
+  nickname: string | null;
+  updatedAt: string;
+}
+
+/** The ranking page size. */
+export const RANKING_PAGE = 20;
+
+/** `<input type="datetime-local">` value (UTC) of an ISO time, and back. */
+export const toLocalInput = (iso: string) => iso.slice(0, 16);
+export const fromLocalInput = (v: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : null);

@@ -1,0 +1,70 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { votePointsEvents, type VoteForPoints } from "../durable/room/points";
+import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
+import { admin } from "./helpers";
+import { createSeason } from "./points-helpers";
+import { applySettings, connect, newRoom, person, seedQueue, takeSeat } from "./room-helpers";
+
+vi.setConfig({ testTimeout: 60_000 });
+
+/** Points from room votes (issue 6): a like earns the DJ 1, a star 2, once per listener and kind. */
+
+const vote = (over: Partial<VoteForPoints>): VoteForPoints => ({ playId: "p1", djUuid: "dj", voterUuid: "fan", voterType: "user", like: undefined, star: undefined, at: 1000, ...over });
+
+describe("vote points rules", () => {
+  it("a like earns 1 and a star 2, with ids that make a repeated vote count once", () => {
+    expect(votePointsEvents(vote({ like: true, star: true }))).toEqual([
+      { eventId: "vote:p1:fan:like", userUuid: "dj", points: 1, occurredAt: 1000, source: "room", data: { playId: "p1", voterUuid: "fan", kind: "like" } },
+      { eventId: "vote:p1:fan:star", userUuid: "dj", points: 2, occurredAt: 1000, source: "room", data: { playId: "p1", voterUuid: "fan", kind: "star" } },
+    ]);
+    // An unchanged like sends nothing again; a dislike or a withdrawn star earns nothing.
+    expect(votePointsEvents(vote({ like: true, before: { vote_like: 1, star: 0 } }))).toEqual([]);
+    expect(votePointsEvents(vote({ like: false }))).toEqual([]);
+    expect(votePointsEvents(vote({ star: false, before: { vote_like: null, star: 1 } }))).toEqual([]);
+    expect(votePointsEvents(vote({ star: true, before: { vote_like: 1, star: 0 } })).map((e) => e.points)).toEqual([2]);
+  });
+
+  it("guests, bots, ghosts and the DJ themself earn nobody points", () => {
+    for (const voterType of ["guest", "bot", "ghost"] as const) expect(votePointsEvents(vote({ voterType, like: true, star: true }))).toEqual([]);
+    expect(votePointsEvents(vote({ voterUuid: "dj", like: true, star: true }))).toEqual([]);
+  });
+});
+
+describe("room votes to points", () => {
+  it("listeners' likes and stars raise the playing DJ's points on the season and lifetime boards, once each", async () => {
+    const now = Date.now();
+    const season = await createSeason((await admin()).token, `Room season ${now}`, now - 60_000, now + 86_400_000);
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0 });
+    const dj = await person();
+    await seedQueue(dj.uuid, 2);
+    const d = await connect(room, dj);
+    await takeSeat(d, dj.uuid);
+    await d.until((s) => s.nowPlaying !== null, "a song playing");
+
+    const [fan, other, guest] = [await person(), await person(), await person("guest")];
+    const f = await connect(room, fan);
+    const o = await connect(room, other);
+    const g = await connect(room, guest);
+    d.send({ action: "voteOnSong", songVotes: { like: true } }); // the DJ's own like: nothing
+    g.send({ action: "voteOnSong", songVotes: { like: true } }); // a guest's: nothing
+    f.send({ action: "voteOnSong", songVotes: { like: true } }); // +1
+    f.send({ action: "voteOnSong", songVotes: { like: false } });
+    f.send({ action: "voteOnSong", songVotes: { like: true } }); // back again: still +1 in all
+    f.send({ action: "voteOnSong", songVotes: { star: true } }); // +2
+    o.send({ action: "voteOnSong", songVotes: { like: true } }); // +1
+    await d.until((s) => s.voteCounts.likes === 4 && s.voteCounts.stars === 1, "votes counted");
+
+    const lifetime = env.Leaderboard.getByName(LIFETIME_BOARD);
+    await vi.waitFor(async () => expect((await lifetime.rankOf(dj.uuid))?.balance).toBe(4), { timeout: 10_000, interval: 50 });
+    expect(await env.Leaderboard.getByName(seasonBoard(season.id)).rankOf(dj.uuid)).toEqual({ userUuid: dj.uuid, balance: 4, rank: 1 });
+    await vi.waitFor(async () => {
+      const row = await env.DB.prepare("SELECT balance FROM ranking_status WHERE user_uuid = ? AND season_id = ?").bind(dj.uuid, season.id).first<{ balance: number }>();
+      expect(row?.balance).toBe(4);
+    });
+    // Listeners earn nothing by voting.
+    for (const p of [fan, other, guest]) expect(await lifetime.rankOf(p.uuid)).toBeNull();
+    for (const c of [d, f, o, g]) c.close();
+  });
+});
