@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
-import { users } from "../workers/db/schema";
+import { avatars, users } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
 import { accountWithRoles, admin, guestToken, signUp, user, type TestAccount } from "./helpers";
 
@@ -45,6 +45,8 @@ describe("POST /users/profile", () => {
       songOfTheWeek: "Nightcall",
       priceForGig: 250,
     };
+    // A user may wear only an avatar they may use (issue 6): a PUBLIC one.
+    await db(env).insert(avatars).values({ slug: "space-cat", name: "Space Cat" }).onConflictDoNothing();
     const res = await user("/users/profile", { token: a.token, body });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ...body, nickname: "DJ Nova", color: "A1B2C3", zodiac: "leo", email: a.email });

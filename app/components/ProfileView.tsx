@@ -6,6 +6,8 @@ import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate, fullName, textOn, userColor } from "~/lib/format";
 import type { PublicProfile, User } from "~/lib/types";
 import { Avatar } from "./Avatar";
+import { AvatarArt } from "./AvatarArt";
+import { buttonClass } from "./ui";
 
 /** The cover: the uploaded picture, or a wash of the user's colour when there is none (or it fails). */
 export function Cover({ src, color, alt, className = "h-40 sm:h-64" }: { src?: string | null; color?: string | null; alt: string; className?: string }) {
@@ -82,6 +84,21 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
             {name && <span className="text-lg">{name}</span>}
             {showPronouns && <span className="text-ink-300">({profile.pronoun})</span>}
           </p>
+          {/* The avatar they wear in rooms (issue 6); one's own links to the picker. */}
+          {(profile.avatarId || own) && (
+            <p className="mt-3 flex items-center gap-3">
+              {profile.avatarId && (
+                <span data-testid="profile-avatar" data-avatar-id={profile.avatarId}>
+                  <AvatarArt slug={profile.avatarId} size={48} alt={t("avatars.artAlt", { name: profile.avatarId })} />
+                </span>
+              )}
+              {own && (
+                <Link to="/avatars" className={buttonClass.link} data-testid="profile-change-avatar">
+                  {t("avatars.change")}
+                </Link>
+              )}
+            </p>
+          )}
           {!!profile.badges?.length && (
             <ul aria-label={t("profile.badges")} className="mt-3 flex flex-wrap gap-2">
               {profile.badges.map((b) => (

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { reportError } from "./error-reports";
 
 /** Default texts by status, as the seeds' error catalogue names them. */
 export const STATUS_TEXT: Record<number, string> = {
@@ -65,6 +66,8 @@ export function onError(err: Error, c: Context) {
     return errorResponse(c, err.status, err.message || STATUS_TEXT[err.status] || "Error");
   }
   console.error(`${c.req.method} ${new URL(c.req.url).pathname} failed`, err);
+  // Recorded after the response (waitUntil); it never changes what the client gets.
+  reportError(c, err);
   return errorResponse(c, 500, "Internal Server Error");
 }
 

@@ -11,6 +11,7 @@ import { ApiError } from "../lib/errors";
 import { takeSkip } from "../lib/paging";
 import { cleanText, fields, valid } from "../lib/validate";
 import { findAnyUserOr404, findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
+import { assertMayWear } from "../merch-service/avatar-rules";
 import { MSG } from "./messages";
 
 /** Profiles: one's own, other people's, client settings, socials, and the service feeds. */
@@ -79,7 +80,10 @@ async function updateOwn(env: Env, userId: number, changes: Partial<UserRow>) {
 profileRoutes.get("/users/profile", requireUser, (c) => c.json(toOwnProfile(caller(c).user)));
 
 profileRoutes.post("/users/profile", requireUser, valid("json", profileUpdate), async (c) => {
-  return c.json(await updateOwn(c.env, caller(c).user.id, c.req.valid("json")));
+  const changes = c.req.valid("json");
+  // A user wears only an avatar they may use (issue 6); clearing it is always allowed.
+  if (changes.avatarId) await assertMayWear(c.env, caller(c).user, changes.avatarId);
+  return c.json(await updateOwn(c.env, caller(c).user.id, changes));
 });
 
 profileRoutes.post("/users/user-socials", requireUser, valid("json", socialsUpdate), async (c) => {

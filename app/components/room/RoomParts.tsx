@@ -3,10 +3,13 @@ import type { ReactNode } from "react";
 import { useT } from "~/i18n";
 import type { RoomProfile } from "~/lib/rooms";
 import { Avatar } from "../Avatar";
+import { AvatarArt } from "../AvatarArt";
 
 /** Seat, avatar and vote pieces shared by the room page (app/routes/rooms.$slug.tsx). */
 
 export function UserAvatar({ profile, fallbackName, size = 40, alt = "" }: { profile?: RoomProfile | null; fallbackName: string; size?: number; alt?: string }) {
+  // The avatar a user wears is how they show up in rooms; without one, their picture or initial.
+  if (profile?.avatarId) return <AvatarArt slug={profile.avatarId} size={size} alt={alt} />;
   return <Avatar name={profile?.nickname ?? fallbackName} src={profile?.profilePicture ?? null} color={profile?.color ?? null} size={size} alt={alt} />;
 }
 

@@ -1,0 +1,128 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { ChevronLeft, ChevronRight, Plus, Users } from "lucide-react";
+import { AVATAR_STATUSES } from "../../workers/db/points-schema";
+import { AvatarArt } from "~/components/AvatarArt";
+import { buttonClass, Select } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { adminFailure, requireAdmin } from "~/lib/admin.server";
+import { callApi } from "~/lib/api.server";
+import { MERCH_SERVICE, type AvatarDto } from "~/lib/avatars";
+import { formatDate } from "~/lib/format";
+import type { Paged } from "~/lib/types";
+
+export const meta = pageMeta("adminAvatars.title");
+
+const PAGE_SIZE = 24;
+
+/** GET /admin/avatars (crud query): newest first, `filter=status||$eq||<status>`. */
+export async function loader(args: LoaderFunctionArgs) {
+  const { token } = await requireAdmin(args);
+  const url = new URL(args.request.url);
+  const status = url.searchParams.get("status") ?? "";
+  const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page), sort: "createdAt,DESC" });
+  if ((AVATAR_STATUSES as readonly string[]).includes(status)) query.set("filter", `status||$eq||${status}`);
+  const res = await callApi<Paged<AvatarDto>>(args, `${MERCH_SERVICE}/admin/avatars?${query}`, { token });
+  if (!res.ok) adminFailure(args.request, res);
+  return { statuses: AVATAR_STATUSES, status, ...res.data, page: res.data.page || page, pageCount: Math.max(1, res.data.pageCount || 1) };
+}
+
+export default function AdminAvatars() {
+  const t = useT();
+  const locale = useLocale();
+  const { statuses, status, data: avatars, total, page, pageCount } = useLoaderData<typeof loader>();
+  const [params] = useSearchParams();
+  const pageHref = (p: number) => {
+    const next = new URLSearchParams(params);
+    next.set("page", String(p));
+    return `?${next}`;
+  };
+
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <Link to="/admin/users" className={buttonClass.ghost}>
+            <Users aria-hidden className="size-4" />
+            {t("adminAvatars.users")}
+          </Link>
+          <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminAvatars.heading")}</h1>
+          <p className="mt-1 text-ink-200" data-testid="admin-avatars-total">
+            {t("adminAvatars.total", { total })}
+          </p>
+        </div>
+        <Link to="/admin/avatars/new" className={buttonClass.primary} data-testid="admin-avatar-new">
+          <Plus aria-hidden className="size-4" />
+          {t("adminAvatars.new")}
+        </Link>
+      </div>
+
+      <Form method="get" className="mt-6 flex flex-wrap items-end gap-3 rounded-2xl border border-line bg-panel/70 p-4" onChange={(e) => e.currentTarget.requestSubmit()}>
+        <Select label={t("adminAvatars.filterStatus")} name="status" defaultValue={status} key={status} className="min-w-56">
+          <option value="">{t("adminAvatars.allStatuses")}</option>
+          {statuses.map((s) => (
+            <option key={s} value={s}>
+              {t(`avatars.status.${s}`)}
+            </option>
+          ))}
+        </Select>
+        <noscript>
+          <button type="submit" className={buttonClass.secondary}>
+            {t("admin.searchButton")}
+          </button>
+        </noscript>
+      </Form>
+
+      {avatars.length === 0 ? (
+        <p className="mt-8 rounded-2xl border border-dashed border-line p-10 text-center text-ink-200">{t("adminAvatars.empty")}</p>
+      ) : (
+        <ul className="mt-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          {avatars.map((a) => (
+            <li key={a.slug}>
+              <Link
+                to={`/admin/avatars/${a.slug}`}
+                data-testid="admin-avatar-row"
+                className="flex items-center gap-4 rounded-2xl border border-line bg-panel/70 p-4 transition hover:border-white/40 hover:bg-white/5"
+              >
+                <AvatarArt slug={a.slug} src={a.thumbnails["128"]} size={56} />
+                <span className="min-w-0 flex-1">
+                  <span className="block truncate font-semibold text-white">{a.name}</span>
+                  <span className="block truncate font-mono text-xs text-ink-300">{a.slug}</span>
+                  <span className="mt-1.5 flex flex-wrap gap-1.5 text-xs">
+                    <span className="rounded-full bg-white/10 px-2 py-0.5 font-medium text-ink-50">{t(`avatars.status.${a.status}`)}</span>
+                    {a.discordOnly && <span className="rounded-full bg-cyan/15 px-2 py-0.5 font-medium text-cyan">{t("avatars.discordOnly")}</span>}
+                    {a.status === "SEASON_AWARD" && (
+                      <span className="rounded-full bg-neon/15 px-2 py-0.5 font-medium text-neon">{t("adminAvatars.seasonRule", { points: a.pointsThreshold ?? "?", season: a.seasonId ?? "?" })}</span>
+                    )}
+                  </span>
+                </span>
+                <span className="hidden shrink-0 text-xs text-ink-300 sm:block">{formatDate(a.createdAt, locale)}</span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <nav aria-label={t("admin.pagination")} className="mt-5 flex items-center justify-between gap-3">
+        {page > 1 ? (
+          <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
+            <ChevronLeft aria-hidden className="size-4" />
+            {t("admin.prev")}
+          </Link>
+        ) : (
+          <span />
+        )}
+        <p className="text-sm text-ink-200">{t("admin.pageOf", { page, pageCount })}</p>
+        {page < pageCount ? (
+          <Link to={pageHref(page + 1)} className={buttonClass.secondary} rel="next">
+            {t("admin.next")}
+            <ChevronRight aria-hidden className="size-4" />
+          </Link>
+        ) : (
+          <span />
+        )}
+      </nav>
+    </div>
+  );
+}
