@@ -1,8 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Form, Link, useLoaderData, useSearchParams } from "@remix-run/react";
-import { ChevronLeft, ChevronRight, Plus, Users } from "lucide-react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Plus, Users } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
 import { AvatarArt } from "~/components/AvatarArt";
+import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass, Select } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
@@ -32,12 +33,6 @@ export default function AdminAvatars() {
   const t = useT();
   const locale = useLocale();
   const { statuses, status, data: avatars, total, page, pageCount } = useLoaderData<typeof loader>();
-  const [params] = useSearchParams();
-  const pageHref = (p: number) => {
-    const next = new URLSearchParams(params);
-    next.set("page", String(p));
-    return `?${next}`;
-  };
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
@@ -104,25 +99,7 @@ export default function AdminAvatars() {
         </ul>
       )}
 
-      <nav aria-label={t("admin.pagination")} className="mt-5 flex items-center justify-between gap-3">
-        {page > 1 ? (
-          <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
-            <ChevronLeft aria-hidden className="size-4" />
-            {t("admin.prev")}
-          </Link>
-        ) : (
-          <span />
-        )}
-        <p className="text-sm text-ink-200">{t("admin.pageOf", { page, pageCount })}</p>
-        {page < pageCount ? (
-          <Link to={pageHref(page + 1)} className={buttonClass.secondary} rel="next">
-            {t("admin.next")}
-            <ChevronRight aria-hidden className="size-4" />
-          </Link>
-        ) : (
-          <span />
-        )}
-      </nav>
+      <AdminPager page={page} pageCount={pageCount} />
     </div>
   );
 }

@@ -1,8 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Form, Link, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
-import { ChevronLeft, ChevronRight, Loader2, Search } from "lucide-react";
+import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";
 import { Avatar } from "~/components/Avatar";
+import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass, Field, Select } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
@@ -38,14 +39,8 @@ export default function AdminUsers() {
   const t = useT();
   const locale = useLocale();
   const { q, role, data: users, total, page, pageCount } = useLoaderData<typeof loader>();
-  const [params] = useSearchParams();
   const nav = useNavigation();
   const searching = nav.state === "loading" && nav.location.pathname === "/admin/users";
-  const pageHref = (p: number) => {
-    const next = new URLSearchParams(params);
-    next.set("page", String(p));
-    return `?${next}`;
-  };
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
@@ -133,27 +128,7 @@ export default function AdminUsers() {
         </table>
       </div>
 
-      <nav aria-label={t("admin.pagination")} className="mt-5 flex items-center justify-between gap-3">
-        {page > 1 ? (
-          <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
-            <ChevronLeft aria-hidden className="size-4" />
-            {t("admin.prev")}
-          </Link>
-        ) : (
-          <span />
-        )}
-        <p className="text-sm text-ink-200">
-          {t("admin.pageOf", { page, pageCount })}
-        </p>
-        {page < pageCount ? (
-          <Link to={pageHref(page + 1)} className={buttonClass.secondary} rel="next">
-            {t("admin.next")}
-            <ChevronRight aria-hidden className="size-4" />
-          </Link>
-        ) : (
-          <span />
-        )}
-      </nav>
+      <AdminPager page={page} pageCount={pageCount} />
     </div>
   );
 }
