@@ -10,6 +10,7 @@ import type { RoomConnection } from "~/lib/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
 import { Avatar } from "../Avatar";
+import { UserAvatar } from "./RoomParts";
 import { SendSomething } from "../store/SendSomething";
 import { ConsumableMessage } from "./ConsumableMessage";
 
@@ -162,7 +163,7 @@ export function ChatPanel({
           const color = `#${(m.color ?? profiles[m.userUuid ?? ""]?.color ?? "562DF9").replace(/^#/, "")}`;
           return (
             <li key={m.id} className="group flex gap-2.5" data-testid="chat-line">
-              <Avatar name={nameOf(m)} src={m.userUuid ? profiles[m.userUuid]?.profilePicture : null} color={m.color} size={32} />
+              {m.userUuid && profiles[m.userUuid] ? <UserAvatar profile={profiles[m.userUuid]} fallbackName={nameOf(m)} size={32} /> : <Avatar name={nameOf(m)} src={null} color={m.color} size={32} />}
               <div className="min-w-0 flex-1">
                 <p className="text-sm">
                   <span className="font-bold" style={{ color: readable(color) }}>
@@ -251,7 +252,7 @@ export function ChatPanel({
         })}
         {pending.map((p) => (
           <li key={p.clientId} className="flex gap-2.5 opacity-80" data-testid="chat-pending">
-            <Avatar name={me?.nickname ?? "?"} src={me ? profiles[me.uuid]?.profilePicture : null} color={me ? profiles[me.uuid]?.color : null} size={32} />
+            <UserAvatar profile={me ? profiles[me.uuid] : null} fallbackName={me?.nickname ?? "?"} size={32} />
             <div className="min-w-0 flex-1">
               {p.message && <p className="whitespace-pre-wrap break-words text-sm text-ink-50">{p.message}</p>}
               <p className={`text-xs ${p.failed ? "font-semibold text-danger" : "text-ink-200"}`} role={p.failed ? "alert" : undefined}>
