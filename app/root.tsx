@@ -5,9 +5,12 @@ import { RouteErrorBoundary } from "./components/ErrorPage";
 import { Header, LanguageSwitch, Logo } from "./components/Header";
 import { PlayerProvider } from "./components/Player";
 import { ToastProvider } from "./components/Toaster";
+import { TokenBalanceProvider } from "./components/TokenBalance";
 import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
 import { resolveLocale } from "./i18n/locale.server";
+import { callApi } from "./lib/api.server";
 import { getSession } from "./lib/session.server";
+import { MERCH, type TokenAccount } from "./lib/store";
 import "./styles.css";
 
 /**
@@ -20,16 +23,31 @@ export async function loader(args: LoaderFunctionArgs) {
   const headers = new Headers();
   if (localeCookie) headers.append("Set-Cookie", localeCookie);
   if (session.setCookie) headers.append("Set-Cookie", session.setCookie);
+  const tokens = session.user && session.token ? await tokenAccount(args, session.token) : null;
   return data(
     {
       locale,
       user: session.user,
       token: session.token,
       isAdmin: session.isAdmin,
+      /** The header's token balance (null: signed out, or the store did not answer). */
+      tokens,
       devTools: args.context.env.ENVIRONMENT === "development",
     },
     { headers }
   );
+}
+
+/**
+ * The signed-in user's token account for the header: read it, and make it on first view
+ * (the spec has one per user). A failure leaves the balance out; the page still renders.
+ */
+async function tokenAccount(args: LoaderFunctionArgs, token: string): Promise<TokenAccount | null> {
+  const self = await callApi<TokenAccount>(args, `${MERCH}/token-accounts/self`, { token });
+  if (self.ok) return self.data;
+  if (self.status !== 404) return null;
+  const made = await callApi<TokenAccount>(args, `${MERCH}/token-accounts`, { method: "POST", token });
+  return made.ok ? made.data : null;
 }
 
 export type RootData = Awaited<ReturnType<typeof loader>>["data"];
@@ -57,28 +75,30 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  const { user, isAdmin, devTools } = useLoaderData<typeof loader>();
+  const { user, isAdmin, devTools, tokens, token } = useLoaderData<typeof loader>();
   const t = useT();
   return (
     <ToastProvider>
       <PlayerProvider>
-        {/* Room at the bottom for the fixed player bar (signed-in pages show it). */}
-        <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
-          <Header user={user} isAdmin={isAdmin} />
-          <main id="main" tabIndex={-1} className="flex-1 outline-none">
-            <Outlet />
-          </main>
-          <footer className="border-t border-white/10">
-            <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
-              <p>{t("app.footer")}</p>
-              {devTools && (
-                <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
-                  {t("nav.devOutbox")}
-                </Link>
-              )}
-            </div>
-          </footer>
-        </div>
+        <TokenBalanceProvider initial={tokens} token={user ? token : null}>
+          {/* Room at the bottom for the fixed player bar (signed-in pages show it). */}
+          <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
+            <Header user={user} isAdmin={isAdmin} />
+            <main id="main" tabIndex={-1} className="flex-1 outline-none">
+              <Outlet />
+            </main>
+            <footer className="border-t border-white/10">
+              <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
+                <p>{t("app.footer")}</p>
+                {devTools && (
+                  <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
+                    {t("nav.devOutbox")}
+                  </Link>
+                )}
+              </div>
+            </footer>
+          </div>
+        </TokenBalanceProvider>
       </PlayerProvider>
     </ToastProvider>
   );

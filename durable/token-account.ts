@@ -73,6 +73,11 @@ export interface TransactionOk {
   amount: number;
   /** The hold this transaction is (hold) or ends (commit, voided). */
   holdId: string | null;
+  /**
+   * For a hold: where it stands now (a retried hold may find it already committed or
+   * expired, and must not deliver again); null for other types.
+   */
+  holdStatus: HoldStatus | null;
   /** The available balance right after it. */
   balance: number;
   updatedAt: string;
@@ -350,6 +355,7 @@ function ok(row: TxRow, duplicate: boolean): TransactionOk {
     type: row.type,
     amount: row.amount,
     holdId: row.type === "hold" ? row.id : row.hold_id,
+    holdStatus: row.hold_status,
     balance: row.available_after,
     updatedAt: iso(row.created_at),
     duplicate,

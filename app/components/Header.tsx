@@ -1,8 +1,9 @@
 import { Form, Link, NavLink, useLocation } from "@remix-run/react";
-import { Library, ListMusic, LogOut, Radio, Search, ShieldCheck, Upload, UserRound } from "lucide-react";
+import { Library, ListMusic, LogOut, Radio, Search, ShieldCheck, Trophy, Upload, UserRound } from "lucide-react";
 import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
 import { Avatar } from "./Avatar";
+import { TokenBalanceBadge } from "./TokenBalance";
 import { buttonClass, button } from "./ui";
 
 /** The brand mark: a record lit in the venue colours. */
@@ -66,12 +67,14 @@ export function LanguageSwitch() {
 }
 
 /** The music pages a signed-in listener moves between. */
-const MUSIC_NAV: { to: string; label: MessageKey; icon: typeof Search; testId: string }[] = [
+const MUSIC_NAV: { to: string; label: MessageKey; icon: typeof Search; testId: string; wideOnly?: boolean }[] = [
   { to: "/rooms", label: "nav.rooms", icon: Radio, testId: "nav-rooms" },
   { to: "/search", label: "nav.search", icon: Search, testId: "nav-search" },
   { to: "/crates", label: "nav.crates", icon: Library, testId: "nav-crates" },
   { to: "/queue", label: "nav.queue", icon: ListMusic, testId: "nav-queue" },
   { to: "/upload", label: "nav.upload", icon: Upload, testId: "nav-upload" },
+  // Phones have room for five tabs; the ranking is one tap away on the profile there.
+  { to: "/ranking", label: "nav.ranking", icon: Trophy, testId: "nav-ranking", wideOnly: true },
 ];
 
 /**
@@ -83,8 +86,8 @@ function MusicNav() {
   return (
     <nav aria-label={t("nav.music")} className="min-w-0 flex-1 lg:flex-none">
       <ul className="flex items-center justify-end gap-0.5 sm:justify-start sm:gap-1">
-        {MUSIC_NAV.map(({ to, label, icon: Icon, testId }) => (
-          <li key={to}>
+        {MUSIC_NAV.map(({ to, label, icon: Icon, testId, wideOnly }) => (
+          <li key={to} className={wideOnly ? "max-sm:hidden" : undefined}>
             <NavLink
               to={to}
               prefetch="intent"
@@ -145,6 +148,7 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         >
           {user ? (
             <>
+              <TokenBalanceBadge />
               <Link
                 to="/profile"
                 className="flex min-w-0 items-center gap-2 rounded-full py-1 pl-1 pr-3 transition hover:bg-white/10"

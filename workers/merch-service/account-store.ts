@@ -2,6 +2,10 @@ import { eq } from "drizzle-orm";
 import { db } from "../db/client";
 import { tokenAccounts, type TokenAccountRow } from "../db/schema";
 import type { Env } from "../env";
+import { ADMIN_ROLES } from "../../shared/roles";
+import type { Caller } from "../lib/auth";
+import { forbidden, notFound } from "../lib/errors";
+import { STORE_MSG } from "./store-messages";
 
 /**
  * Token accounts in D1: which account id (and so which TokenAccount object) belongs to a
@@ -31,3 +35,14 @@ export async function ensureAccount(env: Env, userUuid: string): Promise<{ accou
 
 /** The object that holds an account's ledger. */
 export const accountObject = (env: Env, accountId: string) => env.TokenAccount.getByName(accountId);
+
+/**
+ * The account `accountId`, if `who` may act on it: its owner, or an admin when `adminToo`.
+ * Unknown: 404 with the spec's text; someone else's: 403.
+ */
+export async function accountFor(env: Env, who: Pick<Caller, "uuid" | "roles">, accountId: string, adminToo: boolean): Promise<TokenAccountRow> {
+  const account = await accountById(env, accountId);
+  if (!account) throw notFound(STORE_MSG.accountNotFound);
+  if (account.userUuid !== who.uuid && !(adminToo && who.roles.some((r) => ADMIN_ROLES.includes(r)))) throw forbidden(STORE_MSG.notYourAccount);
+  return account;
+}

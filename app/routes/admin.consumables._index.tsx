@@ -1,0 +1,97 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Link, useLoaderData } from "@remix-run/react";
+import { ChevronLeft, ChevronRight, Gift, Plus } from "lucide-react";
+import { AdminNav } from "~/components/AdminNav";
+import { buttonClass } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { adminFailure, requireAdmin } from "~/lib/admin.server";
+import { callApi } from "~/lib/api.server";
+import { formatDate } from "~/lib/format";
+import { MERCH, STORE_PAGE, type Consumable, type StorePage } from "~/lib/store";
+
+export const meta = pageMeta("adminStore.consumablesTitle");
+
+/** Every consumable, newest first, 32 a page (`?page=`). */
+export async function loader(args: LoaderFunctionArgs) {
+  const { token } = await requireAdmin(args);
+  const page = Math.max(1, Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1);
+  const res = await callApi<StorePage<Consumable>>(args, `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`, { token });
+  if (!res.ok) adminFailure(args.request, res);
+  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / STORE_PAGE)) };
+}
+
+export default function AdminConsumables() {
+  const t = useT();
+  const locale = useLocale();
+  const { data: items, total, page, pageCount } = useLoaderData<typeof loader>();
+  const th = "px-4 py-3 font-semibold";
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <AdminNav />
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminStore.consumablesHeading")}</h1>
+          <p className="mt-1 text-ink-200" data-testid="consumables-total">
+            {t("adminStore.total", { total })}
+          </p>
+        </div>
+        <Link to="/admin/consumables/new" className={buttonClass.primary}>
+          <Plus aria-hidden className="size-4" />
+          {t("adminStore.newConsumable")}
+        </Link>
+      </div>
+
+      <div role="region" aria-label={t("adminStore.consumablesHeading")} tabIndex={0} className="mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70">
+        <table className="w-full min-w-[40rem] text-left text-sm">
+          <thead className="border-b border-line text-ink-300">
+            <tr>
+              <th scope="col" className={th}>{t("adminStore.col.name")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.cost")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.display")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.created")}</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {items.length === 0 && (
+              <tr>
+                <td colSpan={4} className="px-4 py-10 text-center text-ink-200">
+                  {t("store.empty")}
+                </td>
+              </tr>
+            )}
+            {items.map((c) => (
+              <tr key={c.id} className="transition hover:bg-white/5" data-testid="admin-consumable-row">
+                <td className="px-4 py-3">
+                  <Link to={`/admin/consumables/${c.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: c.name })}>
+                    {c.imageUrl ? <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Gift aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
+                    {c.name}
+                  </Link>
+                </td>
+                <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: c.tokenCost })}</td>
+                <td className="px-4 py-3 text-ink-100">{t(`adminStore.display.${c.displayType}`)}</td>
+                <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDate(c.createdAt, locale)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {pageCount > 1 && (
+        <nav aria-label={t("store.paging")} className="mt-4 flex items-center justify-end gap-2 text-sm">
+          {page > 1 && (
+            <Link to={`?page=${page - 1}`} className={buttonClass.ghost} aria-label={t("store.prev")}>
+              <ChevronLeft aria-hidden className="size-4" />
+            </Link>
+          )}
+          <span>{t("store.pageOf", { page, pages: pageCount })}</span>
+          {page < pageCount && (
+            <Link to={`?page=${page + 1}`} className={buttonClass.ghost} aria-label={t("store.next")}>
+              <ChevronRight aria-hidden className="size-4" />
+            </Link>
+          )}
+        </nav>
+      )}
+    </div>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

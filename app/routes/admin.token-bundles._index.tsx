@@ -1,0 +1,96 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Link, useLoaderData } from "@remix-run/react";
+import { ChevronLeft, ChevronRight, Coins, Plus } from "lucide-react";
+import { AdminNav } from "~/components/AdminNav";
+import { buttonClass } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { adminFailure, requireAdmin } from "~/lib/admin.server";
+import { callApi } from "~/lib/api.server";
+import { formatPrice } from "~/lib/payments";
+import { MERCH, STORE_PAGE, type StorePage, type TokenBundle } from "~/lib/store";
+
+export const meta = pageMeta("adminStore.bundlesTitle");
+
+/** Every token bundle, newest first, 32 a page (`?page=`), with its product's price. */
+export async function loader(args: LoaderFunctionArgs) {
+  const { token } = await requireAdmin(args);
+  const page = Math.max(1, Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1);
+  const res = await callApi<StorePage<TokenBundle>>(args, `${MERCH}/token-bundles?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`, { token });
+  if (!res.ok) adminFailure(args.request, res);
+  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / STORE_PAGE)) };
+}
+
+export default function AdminTokenBundles() {
+  const t = useT();
+  const locale = useLocale();
+  const { data: bundles, total, page, pageCount } = useLoaderData<typeof loader>();
+  const th = "px-4 py-3 font-semibold";
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <AdminNav />
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminStore.bundlesHeading")}</h1>
+          <p className="mt-1 text-ink-200" data-testid="bundles-total">
+            {t("adminStore.total", { total })}
+          </p>
+        </div>
+        <Link to="/admin/token-bundles/new" className={buttonClass.primary}>
+          <Plus aria-hidden className="size-4" />
+          {t("adminStore.newBundle")}
+        </Link>
+      </div>
+      <div role="region" aria-label={t("adminStore.bundlesHeading")} tabIndex={0} className="mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70">
+        <table className="w-full min-w-[40rem] text-left text-sm">
+          <thead className="border-b border-line text-ink-300">
+            <tr>
+              <th scope="col" className={th}>{t("adminStore.col.name")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.tokens")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.product")}</th>
+              <th scope="col" className={th}>{t("adminStore.col.price")}</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-line">
+            {bundles.length === 0 && (
+              <tr>
+                <td colSpan={4} className="px-4 py-10 text-center text-ink-200">
+                  {t("adminStore.noBundles")}
+                </td>
+              </tr>
+            )}
+            {bundles.map((b) => (
+              <tr key={b.id} className="transition hover:bg-white/5" data-testid="admin-bundle-row">
+                <td className="px-4 py-3">
+                  <Link to={`/admin/token-bundles/${b.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: b.name })}>
+                    {b.thumbnailUrl ? <img src={b.thumbnailUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Coins aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
+                    {b.name}
+                  </Link>
+                </td>
+                <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: b.tokenAmount })}</td>
+                <td className="max-w-[24ch] truncate px-4 py-3 text-ink-200">{b.productId}</td>
+                <td className="whitespace-nowrap px-4 py-3 text-ink-50">{b.price !== null && b.currency ? formatPrice(b.price, b.currency, locale) : t("adminStore.noProduct")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {pageCount > 1 && (
+        <nav aria-label={t("store.paging")} className="mt-4 flex items-center justify-end gap-2 text-sm">
+          {page > 1 && (
+            <Link to={`?page=${page - 1}`} className={buttonClass.ghost} aria-label={t("store.prev")}>
+              <ChevronLeft aria-hidden className="size-4" />
+            </Link>
+          )}
+          <span>{t("store.pageOf", { page, pages: pageCount })}</span>
+          {page < pageCount && (
+            <Link to={`?page=${page + 1}`} className={buttonClass.ghost} aria-label={t("store.next")}>
+              <ChevronRight aria-hidden className="size-4" />
+            </Link>
+          )}
+        </nav>
+      )}
+    </div>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

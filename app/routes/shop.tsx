@@ -1,0 +1,112 @@
+import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
+import { Link, useLoaderData } from "@remix-run/react";
+import { ChevronLeft, ChevronRight, Coins, Gift, Radio } from "lucide-react";
+import { ConsumableGrid } from "~/components/store/ConsumableGrid";
+import { useTokenBalance } from "~/components/TokenBalance";
+import { Alert, button, buttonClass } from "~/components/ui";
+import { pageMeta, useLocale, useT } from "~/i18n";
+import { callApi } from "~/lib/api.server";
+import { MERCH, STORE_PAGE, type Consumable, type StorePage } from "~/lib/store";
+import { useRootData } from "~/lib/useRootData";
+
+export const meta = pageMeta("store.title");
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The shop: every consumable, 32 a page (`?page=`). A consumable is sent into a room, so
+ * buying happens there (the gift button beside the chat box opens this shop as a drawer);
+ * `?room=<uuid>` makes this page send to that room too.
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const url = new URL(args.request.url);
+  const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
+  const room = url.searchParams.get("room");
+  const res = await callApi<StorePage<Consumable>>(args, `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`);
+  return {
+    page,
+    roomUuid: room && UUID.test(room) ? room : null,
+    list: res.ok ? res.data : null,
+    error: res.ok ? null : res,
+  };
+}
+
+export default function Shop() {
+  const t = useT();
+  const locale = useLocale();
+  const { page, roomUuid, list, error } = useLoaderData<typeof loader>();
+  const root = useRootData();
+  const { account } = useTokenBalance();
+  const pages = list ? Math.max(1, Math.ceil(list.total / STORE_PAGE)) : 1;
+  const q = (p: number) => `?${new URLSearchParams({ page: String(p), ...(roomUuid ? { room: roomUuid } : {}) })}`;
+  return (
+    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div className="max-w-2xl">
+          <h1 className="flex items-center gap-3 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+            <Gift aria-hidden className="size-8 text-amber-300" />
+            {t("store.heading")}
+          </h1>
+          <p className="mt-2 text-ink-200">{roomUuid ? t("store.ledeRoom") : t("store.lede")}</p>
+        </div>
+        {root?.user && (
+          <div className="flex items-center gap-3 rounded-2xl border border-amber-300/30 bg-amber-300/10 px-4 py-3">
+            <Coins aria-hidden className="size-6 text-amber-300" />
+            <div>
+              <p className="text-xs uppercase tracking-wide text-amber-100/80">{t("store.yourBalance")}</p>
+              <p className="text-xl font-extrabold text-white" data-testid="shop-balance">
+                {account ? new Intl.NumberFormat(locale).format(account.balance) : "–"}
+              </p>
+            </div>
+            <Link to="/tokens" className={button("secondary", "sm")}>
+              {t("store.getTokens")}
+            </Link>
+          </div>
+        )}
+      </div>
+
+      {root?.user && !account && (
+        <div className="mt-6">
+          <Alert error={{ status: 404, message: t("store.noAccount"), generic: false }} />
+        </div>
+      )}
+      {!roomUuid && (
+        <p className="mt-6 flex flex-wrap items-center gap-2 rounded-2xl border border-line bg-white/5 px-4 py-3 text-sm text-ink-100">
+          <Radio aria-hidden className="size-4 text-brand-light" />
+          {t("store.howTo")}
+          <Link to="/rooms" className={buttonClass.link}>
+            {t("store.findRoom")}
+          </Link>
+        </p>
+      )}
+
+      <div className="mt-6">
+        {error ? (
+          <Alert error={error} />
+        ) : !list || list.data.length === 0 ? (
+          <p className="rounded-2xl border border-line bg-panel/70 px-4 py-10 text-center text-ink-200">{t("store.empty")}</p>
+        ) : (
+          <ConsumableGrid items={list.data} roomUuid={root?.user ? roomUuid : null} token={root?.token ?? null} />
+        )}
+      </div>
+
+      {pages > 1 && (
+        <nav aria-label={t("store.paging")} className="mt-6 flex items-center justify-center gap-2 text-sm">
+          {page > 1 ? (
+            <Link to={q(page - 1)} className={buttonClass.ghost} aria-label={t("store.prev")} data-testid="shop-prev">
+              <ChevronLeft aria-hidden className="size-4" />
+            </Link>
+          ) : null}
+          <span>{t("store.pageOf", { page, pages })}</span>
+          {page < pages ? (
+            <Link to={q(page + 1)} className={buttonClass.ghost} aria-label={t("store.next")} data-testid="shop-next">
+              <ChevronRight aria-hidden className="size-4" />
+            </Link>
+          ) : null}
+        </nav>
+      )}
+    </div>
+  );
+}
+
+export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

@@ -1,0 +1,161 @@
+// Token holds (issue 5): the TokenAccount durable object beside a read-modify-write on D1,
+// in one `wrangler dev` (bench/token-account/worker.ts), same machine, same run.
+//   do: hold(1) on the real object: check and write in one SQLite transaction inside it.
+//   d1: SELECT balance; if >= 1, UPDATE balance - 1 (what DESIGN.md forbids).
+// Each scenario makes BENCH_TOKEN_OPS hold attempts (default 3000) against either one
+// account with a balance of a third of them, or 100 accounts each with a balance of a
+// tenth of the attempts it gets, so most attempts past the balance must be refused. The client sends BENCH_TOKEN_BATCH
+// attempts per request (default 100), BENCH_TOKEN_PARALLEL requests at once (default 8),
+// and the worker runs each request's attempts 25 at a time: about 200 in flight.
+// Measured: attempts per second (wall clock at the client), holds granted, overdrafts
+// (holds granted beyond an account's balance, summed over accounts), and the final
+// balances. The ratio is do / d1 attempts per second.
+import { spawn } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const OPS = Number(process.env.BENCH_TOKEN_OPS ?? 3000);
+const BATCH = Number(process.env.BENCH_TOKEN_BATCH ?? 100);
+const PARALLEL = Number(process.env.BENCH_TOKEN_PARALLEL ?? 8);
+const ENV = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+
+async function startWorker() {
+  const state = `${ROOT}.wrangler/bench-tokens-${process.pid}`;
+  rmSync(state, { recursive: true, force: true });
+  mkdirSync(state, { recursive: true });
+  const port = await freePort();
+  const inspector = await freePort();
+  const child = spawn(
+    "npx",
+    ["wrangler", "dev", "-c", "bench/token-account/wrangler.toml", "--port", String(port), "--inspector-port", String(inspector), "--ip", "127.0.0.1", "--persist-to", state, "--show-interactive-dev-session=false"],
+    { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  let log = "";
+  child.stdout.on("data", (d) => (log = (log + d).slice(-20_000)));
+  child.stderr.on("data", (d) => (log = (log + d).slice(-20_000)));
+  const base = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* gone */
+    }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }, 3000).unref();
+  };
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/ready`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      stop();
+      throw new Error(`wrangler dev did not start:\n${log.slice(-3000)}`);
+    }
+    await sleep(300);
+  }
+  return { base, stop, state };
+}
+
+async function get(base, path) {
+  const res = await fetch(`${base}${path}`);
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function scenario(base, mode, accounts) {
+  const balance = Math.floor(OPS / (accounts === 1 ? 3 : 10 * accounts)) || 1;
+  const run = `${mode}-${accounts}-${Date.now().toString(36)}`;
+  const qs = (extra) => new URLSearchParams({ mode, run, accounts: String(accounts), ...extra });
+  await get(base, `/setup?${qs({ balance: String(balance) })}`);
+  const okBy = {};
+  let refused = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: PARALLEL }, async () => {
+      while (next < OPS) {
+        const from = next;
+        const count = Math.min(BATCH, OPS - from);
+        next += count;
+        const r = await get(base, `/ops?${qs({ from: String(from), count: String(count), conc: "25" })}`);
+        for (const [id, n] of Object.entries(r.okBy)) okBy[id] = (okBy[id] ?? 0) + n;
+        refused += r.refused;
+      }
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const { balances } = await get(base, `/final?${qs({})}`);
+  const granted = Object.values(okBy).reduce((a, b) => a + b, 0);
+  const overdrafts = Object.values(okBy).reduce((a, n) => a + Math.max(0, n - balance), 0);
+  return {
+    mode,
+    accounts,
+    balanceEach: balance,
+    attempts: OPS,
+    perSecond: Math.round(OPS / seconds),
+    granted,
+    refused,
+    overdrafts,
+    expectedGranted: Math.min(OPS, balance * accounts),
+    finalBalanceSum: balances.reduce((a, b) => a + b, 0),
+    seconds: Math.round(seconds * 100) / 100,
+  };
+}
+
+export default async function run({ log }) {
+  log(`starting wrangler dev (bench/token-account) ...`);
+  const w = await startWorker();
+  const rows = [];
+  try {
+    // A short warm-up so neither side pays for the first compile of its path.
+    for (const mode of ["do", "d1"]) await get(w.base, `/setup?mode=${mode}&run=warm&accounts=1&balance=5`);
+    for (const accounts of [1, 100]) {
+      for (const mode of ["do", "d1"]) {
+        const r = await scenario(w.base, mode, accounts);
+        rows.push(r);
+        log(`  ${mode} x ${accounts} account(s): ${r.perSecond}/s, granted ${r.granted}, overdrafts ${r.overdrafts}`);
+      }
+    }
+  } finally {
+    w.stop();
+    await sleep(3500);
+    rmSync(w.state, { recursive: true, force: true });
+  }
+  const by = (mode, accounts) => rows.find((r) => r.mode === mode && r.accounts === accounts);
+  const ratio = {
+    oneAccount: Math.round((by("do", 1).perSecond / by("d1", 1).perSecond) * 100) / 100,
+    hundredAccounts: Math.round((by("do", 100).perSecond / by("d1", 100).perSecond) * 100) / 100,
+  };
+  log("");
+  log("design          accounts  balance each  attempts  attempts/s  granted (should)  overdrafts  final balance sum");
+  for (const r of rows) {
+    const name = r.mode === "do" ? "TokenAccount DO" : "D1 read-mod-wr";
+    log(
+      `${name.padEnd(15)} ${String(r.accounts).padStart(8)}  ${String(r.balanceEach).padStart(12)}  ${String(r.attempts).padStart(8)}  ${String(r.perSecond).padStart(10)}  ${`${r.granted} (${r.expectedGranted})`.padStart(16)}  ${String(r.overdrafts).padStart(10)}  ${String(r.finalBalanceSum).padStart(17)}`,
+    );
+  }
+  log(`ratio do/d1 attempts per second: one account ${ratio.oneAccount}x, 100 accounts ${ratio.hundredAccounts}x`);
+  return { ops: OPS, batch: BATCH, parallel: PARALLEL, rows, ratio };
+}
