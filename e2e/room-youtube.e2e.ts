@@ -61,4 +61,77 @@ describe("rooms: YouTube playback offline", () => {
     expect(errors).toEqual([]);
     await ctx.close();
   });
+
+  it("online, the iframe player plays the song and the play is tracked with the room and provider youtube", async () => {
+    const token = await tokenFor(SAM);
+    const tag = Date.now().toString(36);
+    const { song: imported } = await api<{ song: { songId: string } }>("/api/playlist-service/api/v1/track-import", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ song: { trackName: `Tube Live ${tag}`, artistName: "The Online Band", duration: 240, musicProviders: { spotify: `yl${tag}`, youtube: "M7lc1UVf-VE" } } }),
+    });
+    await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token });
+    await api("/api/playlist-service/crate/queue/songs", { method: "POST", token, body: JSON.stringify({ songId: imported.songId }) });
+    const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", {
+      method: "POST",
+      token,
+      body: JSON.stringify({ name: `YouTube live ${tag}`, design: "CLUB", description: "Videos online." }),
+    });
+
+    const ctx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+    // No network here: a stand-in for YouTube's iframe API that plays at once, as the real one
+    // does once loaded (the page uses window.YT when it is already there).
+    await ctx.addInitScript(() => {
+      class Player {
+        t0 = Date.now();
+        state = -1;
+        constructor(_el: HTMLElement, opts: { events: { onReady(e: { target: Player }): void; onStateChange(e: { data: number }): void } }) {
+          setTimeout(() => opts.events.onReady({ target: this }), 50);
+          this.onState = opts.events.onStateChange;
+          (window as unknown as { __ytPlayer: Player }).__ytPlayer = this;
+        }
+        onState: (e: { data: number }) => void;
+        seekTo() {}
+        playVideo() {
+          this.state = 1;
+          setTimeout(() => this.onState({ data: 1 }), 50);
+        }
+        pauseVideo() {}
+        getCurrentTime() {
+          return (Date.now() - this.t0) / 1000;
+        }
+        getPlayerState() {
+          return this.state;
+        }
+        getVolume() {
+          return 80;
+        }
+        isMuted() {
+          return false;
+        }
+        destroy() {}
+      }
+      (window as unknown as { YT: unknown }).YT = { Player, loaded: 1 };
+    });
+    // Play events leave when a play ends (seed 001: the record, then the total), so the video
+    // is paused (as YouTube reports a pause) after a moment of playing.
+    const records: { topic: string; kinesisDataRecord: Record<string, unknown> }[] = [];
+    ctx.on("request", (r) => {
+      if (r.url().includes("/api/audit-service/kinesis") && r.method() === "POST") records.push(JSON.parse(r.postData() ?? "{}"));
+    });
+    const sam = await logIn(ctx, SAM, `/rooms/${room.slug}`);
+    await expect.poll(() => statusOf(sam), { timeout: 15_000 }).toBe("open");
+    await sam.getByTestId("take-seat").click();
+    await expect.poll(() => sam.getByTestId("youtube-player").getAttribute("data-status"), { timeout: 20_000 }).toBe("playing");
+    await sam.waitForTimeout(1500);
+    await sam.evaluate(() => (window as unknown as { __ytPlayer: { onState(e: { data: number }): void } }).__ytPlayer.onState({ data: 2 }));
+    const mine = () => records.find((r) => r.topic === "play-record" && (r.kinesisDataRecord.songInfo as { trackName?: string })?.trackName === `Tube Live ${tag}`);
+    await expect.poll(() => mine(), { timeout: 10_000 }).toBeTruthy();
+    const record = mine()!.kinesisDataRecord;
+    expect(record).toMatchObject({ roomSlug: room.slug.toLowerCase(), userProvider: "youtube", volumeStart: 0.8 });
+    expect(record.playId).toEqual(expect.any(String));
+    expect(record.djUuid).toEqual(expect.any(String));
+    expect(records.some((r) => r.topic === "play-total" && r.kinesisDataRecord.playId === record.playId)).toBe(true);
+    await ctx.close();
+  });
 });

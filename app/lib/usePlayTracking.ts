@@ -58,6 +58,23 @@ export function usePlayTracking(): PlayTracker {
 
 const cut = (v: string | null | undefined) => (v ? v.slice(0, 200) : null);
 
+type TrackedUser = { uuid: string; subscriptionLevel?: string | null } | null;
+
+/** What a play starts with, whichever player plays it (the audio element or YouTube's iframe). */
+function startRecord(s: AnySong, user: TrackedUser, where: PlayContext | null, provider: string | null, volume: number): Parameters<PlayTracker["start"]>[0] {
+  return {
+    roomSlug: where?.roomSlug ?? null,
+    roomOwnerUuid: where?.roomOwnerUuid ?? null,
+    djUuid: where?.djUuid ?? null,
+    playId: where?.playId ?? null,
+    songInfo: { songId: playSongId(s), trackName: cut(s.trackName), artistName: cut(s.artistName), duration: s.duration ?? null },
+    userUuid: user?.uuid ?? null,
+    userProvider: provider,
+    subscriptionLevel: user?.subscriptionLevel ?? null,
+    volume,
+  };
+}
+
 /**
  * Tracks what the player's audio element plays: start on playing, continue every 5 s
  * (timeupdate, throttled), end on pause, ended, song change and page hide. `room` is where
@@ -86,17 +103,7 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       // room playing the same song again is a new play, with a new room playId).
       const open = tracker.current();
       if (open && open.songInfo.songId === playSongId(s) && (!where?.playId || open.playId === where.playId)) return;
-      tracker.start({
-        roomSlug: where?.roomSlug ?? null,
-        roomOwnerUuid: where?.roomOwnerUuid ?? null,
-        djUuid: where?.djUuid ?? null,
-        playId: where?.playId ?? null,
-        songInfo: { songId: playSongId(s), trackName: cut(s.trackName), artistName: cut(s.artistName), duration: s.duration ?? null },
-        userUuid: user?.uuid ?? null,
-        userProvider: pickProvider(s).provider,
-        subscriptionLevel: user?.subscriptionLevel ?? null,
-        volume: volume(),
-      });
+      tracker.start(startRecord(s, user, where, pickProvider(s).provider, volume()));
       last = Date.now();
     };
     const onTime = () => {
@@ -115,4 +122,37 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       tracker.end();
     };
   }, [audioRef, tracker, room]);
+}
+
+/**
+ * Tracks a room song played by YouTube's iframe player (RoomYouTube), by the same rules as
+ * the audio element: start when it reports PLAYING, continue every 5 s while it plays, end
+ * on pause, end, a new play and page hide. `playing` and `volume` come from the player.
+ */
+export function useYouTubePlayTracking(song: AnySong | null, where: PlayContext | null, playing: boolean, volume: () => number) {
+  const tracker = usePlayTracking();
+  const root = useRootData();
+  const ctx = useRef({ song, where, user: root?.user ?? null, volume });
+  ctx.current = { song, where, user: root?.user ?? null, volume };
+  const playId = where?.playId ?? null;
+
+  useEffect(() => {
+    const { song: s, user } = ctx.current;
+    if (!playing || !s) return;
+    const open = tracker.current();
+    if (!(open && open.songInfo.songId === playSongId(s) && open.playId === playId)) {
+      tracker.start(startRecord(s, user, ctx.current.where, "youtube", ctx.current.volume()));
+    }
+    const timer = setInterval(() => {
+      const cur = ctx.current;
+      if (cur.song) tracker.continue({ roomSlug: cur.where?.roomSlug ?? null, songId: playSongId(cur.song), volume: cur.volume() });
+    }, CONTINUE_EVERY_MS);
+    const end = () => tracker.end();
+    window.addEventListener("pagehide", end);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener("pagehide", end);
+      tracker.end();
+    };
+  }, [playing, playId, tracker]);
 }

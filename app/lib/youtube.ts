@@ -92,6 +92,9 @@ export interface YouTubePlayer {
   pauseVideo(): void;
   getCurrentTime(): number;
   getPlayerState(): number;
+  /** 0..100 */
+  getVolume(): number;
+  isMuted(): boolean;
   destroy(): void;
 }
 export interface YouTubeApi {

@@ -152,7 +152,7 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
               </div>
               {choice.kind === "youtube" && np && (
                 <div className="mt-3">
-                  <RoomYouTube videoId={choice.videoId} np={np} serverNow={conn.serverNow} />
+                  <RoomYouTube videoId={choice.videoId} np={np} serverNow={conn.serverNow} context={roomPlayContext(np, state?.settings)} />
                 </div>
               )}
               {needsTap && (

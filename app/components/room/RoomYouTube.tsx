@@ -3,6 +3,8 @@ import { useEffect, useRef, useState } from "react";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
 import { loadYouTubeApi, youtubeCorrection, youtubeStartParam, youtubeStartSeconds, YT_STATE, type YouTubePlayer } from "~/lib/youtube";
+import type { PlayContext } from "~/lib/rooms";
+import { useYouTubePlayTracking } from "~/lib/usePlayTracking";
 import type { NowPlaying } from "../../../shared/protocol";
 
 type Status = "loading" | "playing" | "blocked" | "unavailable";
@@ -19,7 +21,7 @@ const BLOCKED_AFTER_MS = 2500;
  * and is nudged back when it drifts. Offline, or when YouTube refuses the video, the panel
  * says so and the rest of the room goes on untouched.
  */
-export function RoomYouTube({ videoId, np, serverNow }: { videoId: string; np: NowPlaying; serverNow: () => number }) {
+export function RoomYouTube({ videoId, np, serverNow, context }: { videoId: string; np: NowPlaying; serverNow: () => number; context: PlayContext | null }) {
   const t = useT();
   const [status, setStatus] = useState<Status>("loading");
   // The API replaces the element it is given with its iframe, so React never owns that node.
@@ -27,6 +29,12 @@ export function RoomYouTube({ videoId, np, serverNow }: { videoId: string; np: N
   const playerRef = useRef<YouTubePlayer | null>(null);
   const npRef = useRef(np);
   npRef.current = np;
+  // Whether YouTube says the video is playing now: what play tracking follows.
+  const [ytPlaying, setYtPlaying] = useState(false);
+  useYouTubePlayTracking(np.song, context, ytPlaying, () => {
+    const p = playerRef.current;
+    return p && !p.isMuted() ? p.getVolume() / 100 : 0;
+  });
 
   useEffect(() => {
     let cancelled = false;
@@ -54,6 +62,8 @@ export function RoomYouTube({ videoId, np, serverNow }: { videoId: string; np: N
             onStateChange: (e) => {
               if (cancelled) return;
               if (e.data === YT_STATE.PLAYING) setStatus("playing");
+              // A buffering stall goes on with the open play; pause and end close it.
+              setYtPlaying((was) => e.data === YT_STATE.PLAYING || (e.data === YT_STATE.BUFFERING && was));
             },
             // An embed-disabled, removed or private video: nothing to play here.
             onError: () => !cancelled && setStatus("unavailable"),
