@@ -8,6 +8,8 @@ const SECTIONS: { to: string; label: MessageKey }[] = [
   { to: "/admin/token-bundles", label: "adminNav.tokenBundles" },
   { to: "/admin/seasons", label: "adminNav.seasons" },
   { to: "/admin/ranking-status", label: "adminNav.rankingStatus" },
+  { to: "/admin/avatars", label: "adminNav.avatars" },
+  { to: "/admin/products", label: "adminNav.products" },
 ];
 
 export function AdminNav() {

@@ -93,9 +93,17 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
                 </span>
               )}
               {own && (
-                <Link to="/avatars" className={buttonClass.link} data-testid="profile-change-avatar">
-                  {t("avatars.change")}
-                </Link>
+                <>
+                  <Link to="/avatars" className={buttonClass.link} data-testid="profile-change-avatar">
+                    {t("avatars.change")}
+                  </Link>
+                  <Link to="/subscription" className={buttonClass.link} data-testid="profile-subscription">
+                    {t("subscription.title")}
+                  </Link>
+                  <Link to="/shop" className={buttonClass.link} data-testid="profile-shop">
+                    {t("store.title")}
+                  </Link>
+                </>
               )}
             </p>
           )}

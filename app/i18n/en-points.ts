@@ -46,6 +46,8 @@ export const enPoints = {
   "adminNav.users": "Users",
   "adminNav.seasons": "Seasons",
   "adminNav.rankingStatus": "Ranking status",
+  "adminNav.avatars": "Avatars",
+  "adminNav.products": "Products",
 
   "seasons.title": "Seasons",
   "seasons.heading": "Seasons",

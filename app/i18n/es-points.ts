@@ -48,6 +48,8 @@ export const esPoints: Record<keyof typeof enPoints, string> = {
   "adminNav.users": "Usuarios",
   "adminNav.seasons": "Temporadas",
   "adminNav.rankingStatus": "Estado del ranking",
+  "adminNav.avatars": "Avatares",
+  "adminNav.products": "Productos",
 
   "seasons.title": "Temporadas",
   "seasons.heading": "Temporadas",

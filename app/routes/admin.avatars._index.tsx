@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { AdminNav } from "~/components/AdminNav";
 import { Plus, Users } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
 import { AvatarArt } from "~/components/AvatarArt";
@@ -36,6 +37,7 @@ export default function AdminAvatars() {
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <Link to="/admin/users" className={buttonClass.ghost}>

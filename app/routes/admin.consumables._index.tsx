@@ -1,7 +1,8 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { ChevronLeft, ChevronRight, Gift, Plus } from "lucide-react";
+import { Gift, Plus } from "lucide-react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
@@ -75,21 +76,7 @@ export default function AdminConsumables() {
           </tbody>
         </table>
       </div>
-      {pageCount > 1 && (
-        <nav aria-label={t("store.paging")} className="mt-4 flex items-center justify-end gap-2 text-sm">
-          {page > 1 && (
-            <Link to={`?page=${page - 1}`} className={buttonClass.ghost} aria-label={t("store.prev")}>
-              <ChevronLeft aria-hidden className="size-4" />
-            </Link>
-          )}
-          <span>{t("store.pageOf", { page, pages: pageCount })}</span>
-          {page < pageCount && (
-            <Link to={`?page=${page + 1}`} className={buttonClass.ghost} aria-label={t("store.next")}>
-              <ChevronRight aria-hidden className="size-4" />
-            </Link>
-          )}
-        </nav>
-      )}
+      {pageCount > 1 && <AdminPager page={page} pageCount={pageCount} />}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
+import { AdminNav } from "~/components/AdminNav";
 import { Plus } from "lucide-react";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
@@ -24,6 +25,7 @@ export default function AdminProducts() {
   const th = "px-4 py-3 font-semibold";
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminProducts.heading")}</h1>

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { AdminNav } from "~/components/AdminNav";
 import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";
 import { Avatar } from "~/components/Avatar";
@@ -44,6 +45,7 @@ export default function AdminUsers() {
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
+      <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("admin.heading")}</h1>
         <p className="text-ink-200" data-testid="admin-total">
