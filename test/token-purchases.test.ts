@@ -51,23 +51,22 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     );
   });
 
-  // 1,000 concurrent requests through the whole route (auth, D1, object, room, commit) take
-  // minutes in this pool on two shared cores, so the route gets 400 here and the object
-  // itself gets 1,000 concurrent holds against 300 (test/durable-token-account.test.ts).
-  it("lets exactly 300 of 400 concurrent purchases through on a balance of 300, and never overdraws", async () => {
+  // The whole route (auth, D1, hold, room delivery, commit) 1,000 times at once: about 95 s in
+  // this pool on two cores, hence the long limit.
+  it("lets exactly 300 of 1,000 concurrent purchases through on a balance of 300, and never overdraws", async () => {
     const b = await buyerInRoom(300);
     const item = await makeConsumable({ tokenCost: 1 });
-    const results = await Promise.all(Array.from({ length: 400 }, () => buy(b, item)));
+    const results = await Promise.all(Array.from({ length: 1000 }, () => buy(b, item)));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(300);
-    expect(statuses.filter((s) => s === 422)).toHaveLength(100);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(700);
     expect(results.find((r) => r.status === 422)!.body.message).toMatch(/Not enough tokens: this costs 1 and you have 0/);
     expect(await balanceOf(b.accountId)).toMatchObject({ balance: 0, heldBalance: 0 });
     expect(await ledgerCount(b.accountId, "commit")).toBe(300);
     expect(await ledgerCount(b.accountId, "voided")).toBe(0);
     // No answer ever showed a negative balance.
     expect(results.filter((r) => r.status === 201).every((r) => r.body.account.balance >= 0)).toBe(true);
-  }, 180_000);
+  }, 420_000);
 
   it("charges once for a request retried with its Idempotency-Key, concurrently and later", async () => {
     const b = await buyerInRoom(100);
