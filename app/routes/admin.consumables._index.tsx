@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Gift, Plus } from "lucide-react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminTable } from "~/components/admin/AdminTable";
 import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
@@ -25,7 +26,6 @@ export default function AdminConsumables() {
   const t = useT();
   const locale = useLocale();
   const { data: items, total, page, pageCount } = useLoaderData<typeof loader>();
-  const th = "px-4 py-3 font-semibold";
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
@@ -42,40 +42,27 @@ export default function AdminConsumables() {
         </Link>
       </div>
 
-      <div role="region" aria-label={t("adminStore.consumablesHeading")} tabIndex={0} className="mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70">
-        <table className="w-full min-w-[40rem] text-left text-sm">
-          <thead className="border-b border-line text-ink-300">
-            <tr>
-              <th scope="col" className={th}>{t("adminStore.col.name")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.cost")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.display")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.created")}</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {items.length === 0 && (
-              <tr>
-                <td colSpan={4} className="px-4 py-10 text-center text-ink-200">
-                  {t("store.empty")}
-                </td>
-              </tr>
-            )}
-            {items.map((c) => (
-              <tr key={c.id} className="transition hover:bg-white/5" data-testid="admin-consumable-row">
-                <td className="px-4 py-3">
-                  <Link to={`/admin/consumables/${c.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: c.name })}>
-                    {c.imageUrl ? <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Gift aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
-                    {c.name}
-                  </Link>
-                </td>
-                <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: c.tokenCost })}</td>
-                <td className="px-4 py-3 text-ink-100">{t(`adminStore.display.${c.displayType}`)}</td>
-                <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDate(c.createdAt, locale)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <AdminTable
+        label={t("adminStore.consumablesHeading")}
+        columns={[{ label: t("adminStore.col.name") }, { label: t("adminStore.col.cost") }, { label: t("adminStore.col.display") }, { label: t("adminStore.col.created") }]}
+        empty={t("store.empty")}
+        isEmpty={items.length === 0}
+        minWidth="min-w-[40rem]"
+      >
+        {items.map((c) => (
+          <tr key={c.id} className="transition hover:bg-white/5" data-testid="admin-consumable-row">
+            <td className="px-4 py-3">
+              <Link to={`/admin/consumables/${c.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: c.name })}>
+                {c.imageUrl ? <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Gift aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
+                {c.name}
+              </Link>
+            </td>
+            <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: c.tokenCost })}</td>
+            <td className="px-4 py-3 text-ink-100">{t(`adminStore.display.${c.displayType}`)}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDate(c.createdAt, locale)}</td>
+          </tr>
+        ))}
+      </AdminTable>
       {pageCount > 1 && <AdminPager page={page} pageCount={pageCount} />}
     </div>
   );

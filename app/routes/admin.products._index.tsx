@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminTable } from "~/components/admin/AdminTable";
 import { Plus } from "lucide-react";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
@@ -22,7 +23,6 @@ export default function AdminProducts() {
   const t = useT();
   const locale = useLocale();
   const { data: products, total } = useLoaderData<typeof loader>();
-  const th = "px-4 py-3 font-semibold";
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
@@ -39,48 +39,33 @@ export default function AdminProducts() {
         </Link>
       </div>
 
-      <div role="region" aria-label={t("adminProducts.heading")} tabIndex={0} className="mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70">
-        <table className="w-full min-w-[44rem] text-left text-sm">
-          <thead className="border-b border-line text-ink-300">
-            <tr>
-              <th scope="col" className={th}>{t("adminProducts.col.name")}</th>
-              <th scope="col" className={th}>{t("adminProducts.col.type")}</th>
-              <th scope="col" className={th}>{t("adminProducts.col.price")}</th>
-              <th scope="col" className={th}>{t("adminProducts.col.level")}</th>
-              <th scope="col" className={th}>{t("adminProducts.col.bundle")}</th>
-              <th scope="col" className={th}>{t("adminProducts.col.status")}</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {products.length === 0 && (
-              <tr>
-                <td colSpan={6} className="px-4 py-10 text-center text-ink-200">
-                  {t("adminProducts.empty")}
-                </td>
-              </tr>
-            )}
-            {products.map((p) => (
-              <tr key={p.id} className="transition hover:bg-white/5" data-testid="admin-product-row">
-                <td className="px-4 py-3">
-                  <Link to={`/admin/products/${encodeURIComponent(p.id)}`} className="font-semibold text-white hover:underline" aria-label={t("adminProducts.edit", { name: p.name })}>
-                    {p.name}
-                  </Link>
-                  <span className="block max-w-[28ch] truncate text-xs text-ink-300">{p.id}</span>
-                </td>
-                <td className="px-4 py-3 text-ink-100">{t(`adminProducts.type.${p.paymentType}`)}</td>
-                <td className="whitespace-nowrap px-4 py-3 text-ink-50">{formatPrice(p.price, p.currency, locale)}</td>
-                <td className="px-4 py-3 text-ink-100">{p.subscriptionLevel ?? "—"}</td>
-                <td className="px-4 py-3 text-ink-100">{p.tokenBundle ? t("tokens.bundleTokens", { count: p.tokenBundle.tokenAmount }) : "—"}</td>
-                <td className="px-4 py-3">
-                  <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${p.active ? "bg-success/15 text-success" : "bg-white/10 text-ink-200"}`}>
-                    {p.active ? t("adminProducts.active") : t("adminProducts.inactive")}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <AdminTable
+        label={t("adminProducts.heading")}
+        columns={[{ label: t("adminProducts.col.name") }, { label: t("adminProducts.col.type") }, { label: t("adminProducts.col.price") }, { label: t("adminProducts.col.level") }, { label: t("adminProducts.col.bundle") }, { label: t("adminProducts.col.status") }]}
+        empty={t("adminProducts.empty")}
+        isEmpty={products.length === 0}
+        minWidth="min-w-[44rem]"
+      >
+        {products.map((p) => (
+          <tr key={p.id} className="transition hover:bg-white/5" data-testid="admin-product-row">
+            <td className="px-4 py-3">
+              <Link to={`/admin/products/${encodeURIComponent(p.id)}`} className="font-semibold text-white hover:underline" aria-label={t("adminProducts.edit", { name: p.name })}>
+                {p.name}
+              </Link>
+              <span className="block max-w-[28ch] truncate text-xs text-ink-300">{p.id}</span>
+            </td>
+            <td className="px-4 py-3 text-ink-100">{t(`adminProducts.type.${p.paymentType}`)}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-50">{formatPrice(p.price, p.currency, locale)}</td>
+            <td className="px-4 py-3 text-ink-100">{p.subscriptionLevel ?? "—"}</td>
+            <td className="px-4 py-3 text-ink-100">{p.tokenBundle ? t("tokens.bundleTokens", { count: p.tokenBundle.tokenAmount }) : "—"}</td>
+            <td className="px-4 py-3">
+              <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${p.active ? "bg-success/15 text-success" : "bg-white/10 text-ink-200"}`}>
+                {p.active ? t("adminProducts.active") : t("adminProducts.inactive")}
+              </span>
+            </td>
+          </tr>
+        ))}
+      </AdminTable>
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { Loader2, Search } from "lucide-react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminTable } from "~/components/admin/AdminTable";
 import { Avatar } from "~/components/Avatar";
 import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass, Field, Select } from "~/components/ui";
@@ -79,48 +80,28 @@ export default function AdminRankingStatus() {
         </button>
       </Form>
 
-      <div role="region" aria-label={t("rankingStatus.heading")} tabIndex={0} aria-busy={busy} className={`mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70 transition-opacity ${busy ? "opacity-60" : ""}`}>
-        <table className="w-full min-w-[36rem] text-left text-sm">
-          <thead className="border-b border-line text-ink-300">
-            <tr>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("rankingStatus.col.user")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("rankingStatus.col.season")}
-              </th>
-              <th scope="col" className="px-4 py-3 text-right font-semibold">
-                {t("rankingStatus.col.balance")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("rankingStatus.col.updated")}
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {rows.length === 0 && (
-              <tr>
-                <td colSpan={4} className="px-4 py-10 text-center text-ink-200">
-                  {t("rankingStatus.empty")}
-                </td>
-              </tr>
-            )}
-            {rows.map((r) => (
-              <tr key={r.id} className="transition hover:bg-white/5" data-testid="ranking-status-row">
-                <td className="px-4 py-3">
-                  <Link to={`/admin/users/${r.userUuid}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
-                    <Avatar name={r.nickname ?? "?"} size={28} />
-                    <span className="max-w-[22ch] truncate">{r.nickname ?? r.userUuid}</span>
-                  </Link>
-                </td>
-                <td className="px-4 py-3 text-ink-100">{seasonName(r.seasonId)}</td>
-                <td className="px-4 py-3 text-right font-bold tabular-nums text-white">{num.format(r.balance)}</td>
-                <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDateTime(r.updatedAt, locale)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <AdminTable
+        label={t("rankingStatus.heading")}
+        columns={[{ label: t("rankingStatus.col.user") }, { label: t("rankingStatus.col.season") }, { label: t("rankingStatus.col.balance"), align: "right" }, { label: t("rankingStatus.col.updated") }]}
+        empty={t("rankingStatus.empty")}
+        isEmpty={rows.length === 0}
+        busy={busy}
+        minWidth="min-w-[36rem]"
+      >
+        {rows.map((r) => (
+          <tr key={r.id} className="transition hover:bg-white/5" data-testid="ranking-status-row">
+            <td className="px-4 py-3">
+              <Link to={`/admin/users/${r.userUuid}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
+                <Avatar name={r.nickname ?? "?"} size={28} />
+                <span className="max-w-[22ch] truncate">{r.nickname ?? r.userUuid}</span>
+              </Link>
+            </td>
+            <td className="px-4 py-3 text-ink-100">{seasonName(r.seasonId)}</td>
+            <td className="px-4 py-3 text-right font-bold tabular-nums text-white">{num.format(r.balance)}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDateTime(r.updatedAt, locale)}</td>
+          </tr>
+        ))}
+      </AdminTable>
 
       <AdminPager page={page} pageCount={pageCount} />
     </div>

@@ -2,6 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Coins, Plus } from "lucide-react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminTable } from "~/components/admin/AdminTable";
 import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
@@ -25,7 +26,6 @@ export default function AdminTokenBundles() {
   const t = useT();
   const locale = useLocale();
   const { data: bundles, total, page, pageCount } = useLoaderData<typeof loader>();
-  const th = "px-4 py-3 font-semibold";
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
@@ -41,40 +41,27 @@ export default function AdminTokenBundles() {
           {t("adminStore.newBundle")}
         </Link>
       </div>
-      <div role="region" aria-label={t("adminStore.bundlesHeading")} tabIndex={0} className="mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70">
-        <table className="w-full min-w-[40rem] text-left text-sm">
-          <thead className="border-b border-line text-ink-300">
-            <tr>
-              <th scope="col" className={th}>{t("adminStore.col.name")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.tokens")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.product")}</th>
-              <th scope="col" className={th}>{t("adminStore.col.price")}</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {bundles.length === 0 && (
-              <tr>
-                <td colSpan={4} className="px-4 py-10 text-center text-ink-200">
-                  {t("adminStore.noBundles")}
-                </td>
-              </tr>
-            )}
-            {bundles.map((b) => (
-              <tr key={b.id} className="transition hover:bg-white/5" data-testid="admin-bundle-row">
-                <td className="px-4 py-3">
-                  <Link to={`/admin/token-bundles/${b.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: b.name })}>
-                    {b.thumbnailUrl ? <img src={b.thumbnailUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Coins aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
-                    {b.name}
-                  </Link>
-                </td>
-                <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: b.tokenAmount })}</td>
-                <td className="max-w-[24ch] truncate px-4 py-3 text-ink-200">{b.productId}</td>
-                <td className="whitespace-nowrap px-4 py-3 text-ink-50">{b.price !== null && b.currency ? formatPrice(b.price, b.currency, locale) : t("adminStore.noProduct")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <AdminTable
+        label={t("adminStore.bundlesHeading")}
+        columns={[{ label: t("adminStore.col.name") }, { label: t("adminStore.col.tokens") }, { label: t("adminStore.col.product") }, { label: t("adminStore.col.price") }]}
+        empty={t("adminStore.noBundles")}
+        isEmpty={bundles.length === 0}
+        minWidth="min-w-[40rem]"
+      >
+        {bundles.map((b) => (
+          <tr key={b.id} className="transition hover:bg-white/5" data-testid="admin-bundle-row">
+            <td className="px-4 py-3">
+              <Link to={`/admin/token-bundles/${b.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: b.name })}>
+                {b.thumbnailUrl ? <img src={b.thumbnailUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Coins aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
+                {b.name}
+              </Link>
+            </td>
+            <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: b.tokenAmount })}</td>
+            <td className="max-w-[24ch] truncate px-4 py-3 text-ink-200">{b.productId}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-50">{b.price !== null && b.currency ? formatPrice(b.price, b.currency, locale) : t("adminStore.noProduct")}</td>
+          </tr>
+        ))}
+      </AdminTable>
       {pageCount > 1 && <AdminPager page={page} pageCount={pageCount} />}
     </div>
   );

@@ -1,6 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { AdminNav } from "~/components/AdminNav";
+import { AdminTable } from "~/components/admin/AdminTable";
 import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";
 import { Avatar } from "~/components/Avatar";
@@ -69,66 +70,37 @@ export default function AdminUsers() {
         </button>
       </Form>
 
-      <div
-        role="region"
-        aria-label={t("admin.heading")}
-        tabIndex={0}
-        aria-busy={searching}
-        className={`mt-6 overflow-x-auto rounded-2xl border border-line bg-panel/70 transition-opacity ${searching ? "opacity-60" : ""}`}
+      <AdminTable
+        label={t("admin.heading")}
+        columns={[{ label: t("admin.col.user") }, { label: t("admin.col.email") }, { label: t("admin.col.roles") }, { label: t("admin.col.verified") }, { label: t("admin.col.created") }]}
+        empty={t("admin.empty")}
+        isEmpty={users.length === 0}
+        busy={searching}
+        minWidth="min-w-[40rem]"
       >
-        <table className="w-full min-w-[40rem] text-left text-sm">
-          <thead className="border-b border-line text-ink-300">
-            <tr>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("admin.col.user")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("admin.col.email")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("admin.col.roles")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("admin.col.verified")}
-              </th>
-              <th scope="col" className="px-4 py-3 font-semibold">
-                {t("admin.col.created")}
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-line">
-            {users.length === 0 && (
-              <tr>
-                <td colSpan={5} className="px-4 py-10 text-center text-ink-200">
-                  {t("admin.empty")}
-                </td>
-              </tr>
-            )}
-            {users.map((u) => (
-              <tr key={u.id} className="transition hover:bg-white/5" data-testid="admin-user-row">
-                <td className="px-4 py-3">
-                  <Link to={`/admin/users/${u.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
-                    <Avatar name={u.nickname} src={u.profilePicture} color={u.color} size={32} />
-                    <span className="max-w-[16ch] truncate">{u.nickname}</span>
-                  </Link>
-                </td>
-                <td className="max-w-[22ch] truncate px-4 py-3 text-ink-100">{u.email}</td>
-                <td className="px-4 py-3">
-                  <span className="flex flex-wrap gap-1">
-                    {(u.roles ?? []).map((r) => (
-                      <span key={r} className="rounded-full bg-white/10 px-2 py-0.5 text-xs font-medium text-ink-50">
-                        {USER_ROLES.includes(r as never) ? t(`role.${r as (typeof USER_ROLES)[number]}`) : r}
-                      </span>
-                    ))}
+        {users.map((u) => (
+          <tr key={u.id} className="transition hover:bg-white/5" data-testid="admin-user-row">
+            <td className="px-4 py-3">
+              <Link to={`/admin/users/${u.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
+                <Avatar name={u.nickname} src={u.profilePicture} color={u.color} size={32} />
+                <span className="max-w-[16ch] truncate">{u.nickname}</span>
+              </Link>
+            </td>
+            <td className="max-w-[22ch] truncate px-4 py-3 text-ink-100">{u.email}</td>
+            <td className="px-4 py-3">
+              <span className="flex flex-wrap gap-1">
+                {(u.roles ?? []).map((r) => (
+                  <span key={r} className="rounded-full bg-white/10 px-2 py-0.5 text-xs font-medium text-ink-50">
+                    {USER_ROLES.includes(r as never) ? t(`role.${r as (typeof USER_ROLES)[number]}`) : r}
                   </span>
-                </td>
-                <td className="px-4 py-3 text-ink-100">{u.emailVerified ? t("common.yes") : t("common.no")}</td>
-                <td className="whitespace-nowrap px-4 py-3 text-ink-100">{formatDate(u.createdAt, locale)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                ))}
+              </span>
+            </td>
+            <td className="px-4 py-3 text-ink-100">{u.emailVerified ? t("common.yes") : t("common.no")}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-100">{formatDate(u.createdAt, locale)}</td>
+          </tr>
+        ))}
+      </AdminTable>
 
       <AdminPager page={page} pageCount={pageCount} />
     </div>
