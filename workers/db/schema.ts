@@ -56,7 +56,8 @@ export const users = sqliteTable(
     deactivated: integer("deactivated", { mode: "boolean" }).notNull().default(false),
     ...timestamps,
   },
-  (t) => [index("users_nickname_idx").on(t.nickname), index("users_updated_idx").on(t.updatedAt)],
+  // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatar-rules.ts).
+  (t) => [index("users_nickname_idx").on(t.nickname), index("users_updated_idx").on(t.updatedAt), index("users_avatar_idx").on(t.avatarId)],
 );
 
 export const userEmails = sqliteTable(
