@@ -120,6 +120,12 @@ export class Leaderboard extends DurableObject<Env> {
         points INTEGER NOT NULL,
         applied_at INTEGER NOT NULL
       )`);
+      // How many users hold each balance: a rank is 1 + the users on higher balances, so it
+      // sums over distinct balances above (few: points cluster) instead of counting every
+      // user above. Kept in step with `points` in the same transaction as every change.
+      const hadCounts = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('balance_counts')`).one().n > 0;
+      sql.exec(`CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`);
+      if (!hadCounts) sql.exec(`INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`);
       // The season window and the closed flag; one row at most (id = 1).
       sql.exec(`CREATE TABLE IF NOT EXISTS board_meta (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -155,6 +161,7 @@ export class Leaderboard extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       const sql = this.ctx.storage.sql;
       sql.exec(`DELETE FROM points`);
+      sql.exec(`DELETE FROM balance_counts`);
       sql.exec(`DELETE FROM applied_events`);
       sql.exec(`INSERT INTO board_meta (id, closed) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET closed = 1`);
     });
@@ -271,6 +278,8 @@ export class Leaderboard extends DurableObject<Env> {
       from,
       from + count - 1,
     );
+    this.ctx.storage.sql.exec(`DELETE FROM balance_counts`);
+    this.ctx.storage.sql.exec(`INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`);
     this.#users = null;
     return this.count();
   }
@@ -322,6 +331,10 @@ export class Leaderboard extends DurableObject<Env> {
     // Version 1 is the user's first event here: a new row (#write forgets the count if
     // the transaction rolls back).
     if (row.version === 1 && this.#users !== null) this.#users++;
+    if (row.version === 1 || e.points !== 0) {
+      if (row.version > 1) this.#countBalance(row.balance - e.points, -1);
+      this.#countBalance(row.balance, 1);
+    }
     return { applied: true, balance: row.balance, version: row.version };
   }
 
@@ -330,6 +343,16 @@ export class Leaderboard extends DurableObject<Env> {
   }
 
   #rankOfBalance(balance: number): number {
-    return 1 + this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points WHERE balance > ?`, balance).one().n;
+    return 1 + (this.ctx.storage.sql.exec<{ n: number | null }>(`SELECT SUM(n) AS n FROM balance_counts WHERE balance > ?`, balance).one().n ?? 0);
+  }
+
+  /** One more (+1) or one fewer (-1) user on `balance`; a balance nobody holds has no row. */
+  #countBalance(balance: number, delta: 1 | -1) {
+    const sql = this.ctx.storage.sql;
+    if (delta === 1) sql.exec(`INSERT INTO balance_counts (balance, n) VALUES (?, 1) ON CONFLICT (balance) DO UPDATE SET n = n + 1`, balance);
+    else {
+      const left = sql.exec<{ n: number }>(`UPDATE balance_counts SET n = n - 1 WHERE balance = ? RETURNING n`, balance).toArray()[0];
+      if (left?.n === 0) sql.exec(`DELETE FROM balance_counts WHERE balance = ?`, balance);
+    }
   }
 }

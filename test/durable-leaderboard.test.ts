@@ -99,6 +99,28 @@ describe("Leaderboard", () => {
     }
   });
 
+  it("keeps ranks exact when balances fall, through batches, duplicates and a reset (the per-balance counts stay in step)", async () => {
+    const name = crypto.randomUUID();
+    const stub = env.Leaderboard.getByName(name);
+    // Corrections below zero, zeros, repeats of the same id: every kind of change a balance sees.
+    const events = Array.from({ length: 400 }, (_, i) => ({ eventId: `m${i % 350}`, userUuid: `u${(i * 13) % 40}`, points: ((i * 37) % 15) - 7, occurredAt: Date.now() }));
+    await stub.addPointsBatch(events.slice(0, 200));
+    await Promise.all(events.slice(200).map((e) => stub.addPoints(e.eventId, e.userUuid, e.points, e.occurredAt)));
+    await abortAllDurableObjects();
+    const again = env.Leaderboard.getByName(name);
+    const all = await again.top(1000, 0);
+    expect(all.length).toBe(40);
+    for (const r of all) {
+      expect(r.rank).toBe(1 + all.filter((o) => o.balance > r.balance).length);
+      expect((await again.rankOf(r.userUuid))?.rank).toBe(r.rank);
+    }
+    const [counts, truth] = await runInDurableObject(again as DurableObjectStub, (_o, state) => [
+      state.storage.sql.exec(`SELECT balance, n FROM balance_counts ORDER BY balance`).toArray(),
+      state.storage.sql.exec(`SELECT balance, COUNT(*) AS n FROM points GROUP BY balance ORDER BY balance`).toArray(),
+    ]);
+    expect(counts).toEqual(truth);
+  });
+
   it("keeps points and applied events across a reset of every object", async () => {
     const name = crypto.randomUUID();
     await env.Leaderboard.getByName(name).setWindow(1000, 2000);
