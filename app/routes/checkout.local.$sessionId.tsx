@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { FlaskConical } from "lucide-react";
+import { TestModeLede } from "~/components/TestModeLede";
 import { Alert, AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
@@ -50,15 +50,7 @@ export default function LocalCheckout() {
   return (
     <AuthLayout
       title={t("checkout.heading")}
-      lede={
-        <span className="flex flex-col gap-3">
-          <span className="inline-flex w-fit items-center gap-1.5 rounded-full bg-amber-300/15 px-3 py-1 text-xs font-bold uppercase tracking-wider text-amber-200">
-            <FlaskConical aria-hidden className="size-3.5" />
-            {t("checkout.badge")}
-          </span>
-          <span>{t("checkout.lede")}</span>
-        </span>
-      }
+      lede={<TestModeLede>{t("checkout.lede")}</TestModeLede>}
     >
       <dl className="divide-y divide-line rounded-2xl border border-line bg-ink-900/50">
         <div className="flex items-start justify-between gap-4 px-4 py-3">
