@@ -1,8 +1,7 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ArrowLeft } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
-import { Alert, Field, Select, SubmitButton, TextArea, buttonClass, useFocusFirstError } from "~/components/ui";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
+import { Field, Select, TextArea } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -44,10 +43,8 @@ export async function action(args: ActionFunctionArgs) {
     tokenCost: /^\d+$/.test(cost) ? Number(cost) : cost,
     displayType: formString(form, "displayType"),
   };
-  const file = form.get("file");
-  if (file instanceof File && file.size > 0) {
-    const upload = new FormData();
-    upload.append("file", file, file.name);
+  const upload = pickedFile(form);
+  if (upload) {
     const up = await callApi<{ id: string }>(args, `${path}/files`, { method: "POST", token, body: upload });
     if (!up.ok) return data({ error: up, saved: false }, { status: up.status });
     body.fileId = up.data.id;
@@ -63,54 +60,31 @@ export default function AdminConsumable() {
   const t = useT();
   const { item: c } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
-  useFocusFirstError(result?.error ? result : null);
   const creating = !c;
   return (
-    <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 sm:py-12">
-      <AdminNav />
-      <Link to="/admin/consumables" className={`${buttonClass.ghost} -ml-3 text-sm`}>
-        <ArrowLeft aria-hidden className="size-4" />
-        {t("adminStore.backConsumables")}
-      </Link>
-      <h1 className="mt-4 text-3xl font-extrabold tracking-tight text-white">{creating ? t("adminStore.createConsumable") : t("adminStore.editConsumable")}</h1>
-      <Form method="post" encType="multipart/form-data" className="mt-6 grid gap-5 rounded-3xl border border-line bg-panel/80 p-6 sm:grid-cols-2 sm:p-8" key={c?.updatedAt ?? NEW}>
-        <div className="space-y-3 sm:col-span-2">
-          {result?.error && <Alert error={result.error} />}
-          {result?.saved && <Alert success>{t("adminStore.saved")}</Alert>}
-        </div>
-        <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={60} defaultValue={c?.name ?? ""} />
-        <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={500} defaultValue={c?.description ?? ""} />
-        <Field label={t("adminStore.field.tokenCost")} name="tokenCost" inputMode="numeric" required defaultValue={c ? String(c.tokenCost) : ""} />
-        <Select label={t("adminStore.field.displayType")} name="displayType" defaultValue={c?.displayType ?? "small"}>
-          <option value="small">{t("adminStore.display.small")}</option>
-          <option value="cover">{t("adminStore.display.cover")}</option>
-        </Select>
-        <div className="flex items-center gap-4 sm:col-span-2">
-          {c?.imageUrl && <img src={c.imageUrl} alt="" className="size-20 rounded-xl object-cover" data-testid="consumable-image" />}
-          <div className="min-w-0 flex-1">
-            <label htmlFor="consumable-file" className="mb-1.5 block text-sm font-medium text-ink-100">
-              {t("adminStore.field.file")}
-            </label>
-            <input id="consumable-file" type="file" name="file" accept="image/png,image/jpeg,image/gif,image/webp" className="block w-full text-sm text-ink-100 file:mr-3 file:rounded-full file:border-0 file:bg-white/10 file:px-4 file:py-2 file:font-semibold file:text-white" />
-            <p className="mt-1 text-xs text-ink-300">{t("adminStore.fileHint")}</p>
-          </div>
-        </div>
-        {c?.imageUrl && (
-          <label className="flex items-center gap-3 text-ink-100 sm:col-span-2">
-            <input type="checkbox" name="removeFile" className="size-5 accent-brand" />
-            {t("adminStore.removeFile")}
-          </label>
-        )}
-        <div className="flex flex-wrap gap-3 sm:col-span-2">
-          <SubmitButton label={creating ? "adminStore.create" : "adminStore.save"} pendingLabel="adminStore.saving" intent="save" />
-        </div>
-      </Form>
-      {!creating && (
-        <Form method="post" className="mt-6">
-          <SubmitButton label="adminStore.delete" pendingLabel="adminStore.deleting" intent="delete" variant="secondary" />
-        </Form>
+    <AdminEditor
+      backTo="/admin/consumables"
+      backLabel={t("adminStore.backConsumables")}
+      title={creating ? t("adminStore.createConsumable") : t("adminStore.editConsumable")}
+      creating={creating}
+      formKey={c?.updatedAt ?? NEW}
+      result={result}
+    >
+      <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={60} defaultValue={c?.name ?? ""} />
+      <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={500} defaultValue={c?.description ?? ""} />
+      <Field label={t("adminStore.field.tokenCost")} name="tokenCost" inputMode="numeric" required defaultValue={c ? String(c.tokenCost) : ""} />
+      <Select label={t("adminStore.field.displayType")} name="displayType" defaultValue={c?.displayType ?? "small"}>
+        <option value="small">{t("adminStore.display.small")}</option>
+        <option value="cover">{t("adminStore.display.cover")}</option>
+      </Select>
+      <AdminImageInput id="consumable-file" label={t("adminStore.field.file")} hint={t("adminStore.fileHint")} src={c?.imageUrl} testId="consumable-image" />
+      {c?.imageUrl && (
+        <label className="flex items-center gap-3 text-ink-100 sm:col-span-2">
+          <input type="checkbox" name="removeFile" className="size-5 accent-brand" />
+          {t("adminStore.removeFile")}
+        </label>
       )}
-    </div>
+    </AdminEditor>
   );
 }
 

@@ -1,8 +1,7 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ArrowLeft } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
-import { Alert, Field, SubmitButton, TextArea, buttonClass, useFocusFirstError } from "~/components/ui";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
+import { Field, TextArea } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -46,10 +45,8 @@ export async function action(args: ActionFunctionArgs) {
   const creating = id === NEW;
   const res = await callApi<TokenBundle>(args, creating ? path : `${path}/${encodeURIComponent(id)}`, { method: creating ? "POST" : "PATCH", token, json: body });
   if (!res.ok) return data({ error: res, saved: false }, { status: res.status });
-  const file = form.get("file");
-  if (file instanceof File && file.size > 0) {
-    const upload = new FormData();
-    upload.append("file", file, file.name);
+  const upload = pickedFile(form);
+  if (upload) {
     const up = await callApi<TokenBundle>(args, `${path}/${res.data.id}/thumbnail`, { method: "PATCH", token, body: upload });
     if (!up.ok) return data({ error: up, saved: false }, { status: up.status });
   }
@@ -61,45 +58,22 @@ export default function AdminTokenBundle() {
   const t = useT();
   const { bundle: b } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
-  useFocusFirstError(result?.error ? result : null);
   const creating = !b;
   return (
-    <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 sm:py-12">
-      <AdminNav />
-      <Link to="/admin/token-bundles" className={`${buttonClass.ghost} -ml-3 text-sm`}>
-        <ArrowLeft aria-hidden className="size-4" />
-        {t("adminStore.backBundles")}
-      </Link>
-      <h1 className="mt-4 text-3xl font-extrabold tracking-tight text-white">{creating ? t("adminStore.createBundle") : t("adminStore.editBundle")}</h1>
-      <Form method="post" encType="multipart/form-data" className="mt-6 grid gap-5 rounded-3xl border border-line bg-panel/80 p-6 sm:grid-cols-2 sm:p-8" key={b?.updatedAt ?? NEW}>
-        <div className="space-y-3 sm:col-span-2">
-          {result?.error && <Alert error={result.error} />}
-          {result?.saved && <Alert success>{t("adminStore.saved")}</Alert>}
-        </div>
-        <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={100} defaultValue={b?.name ?? ""} />
-        <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={1000} defaultValue={b?.description ?? ""} />
-        <Field label={t("adminStore.field.tokenAmount")} name="tokenAmount" inputMode="numeric" required defaultValue={b ? String(b.tokenAmount) : ""} />
-        <Field label={t("adminStore.field.productId")} name="productId" required maxLength={100} defaultValue={b?.productId ?? ""} hint={t("adminStore.productHint")} />
-        <div className="flex items-center gap-4 sm:col-span-2">
-          {b?.thumbnailUrl && <img src={b.thumbnailUrl} alt="" className="size-20 rounded-xl object-cover" data-testid="bundle-thumbnail" />}
-          <div className="min-w-0 flex-1">
-            <label htmlFor="bundle-file" className="mb-1.5 block text-sm font-medium text-ink-100">
-              {t("adminStore.field.thumbnail")}
-            </label>
-            <input id="bundle-file" type="file" name="file" accept="image/png,image/jpeg,image/gif,image/webp" className="block w-full text-sm text-ink-100 file:mr-3 file:rounded-full file:border-0 file:bg-white/10 file:px-4 file:py-2 file:font-semibold file:text-white" />
-            <p className="mt-1 text-xs text-ink-300">{t("adminStore.thumbHint")}</p>
-          </div>
-        </div>
-        <div className="flex flex-wrap gap-3 sm:col-span-2">
-          <SubmitButton label={creating ? "adminStore.create" : "adminStore.save"} pendingLabel="adminStore.saving" intent="save" />
-        </div>
-      </Form>
-      {!creating && (
-        <Form method="post" className="mt-6">
-          <SubmitButton label="adminStore.delete" pendingLabel="adminStore.deleting" intent="delete" variant="secondary" />
-        </Form>
-      )}
-    </div>
+    <AdminEditor
+      backTo="/admin/token-bundles"
+      backLabel={t("adminStore.backBundles")}
+      title={creating ? t("adminStore.createBundle") : t("adminStore.editBundle")}
+      creating={creating}
+      formKey={b?.updatedAt ?? NEW}
+      result={result}
+    >
+      <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={100} defaultValue={b?.name ?? ""} />
+      <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={1000} defaultValue={b?.description ?? ""} />
+      <Field label={t("adminStore.field.tokenAmount")} name="tokenAmount" inputMode="numeric" required defaultValue={b ? String(b.tokenAmount) : ""} />
+      <Field label={t("adminStore.field.productId")} name="productId" required maxLength={100} defaultValue={b?.productId ?? ""} hint={t("adminStore.productHint")} />
+      <AdminImageInput id="bundle-file" label={t("adminStore.field.thumbnail")} hint={t("adminStore.thumbHint")} src={b?.thumbnailUrl} testId="bundle-thumbnail" />
+    </AdminEditor>
   );
 }
 
