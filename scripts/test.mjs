@@ -1,6 +1,8 @@
-// `npm test`: every test. Builds the web app (the Worker imports it), runs the Worker
-// tests (vitest in workerd) and the browser tests (Debian Chromium), and ends with one
-// line `N passed, N failed` counting both.
+// `npm test`: every test. Runs `npm run lint` first (ESLint and Prettier's check; a lint
+// failure counts as one failed test, and the suites still run so the counts stay real),
+// builds the web app (the Worker imports it), runs the Worker tests (vitest in workerd)
+// and the browser tests (Debian Chromium), and ends with one line `N passed, N failed`.
+// `node scripts/test.mjs worker|browser` runs one suite (no lint).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { ensureDevVars } from "./setup.mjs";
@@ -17,6 +19,11 @@ const suites = [
 const only = process.argv[2];
 let passed = 0;
 let failed = 0;
+if (!only) {
+  const lint = spawnSync("npm", ["run", "--silent", "lint"], { stdio: "inherit", env });
+  if (lint.status === 0) passed += 1;
+  else failed += 1;
+}
 for (const s of suites) {
   if (only && only !== s.name) continue;
   rmSync(s.out, { force: true });
