@@ -7,7 +7,17 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "build/", ".wrangler/", ".cache/", ".e2e/", "public/", "bench/results/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "build/",
+      ".wrangler/",
+      ".cache/",
+      ".e2e/",
+      "public/",
+      "bench/results/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

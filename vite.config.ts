@@ -19,6 +19,11 @@ export default defineConfig(({ command }) => ({
     tailwindcss(),
   ],
   resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
-  ssr: { resolve: { conditions: ["workerd", "worker", "browser"], externalConditions: ["workerd", "worker"] } },
+  ssr: {
+    resolve: {
+      conditions: ["workerd", "worker", "browser"],
+      externalConditions: ["workerd", "worker"],
+    },
+  },
   build: { emptyOutDir: false },
 }));

@@ -28,23 +28,107 @@ function appleTestChains(): Record<string, string> {
   }
   const dir = mkdtempSync(join(tmpdir(), "apple-chain-"));
   const ssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-  const der64 = (pem: string) => readFileSync(join(dir, pem), "utf8").replace(/-----[^-]+-----/g, "").replace(/\s+/g, "");
+  const der64 = (pem: string) =>
+    readFileSync(join(dir, pem), "utf8")
+      .replace(/-----[^-]+-----/g, "")
+      .replace(/\s+/g, "");
   try {
-    writeFileSync(join(dir, "ca.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n");
-    writeFileSync(join(dir, "leaf.ext"), "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n");
+    writeFileSync(
+      join(dir, "ca.ext"),
+      "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n",
+    );
+    writeFileSync(
+      join(dir, "leaf.ext"),
+      "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n",
+    );
     const chain = (tag: string) => {
       ssl("ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", `${tag}-root.key`);
-      ssl("req", "-x509", "-new", "-key", `${tag}-root.key`, "-sha384", "-days", "3650", "-subj", `/CN=${tag} Apple Root CA - Test`, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", `${tag}-root.pem`);
+      ssl(
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        `${tag}-root.key`,
+        "-sha384",
+        "-days",
+        "3650",
+        "-subj",
+        `/CN=${tag} Apple Root CA - Test`,
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-out",
+        `${tag}-root.pem`,
+      );
       ssl("ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", `${tag}-int.key`);
-      ssl("req", "-new", "-key", `${tag}-int.key`, "-subj", `/CN=${tag} Apple WWDR - Test`, "-out", `${tag}-int.csr`);
-      ssl("x509", "-req", "-in", `${tag}-int.csr`, "-CA", `${tag}-root.pem`, "-CAkey", `${tag}-root.key`, "-set_serial", "2", "-sha384", "-days", "3650", "-extfile", "ca.ext", "-out", `${tag}-int.pem`);
+      ssl(
+        "req",
+        "-new",
+        "-key",
+        `${tag}-int.key`,
+        "-subj",
+        `/CN=${tag} Apple WWDR - Test`,
+        "-out",
+        `${tag}-int.csr`,
+      );
+      ssl(
+        "x509",
+        "-req",
+        "-in",
+        `${tag}-int.csr`,
+        "-CA",
+        `${tag}-root.pem`,
+        "-CAkey",
+        `${tag}-root.key`,
+        "-set_serial",
+        "2",
+        "-sha384",
+        "-days",
+        "3650",
+        "-extfile",
+        "ca.ext",
+        "-out",
+        `${tag}-int.pem`,
+      );
       ssl("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", `${tag}-leaf.key`);
-      ssl("req", "-new", "-key", `${tag}-leaf.key`, "-subj", `/CN=${tag} App Store Notifications - Test`, "-out", `${tag}-leaf.csr`);
-      ssl("x509", "-req", "-in", `${tag}-leaf.csr`, "-CA", `${tag}-int.pem`, "-CAkey", `${tag}-int.key`, "-set_serial", "3", "-sha256", "-days", "365", "-extfile", "leaf.ext", "-out", `${tag}-leaf.pem`);
+      ssl(
+        "req",
+        "-new",
+        "-key",
+        `${tag}-leaf.key`,
+        "-subj",
+        `/CN=${tag} App Store Notifications - Test`,
+        "-out",
+        `${tag}-leaf.csr`,
+      );
+      ssl(
+        "x509",
+        "-req",
+        "-in",
+        `${tag}-leaf.csr`,
+        "-CA",
+        `${tag}-int.pem`,
+        "-CAkey",
+        `${tag}-int.key`,
+        "-set_serial",
+        "3",
+        "-sha256",
+        "-days",
+        "365",
+        "-extfile",
+        "leaf.ext",
+        "-out",
+        `${tag}-leaf.pem`,
+      );
       ssl("pkcs8", "-topk8", "-nocrypt", "-in", `${tag}-leaf.key`, "-out", `${tag}-leaf.p8`);
       return {
         root: readFileSync(join(dir, `${tag}-root.pem`), "utf8"),
-        chain: JSON.stringify([der64(`${tag}-leaf.pem`), der64(`${tag}-int.pem`), der64(`${tag}-root.pem`)]),
+        chain: JSON.stringify([
+          der64(`${tag}-leaf.pem`),
+          der64(`${tag}-int.pem`),
+          der64(`${tag}-root.pem`),
+        ]),
         key: readFileSync(join(dir, `${tag}-leaf.p8`), "utf8"),
       };
     };
@@ -88,7 +172,12 @@ export default defineConfig(async () => {
     ],
     resolve: { alias: { "~": new URL("./app", import.meta.url).pathname } },
     test: {
-      include: ["test/**/*.test.ts", "workers/**/*.test.ts", "durable/**/*.test.ts", "shared/**/*.test.ts"],
+      include: [
+        "test/**/*.test.ts",
+        "workers/**/*.test.ts",
+        "durable/**/*.test.ts",
+        "shared/**/*.test.ts",
+      ],
       setupFiles: ["./test/setup.ts"],
       deps: { optimizer: { ssr: { enabled: true, include: ["@remix-run/cloudflare"] } } },
     },

@@ -1,5 +1,14 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Link, Links, Meta, Outlet, Scripts, ScrollRestoration, useLoaderData, useRouteLoaderData } from "@remix-run/react";
+import {
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useLoaderData,
+  useRouteLoaderData,
+} from "@remix-run/react";
 import type { ReactNode } from "react";
 import { RouteErrorBoundary } from "./components/ErrorPage";
 import { Header, LanguageSwitch, Logo } from "./components/Header";
@@ -34,7 +43,7 @@ export async function loader(args: LoaderFunctionArgs) {
       tokens,
       devTools: args.context.env.ENVIRONMENT === "development",
     },
-    { headers }
+    { headers },
   );
 }
 
@@ -46,7 +55,10 @@ async function tokenAccount(args: LoaderFunctionArgs, token: string): Promise<To
   const self = await callApi<TokenAccount>(args, `${MERCH}/token-accounts/self`, { token });
   if (self.ok) return self.data;
   if (self.status !== 404) return null;
-  const made = await callApi<TokenAccount>(args, `${MERCH}/token-accounts`, { method: "POST", token });
+  const made = await callApi<TokenAccount>(args, `${MERCH}/token-accounts`, {
+    method: "POST",
+    token,
+  });
   return made.ok ? made.data : null;
 }
 
@@ -91,7 +103,10 @@ export default function App() {
               <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">
                 <p>{t("app.footer")}</p>
                 {devTools && (
-                  <Link to="/dev/outbox" className="underline decoration-white/30 underline-offset-4 hover:text-white">
+                  <Link
+                    to="/dev/outbox"
+                    className="underline decoration-white/30 underline-offset-4 hover:text-white"
+                  >
                     {t("nav.devOutbox")}
                   </Link>
                 )}
@@ -111,7 +126,11 @@ export function ErrorBoundary() {
     <div className="flex min-h-dvh flex-col">
       <header className="border-b border-white/10">
         <div className="mx-auto flex max-w-6xl items-center justify-between gap-4 px-4 py-3 sm:px-6">
-          <a href="/" className="flex items-center gap-2 text-xl font-extrabold tracking-tight text-white" aria-label={t("nav.home")}>
+          <a
+            href="/"
+            className="flex items-center gap-2 text-xl font-extrabold tracking-tight text-white"
+            aria-label={t("nav.home")}
+          >
             <Logo />
             <span aria-hidden>{t("app.name")}</span>
           </a>

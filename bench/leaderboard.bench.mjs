@@ -47,7 +47,12 @@ export default {
 
 async function bundle() {
   const out = await build({
-    stdin: { contents: ENTRY, resolveDir: `${ROOT}bench`, loader: "js", sourcefile: "leaderboard-bench-worker.js" },
+    stdin: {
+      contents: ENTRY,
+      resolveDir: `${ROOT}bench`,
+      loader: "js",
+      sourcefile: "leaderboard-bench-worker.js",
+    },
     bundle: true,
     format: "esm",
     platform: "neutral",
@@ -58,11 +63,16 @@ async function bundle() {
   return out.outputFiles[0].text;
 }
 
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const pct = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 function stats(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const r = (v) => Math.round(v * 1000) / 1000;
-  return { p50: r(pct(s, 50)), p95: r(pct(s, 95)), mean: r(s.reduce((a, b) => a + b, 0) / s.length) };
+  return {
+    p50: r(pct(s, 50)),
+    p95: r(pct(s, 95)),
+    mean: r(s.reduce((a, b) => a + b, 0) / s.length),
+  };
 }
 const userOf = (i) => `bench-${String(i).padStart(7, "0")}`;
 const balanceOf = (i) => (i * 7919) % 100003;
@@ -78,8 +88,12 @@ export default async function run({ log = console.log } = {}) {
   });
   try {
     const call = async (body) => {
-      const res = await mf.dispatchFetch("http://bench/", { method: "POST", body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`${body.op} failed (${res.status}): ${(await res.text()).slice(0, 300)}`);
+      const res = await mf.dispatchFetch("http://bench/", {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      if (!res.ok)
+        throw new Error(`${body.op} failed (${res.status}): ${(await res.text()).slice(0, 300)}`);
       return res.json();
     };
     const timed = async (body) => {
@@ -90,12 +104,16 @@ export default async function run({ log = console.log } = {}) {
 
     // ---- load -------------------------------------------------------------------------
     let t0 = performance.now();
-    for (let from = 0; from < ROWS; from += CHUNK) await call({ op: "load", from, count: Math.min(CHUNK, ROWS - from) });
+    for (let from = 0; from < ROWS; from += CHUNK)
+      await call({ op: "load", from, count: Math.min(CHUNK, ROWS - from) });
     const boardLoadS = (performance.now() - t0) / 1000;
     const boardRows = await call({ op: "noop" });
     log(`board: ${boardRows.toLocaleString("en")} users loaded in ${boardLoadS.toFixed(1)} s`);
 
-    await call({ op: "exec", sql: "CREATE TABLE IF NOT EXISTS bench_points (user_uuid TEXT PRIMARY KEY, balance INTEGER NOT NULL)" });
+    await call({
+      op: "exec",
+      sql: "CREATE TABLE IF NOT EXISTS bench_points (user_uuid TEXT PRIMARY KEY, balance INTEGER NOT NULL)",
+    });
     t0 = performance.now();
     for (let from = 0; from < ROWS; from += CHUNK) {
       const to = Math.min(ROWS, from + CHUNK) - 1;
@@ -106,15 +124,25 @@ export default async function run({ log = console.log } = {}) {
       });
     }
     // The index after the rows, as a bulk load would; the board keeps its index live.
-    await call({ op: "exec", sql: "CREATE INDEX IF NOT EXISTS bench_points_rank ON bench_points (balance DESC, user_uuid)" });
+    await call({
+      op: "exec",
+      sql: "CREATE INDEX IF NOT EXISTS bench_points_rank ON bench_points (balance DESC, user_uuid)",
+    });
     const d1LoadS = (performance.now() - t0) / 1000;
     const d1Rows = (await call({ op: "sql", sql: "SELECT COUNT(*) AS n FROM bench_points" }))[0].n;
     log(`D1: ${d1Rows.toLocaleString("en")} rows loaded and indexed in ${d1LoadS.toFixed(1)} s`);
 
     // ---- reads --------------------------------------------------------------------------
     const rand = rng(20261121);
-    const d1Top = { op: "sql", sql: "SELECT user_uuid, balance FROM bench_points ORDER BY balance DESC, user_uuid LIMIT 100" };
-    const d1Rank = (user) => ({ op: "sql", sql: "SELECT 1 + COUNT(*) AS rank FROM bench_points WHERE balance > (SELECT balance FROM bench_points WHERE user_uuid = ?)", params: [user] });
+    const d1Top = {
+      op: "sql",
+      sql: "SELECT user_uuid, balance FROM bench_points ORDER BY balance DESC, user_uuid LIMIT 100",
+    };
+    const d1Rank = (user) => ({
+      op: "sql",
+      sql: "SELECT 1 + COUNT(*) AS rank FROM bench_points WHERE balance > (SELECT balance FROM bench_points WHERE user_uuid = ?)",
+      params: [user],
+    });
     for (let i = 0; i < 10; i++) {
       await call({ op: "top" });
       await call(d1Top);
@@ -145,39 +173,75 @@ export default async function run({ log = console.log } = {}) {
       }
       if (m.lastBoardRank === m.lastD1Rank) agree++;
     }
-    const sameTop = JSON.stringify(m.firstTop.map((r) => [r.userUuid, r.balance])) === JSON.stringify(m.firstD1Top.map((r) => [r.user_uuid, r.balance]));
-    log(`both sides agree: top 100 ${sameTop ? "identical" : "DIFFERENT"}; ranks equal for ${agree}/${N} users`);
+    const sameTop =
+      JSON.stringify(m.firstTop.map((r) => [r.userUuid, r.balance])) ===
+      JSON.stringify(m.firstD1Top.map((r) => [r.user_uuid, r.balance]));
+    log(
+      `both sides agree: top 100 ${sameTop ? "identical" : "DIFFERENT"}; ranks equal for ${agree}/${N} users`,
+    );
 
     // ---- writes -------------------------------------------------------------------------
     const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
     t0 = performance.now();
     for (let b = 0; b < BATCHES; b++) {
-      const events = Array.from({ length: 100 }, (_, k) => ({ eventId: `w-${b}-${k}`, userUuid: userOf(Math.floor(rand() * ROWS)), points: 1 + (k % 3), occurredAt: 0 }));
+      const events = Array.from({ length: 100 }, (_, k) => ({
+        eventId: `w-${b}-${k}`,
+        userUuid: userOf(Math.floor(rand() * ROWS)),
+        points: 1 + (k % 3),
+        occurredAt: 0,
+      }));
       await call({ op: "batch", events });
     }
     const batchS = (performance.now() - t0) / 1000;
     const ONES = Number(process.env.BENCH_ONES ?? 1000);
     t0 = performance.now();
-    for (let k = 0; k < ONES; k++) await call({ op: "one", eventId: `o-${k}`, user: userOf(Math.floor(rand() * ROWS)), points: 1 });
+    for (let k = 0; k < ONES; k++)
+      await call({
+        op: "one",
+        eventId: `o-${k}`,
+        user: userOf(Math.floor(rand() * ROWS)),
+        points: 1,
+      });
     const oneS = (performance.now() - t0) / 1000;
 
     const r2 = (v) => Math.round(v * 100) / 100;
     const results = {
       rows: ROWS,
       load: { boardSeconds: r2(boardLoadS), d1Seconds: r2(d1LoadS) },
-      top100: { board: stats(m.boardTop), d1: stats(m.d1Top), ratioP50: r2(stats(m.d1Top).p50 / stats(m.boardTop).p50) },
-      rank: { board: stats(m.boardRank), d1: stats(m.d1Rank), ratioP50: r2(stats(m.d1Rank).p50 / stats(m.boardRank).p50) },
+      top100: {
+        board: stats(m.boardTop),
+        d1: stats(m.d1Top),
+        ratioP50: r2(stats(m.d1Top).p50 / stats(m.boardTop).p50),
+      },
+      rank: {
+        board: stats(m.boardRank),
+        d1: stats(m.d1Rank),
+        ratioP50: r2(stats(m.d1Rank).p50 / stats(m.boardRank).p50),
+      },
       roundTrip: { board: stats(m.boardNoop), d1: stats(m.d1Noop) },
-      pointsPerSecond: { batchOf100: Math.round((BATCHES * 100) / batchS), oneByOne: Math.round(ONES / oneS) },
+      pointsPerSecond: {
+        batchOf100: Math.round((BATCHES * 100) / batchS),
+        oneByOne: Math.round(ONES / oneS),
+      },
       checks: { sameTop100: sameTop, ranksEqual: `${agree}/${N}` },
     };
     log("");
-    log(`| ${ROWS.toLocaleString("en")} users | board p50 / p95 ms | D1 p50 / p95 ms | D1/board (p50) |`);
+    log(
+      `| ${ROWS.toLocaleString("en")} users | board p50 / p95 ms | D1 p50 / p95 ms | D1/board (p50) |`,
+    );
     log("|---|---|---|---|");
-    log(`| top 100 | ${results.top100.board.p50} / ${results.top100.board.p95} | ${results.top100.d1.p50} / ${results.top100.d1.p95} | ${results.top100.ratioP50}x |`);
-    log(`| one user's rank | ${results.rank.board.p50} / ${results.rank.board.p95} | ${results.rank.d1.p50} / ${results.rank.d1.p95} | ${results.rank.ratioP50}x |`);
-    log(`| bare round trip | ${results.roundTrip.board.p50} / ${results.roundTrip.board.p95} | ${results.roundTrip.d1.p50} / ${results.roundTrip.d1.p95} | |`);
-    log(`points applied: ${results.pointsPerSecond.batchOf100.toLocaleString("en")}/s in batches of 100, ${results.pointsPerSecond.oneByOne.toLocaleString("en")}/s one call each`);
+    log(
+      `| top 100 | ${results.top100.board.p50} / ${results.top100.board.p95} | ${results.top100.d1.p50} / ${results.top100.d1.p95} | ${results.top100.ratioP50}x |`,
+    );
+    log(
+      `| one user's rank | ${results.rank.board.p50} / ${results.rank.board.p95} | ${results.rank.d1.p50} / ${results.rank.d1.p95} | ${results.rank.ratioP50}x |`,
+    );
+    log(
+      `| bare round trip | ${results.roundTrip.board.p50} / ${results.roundTrip.board.p95} | ${results.roundTrip.d1.p50} / ${results.roundTrip.d1.p95} | |`,
+    );
+    log(
+      `points applied: ${results.pointsPerSecond.batchOf100.toLocaleString("en")}/s in batches of 100, ${results.pointsPerSecond.oneByOne.toLocaleString("en")}/s one call each`,
+    );
     log(`load: board ${results.load.boardSeconds} s, D1 ${results.load.d1Seconds} s`);
     return results;
   } finally {

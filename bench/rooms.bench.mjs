@@ -33,11 +33,23 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const BARE_MSGS = Number(process.env.BENCH_BARE_MSGS ?? 300);
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS ?? 30_000);
 const CONNECT_BATCH = 25;
-const DJ = { uuid: "00000000-0000-4000-8000-000000000003", email: "dj.sam@hangout.local", password: "user-password" };
-const ENV = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const DJ = {
+  uuid: "00000000-0000-4000-8000-000000000003",
+  email: "dj.sam@hangout.local",
+  password: "user-password",
+};
+const ENV = {
+  ...process.env,
+  CI: "1",
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] : null);
+const pct = (sorted, p) =>
+  sorted.length
+    ? sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+    : null;
 const r1 = (v) => (v == null || !Number.isFinite(v) ? null : Math.round(v * 10) / 10);
 function latencyStats(xs) {
   const s = xs.filter((x) => x != null).sort((a, b) => a - b);
@@ -72,12 +84,29 @@ const children = new Set();
 async function launch(label, args, state, ready) {
   const port = await freePort();
   const inspector = await freePort();
-  const child = spawn("npx", ["wrangler", "dev", ...args, "--port", String(port), "--inspector-port", String(inspector), "--ip", "127.0.0.1", "--persist-to", state, "--show-interactive-dev-session=false"], {
-    cwd: ROOT,
-    env: ENV,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      ...args,
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: ROOT,
+      env: ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   children.add(child);
   let log = "";
   child.stdout.on("data", (d) => (log = (log + d).slice(-20_000)));
@@ -119,7 +148,10 @@ async function stopAll() {
 async function api(base, method, path, { token, json } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(json ? { "content-type": "application/json" } : {}),
+    },
     body: json ? JSON.stringify(json) : undefined,
   });
   const text = await res.text();
@@ -158,7 +190,10 @@ async function openSockets(n, urlOf, onMessage, log) {
     }
     for (const s of await Promise.all(batch)) if (s) socks.push(s);
   }
-  if (errors.size) log(`  ${n - socks.length} of ${n} sockets failed to open: ${[...errors].map(([m, c]) => `${c}x ${m}`).join("; ")}`);
+  if (errors.size)
+    log(
+      `  ${n - socks.length} of ${n} sockets failed to open: ${[...errors].map(([m, c]) => `${c}x ${m}`).join("; ")}`,
+    );
   return { socks, errors: Object.fromEntries(errors) };
 }
 const closeAll = (socks) => socks.forEach((s) => s.ws.terminate());
@@ -188,15 +223,23 @@ async function waitFor(cond, ms) {
 
 async function benchOurs({ base, n, signUser, djToken, log }) {
   const roomId = randomUUID();
-  const wsURL = (token) => `${base.replace("http", "ws")}/parties/room/${roomId}?token=${encodeURIComponent(token)}`;
+  const wsURL = (token) =>
+    `${base.replace("http", "ws")}/parties/room/${roomId}?token=${encodeURIComponent(token)}`;
 
   // The DJ: takes a seat, and the room starts the first song of his queue.
   let djState = null;
-  const { socks: [dj] } = await openSockets(1, () => wsURL(djToken), (_s, text) => {
-    const m = JSON.parse(text);
-    if (m.name === "roomState") djState = m.state;
-    else if (m.name === "error") log(`  dj: error ${JSON.stringify(m.params)}`);
-  }, log);
+  const {
+    socks: [dj],
+  } = await openSockets(
+    1,
+    () => wsURL(djToken),
+    (_s, text) => {
+      const m = JSON.parse(text);
+      if (m.name === "roomState") djState = m.state;
+      else if (m.name === "error") log(`  dj: error ${JSON.stringify(m.params)}`);
+    },
+    log,
+  );
   if (!dj) throw new Error("the DJ socket did not open");
   await waitFor(() => djState, 10_000);
 
@@ -225,7 +268,8 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
       if (phase.id) frames++;
       for (const op of m.statePatch) {
         if (op.path === "/voteCounts") s.counts = { ...op.value };
-        else if (op.path.startsWith("/voteCounts/")) s.counts[op.path.slice(12)] = op.op === "remove" ? 0 : op.value;
+        else if (op.path.startsWith("/voteCounts/"))
+          s.counts[op.path.slice(12)] = op.op === "remove" ? 0 : op.value;
         else if (op.path.startsWith("/nowPlaying")) s.songChanged = true;
       }
     } else if (m.name === "error") {
@@ -246,7 +290,12 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
   };
   const tokens = await Promise.all(Array.from({ length: n }, () => signUser(randomUUID())));
   let t = performance.now();
-  const { socks, errors: openErrors } = await openSockets(n, (i) => wsURL(tokens[i]), onMessage, log);
+  const { socks, errors: openErrors } = await openSockets(
+    n,
+    (i) => wsURL(tokens[i]),
+    onMessage,
+    log,
+  );
   const connectS = (performance.now() - t) / 1000;
   // Settled: every socket has the full state and the newest seq.
   await waitFor(() => {
@@ -263,12 +312,18 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
   let asked = 0;
   const playing = await waitFor(() => {
     if (djState?.nowPlaying) return true;
-    if (Date.now() - asked > 500) (asked = Date.now()), dj.ws.send(JSON.stringify({ action: "joinRoom" }));
+    if (Date.now() - asked > 500)
+      ((asked = Date.now()), dj.ws.send(JSON.stringify({ action: "joinRoom" })));
     return false;
   }, 15_000);
-  if (!playing) throw new Error(`no song started after addDj (state: ${JSON.stringify(djState).slice(0, 400)})`);
+  if (!playing)
+    throw new Error(
+      `no song started after addDj (state: ${JSON.stringify(djState).slice(0, 400)})`,
+    );
   const songLeftS = (djState.nowPlaying.endTime - Date.now()) / 1000;
-  log(`  room ${roomId}: "${djState.nowPlaying.song.trackName}" playing, ${songLeftS.toFixed(0)} s left`);
+  log(
+    `  room ${roomId}: "${djState.nowPlaying.song.trackName}" playing, ${songLeftS.toFixed(0)} s left`,
+  );
 
   await waitFor(() => socks.every((s) => s.counts && s.songChanged), 10_000);
   for (const s of socks) s.songChanged = false;
@@ -287,15 +342,36 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
     const complete = await waitFor(() => phase.reach.every((r) => r.sockets >= m), DRAIN_MS);
     const lastSeen = Math.max(...phase.reach.map((r) => r.max));
     const lat = phase.reach.map((r) => (r.sockets >= m ? r.max - r.sent : null));
-    return { t0, sendS, complete, lastSeen, lat, votes: votes.length, fullyDelivered: phase.reach.filter((r) => r.sockets >= m).length };
+    return {
+      t0,
+      sendS,
+      complete,
+      lastSeen,
+      lat,
+      votes: votes.length,
+      fullyDelivered: phase.reach.filter((r) => r.sockets >= m).length,
+    };
   };
   // Phase 1: every voter's first vote, like/dislike alternating (likes + dislikes grow by one).
   const framesBefore = frames;
   const cpu0 = process.cpuUsage();
-  const p1 = await runPhase(1, (c) => c.likes + c.dislikes, socks.map((s) => () => s.ws.send(JSON.stringify({ action: "voteOnSong", songVotes: { like: s.i % 2 === 0 } }))));
+  const p1 = await runPhase(
+    1,
+    (c) => c.likes + c.dislikes,
+    socks.map(
+      (s) => () =>
+        s.ws.send(JSON.stringify({ action: "voteOnSong", songVotes: { like: s.i % 2 === 0 } })),
+    ),
+  );
   // Phase 2: every dislike changed to a like (likes grow by one; no auto-skip, dislikes shrink).
   const flippers = socks.filter((s) => s.i % 2 === 1);
-  const p2 = await runPhase(2, (c) => c.likes, flippers.map((s) => () => s.ws.send(JSON.stringify({ action: "voteOnSong", songVotes: { like: true } }))));
+  const p2 = await runPhase(
+    2,
+    (c) => c.likes,
+    flippers.map(
+      (s) => () => s.ws.send(JSON.stringify({ action: "voteOnSong", songVotes: { like: true } })),
+    ),
+  );
   const stormS = (Math.max(p2.lastSeen, p1.lastSeen) - p1.t0) / 1000;
   const framesStorm = frames - framesBefore;
   const clientCpu = cpuShare(cpu0, p1.t0);
@@ -313,7 +389,10 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
   const expected = { likes: m, dislikes: 0 };
   // Counted: each first vote that the room holds, plus each change it applied.
   const firstLikes = m - flippers.length;
-  const accepted = final ? Math.min(p1.votes, final.likes + final.dislikes) + Math.max(0, Math.min(p2.votes, final.likes - firstLikes)) : null;
+  const accepted = final
+    ? Math.min(p1.votes, final.likes + final.dislikes) +
+      Math.max(0, Math.min(p2.votes, final.likes - firstLikes))
+    : null;
   const songChanged = socks.some((s) => s.songChanged);
   closeAll([...socks, dj]);
   return {
@@ -405,12 +484,21 @@ async function benchBare({ base, n, log }) {
 export default async function run({ log = console.log } = {}) {
   ensureDevVars();
   const devVars = readFileSync(`${ROOT}.dev.vars`, "utf8");
-  const pem = /^JWT_PRIVATE_KEY=(.*)$/m.exec(devVars)?.[1]?.replace(/^"|"$/g, "").replace(/\\n/g, "\n");
+  const pem = /^JWT_PRIVATE_KEY=(.*)$/m
+    .exec(devVars)?.[1]
+    ?.replace(/^"|"$/g, "")
+    .replace(/\\n/g, "\n");
   if (!pem) throw new Error(".dev.vars has no JWT_PRIVATE_KEY");
   const key = await importPKCS8(pem, "RS256");
   // Voters need no account: the gateway only verifies a room token's signature.
   const signUser = (sub) =>
-    new SignJWT({ type: "user", roles: ["user"], sv: 0 }).setProtectedHeader({ alg: "RS256", typ: "JWT" }).setSubject(sub).setIssuer("hangout/user-service").setIssuedAt().setExpirationTime("1h").sign(key);
+    new SignJWT({ type: "user", roles: ["user"], sv: 0 })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT" })
+      .setSubject(sub)
+      .setIssuer("hangout/user-service")
+      .setIssuedAt()
+      .setExpirationTime("1h")
+      .sign(key);
 
   const procs = [];
   const onSignal = (code) => () => {
@@ -426,19 +514,36 @@ export default async function run({ log = console.log } = {}) {
     mkdirSync(oursState, { recursive: true });
     migrateAndSeed({ persistTo: oursState, quiet: true });
     const started = await Promise.allSettled([
-      launch("ours", [], oursState, async (b) => (await fetch(`${b}/api/user-service/info-admin/user-service-status`)).ok),
-      startWrangler("bare", ["--config", "bench/bare-room/wrangler.toml"], async (b) => (await fetch(b)).status === 404),
+      launch(
+        "ours",
+        [],
+        oursState,
+        async (b) => (await fetch(`${b}/api/user-service/info-admin/user-service-status`)).ok,
+      ),
+      startWrangler(
+        "bare",
+        ["--config", "bench/bare-room/wrangler.toml"],
+        async (b) => (await fetch(b)).status === 404,
+      ),
     ]);
     for (const s of started) if (s.status === "fulfilled") procs.push(s.value);
     const failed = started.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
     const [ours, bare] = procs;
-    log(`wrangler dev up: ours ${ours.base}, bare ${bare.base} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    log(
+      `wrangler dev up: ours ${ours.base}, bare ${bare.base} (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
 
     // The DJ's queue: every demo song (each socket count gets a fresh room and a fresh song).
     const seeded = await seedDemoSongs(ours.base);
-    const { token: djToken } = await api(ours.base, "POST", "/api/user-service/auth/login", { json: { email: DJ.email, password: DJ.password } });
-    for (const s of seeded.songs) await api(ours.base, "POST", "/api/playlist-service/crate/queue/songs", { token: djToken, json: { songId: s.songId } });
+    const { token: djToken } = await api(ours.base, "POST", "/api/user-service/auth/login", {
+      json: { email: DJ.email, password: DJ.password },
+    });
+    for (const s of seeded.songs)
+      await api(ours.base, "POST", "/api/playlist-service/crate/queue/songs", {
+        token: djToken,
+        json: { songId: s.songId },
+      });
     log(`dj queue: ${seeded.songs.length} demo songs`);
 
     const rows = [];
@@ -466,18 +571,27 @@ export default async function run({ log = console.log } = {}) {
     }
 
     const pad = (v, w) => String(v ?? "-").padStart(w);
-    log(`\nsockets  impl   opened  sent  counted  offered/s  delivered/s   p50 ms   p99 ms  frames/sock/s  gaps  complete  client cpu`);
+    log(
+      `\nsockets  impl   opened  sent  counted  offered/s  delivered/s   p50 ms   p99 ms  frames/sock/s  gaps  complete  client cpu`,
+    );
     for (const r of rows) {
       const o = r.ours;
       const b = r.bare;
-      log(`${pad(r.sockets, 7)}  ours  ${pad(o.sockets, 7)} ${pad(o.votesSent, 5)} ${pad(o.votesAccepted, 8)} ${pad(o.offeredVotesPerSecond, 10)} ${pad(o.votesPerSecond, 12)} ${pad(o.latencyMs?.p50, 8)} ${pad(o.latencyMs?.p99, 8)} ${pad(o.framesPerSocketPerSecond, 14)} ${pad(o.seqGaps, 5)}  ${pad(o.completeDelivery, 8)}  ${pad(o.clientCpuCores, 10)}`);
-      log(`${pad(r.sockets, 7)}  bare  ${pad(b.sockets, 7)} ${pad(b.msgsSent, 5)} ${pad(b.msgsFullyDelivered, 8)} ${pad(b.offeredMsgsPerSecond, 10)} ${pad(b.msgsPerSecond, 12)} ${pad(b.latencyMs?.p50, 8)} ${pad(b.latencyMs?.p99, 8)} ${pad(b.framesPerSocketPerSecond, 14)} ${pad("", 5)}  ${pad(b.completeDelivery, 8)}  ${pad(b.clientCpuCores, 10)}`);
+      log(
+        `${pad(r.sockets, 7)}  ours  ${pad(o.sockets, 7)} ${pad(o.votesSent, 5)} ${pad(o.votesAccepted, 8)} ${pad(o.offeredVotesPerSecond, 10)} ${pad(o.votesPerSecond, 12)} ${pad(o.latencyMs?.p50, 8)} ${pad(o.latencyMs?.p99, 8)} ${pad(o.framesPerSocketPerSecond, 14)} ${pad(o.seqGaps, 5)}  ${pad(o.completeDelivery, 8)}  ${pad(o.clientCpuCores, 10)}`,
+      );
+      log(
+        `${pad(r.sockets, 7)}  bare  ${pad(b.sockets, 7)} ${pad(b.msgsSent, 5)} ${pad(b.msgsFullyDelivered, 8)} ${pad(b.offeredMsgsPerSecond, 10)} ${pad(b.msgsPerSecond, 12)} ${pad(b.latencyMs?.p50, 8)} ${pad(b.latencyMs?.p99, 8)} ${pad(b.framesPerSocketPerSecond, 14)} ${pad("", 5)}  ${pad(b.completeDelivery, 8)}  ${pad(b.clientCpuCores, 10)}`,
+      );
       log(
         `${pad(r.sockets, 7)}  ours/bare: throughput x${r.ratio.throughput ?? "-"}, p50 x${r.ratio.p50 ?? "-"}, p99 x${r.ratio.p99 ?? "-"}` +
           ` (ours' first ${BARE_MSGS} votes only: p50 ${o.latencyFirstBareMsgsVotesMs?.p50 ?? "-"} ms x${r.ratio.p50SameCount ?? "-"}, p99 ${o.latencyFirstBareMsgsVotesMs?.p99 ?? "-"} ms x${r.ratio.p99SameCount ?? "-"})`,
       );
     }
-    return { config: { sockets: COUNTS, rate: RATE, bareMsgs: BARE_MSGS, drainMs: DRAIN_MS }, rows };
+    return {
+      config: { sockets: COUNTS, rate: RATE, bareMsgs: BARE_MSGS, drainMs: DRAIN_MS },
+      rows,
+    };
   } finally {
     await stopAll();
     for (const p of procs) if (p.state) rmSync(p.state, { recursive: true, force: true });

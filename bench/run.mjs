@@ -26,8 +26,16 @@ for (const name of names) {
   const started = new Date();
   const result = await run({ log: (...a) => console.log(...a) });
   // The machine is part of the result: numbers from a loaded 2-core box are not a server's.
-  const env = { node: process.version, cpu: cpus()[0]?.model, cores: cpus().length, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) };
+  const env = {
+    node: process.version,
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+  };
   const file = `${dir}results/${name}.json`;
-  writeFileSync(file, `${JSON.stringify({ name, startedAt: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, env, ...result }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ name, startedAt: started.toISOString(), seconds: (Date.now() - started.getTime()) / 1000, env, ...result }, null, 2)}\n`,
+  );
   console.log(`wrote ${file.slice(dir.length - "bench/".length)}`);
 }

@@ -20,8 +20,17 @@ const LIMIT = 20;
  * and vite), so the benchmark measures the query the API builds, never a copy that drifts.
  */
 async function loadFtsQuery() {
-  const out = await build({ entryPoints: [`${ROOT}workers/songs/search.ts`], bundle: true, format: "esm", platform: "node", write: false, logLevel: "silent" });
-  const mod = await import(`data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`);
+  const out = await build({
+    entryPoints: [`${ROOT}workers/songs/search.ts`],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    write: false,
+    logLevel: "silent",
+  });
+  const mod = await import(
+    `data:text/javascript;base64,${Buffer.from(out.outputFiles[0].text).toString("base64")}`
+  );
   return mod.ftsQuery;
 }
 
@@ -60,11 +69,21 @@ const FIRST = words(
 const LAST = words(
   "smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson anderson thomas taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall rivera campbell mitchell carter roberts okafor kowalski nakamura lindqvist moreau rossi schmidt novak petrov haddad",
 );
-const ADJ = words("black white red blue velvet electric silver golden midnight crimson neon wild lonely happy broken dirty pretty holy lucky cosmic rolling flaming arctic tropical sonic atomic digital analog");
-const NOUNS = words("keys stones kings queens wolves ravens tigers lions foxes hearts bones saints sinners rebels strangers dreamers drifters ghosts angels machines robots pilots sailors cowboys outlaws shadows echoes lights waves rockets");
-const MONO = words("kairo lumen zephyr solace vesper onyx nimbus halcyon marlowe sable juniper aurora indigo cassius orion delphine ember vega lyric sonnet");
-const ALBUM = words("chronicles sessions live volume stories tapes collection letters songs diaries postcards reflections horizons frontiers memories confessions revelations portraits landscapes visions anthology greatest hits unplugged acoustic deluxe remastered edition");
-const GENRES = words("pop rock hip-hop r&b country jazz blues classical electronic house techno trance dubstep drum&bass reggae soul funk disco metal punk indie folk latin k-pop ambient lo-fi synthwave gospel afrobeat").map((g) => g.replace("&", " & "));
+const ADJ = words(
+  "black white red blue velvet electric silver golden midnight crimson neon wild lonely happy broken dirty pretty holy lucky cosmic rolling flaming arctic tropical sonic atomic digital analog",
+);
+const NOUNS = words(
+  "keys stones kings queens wolves ravens tigers lions foxes hearts bones saints sinners rebels strangers dreamers drifters ghosts angels machines robots pilots sailors cowboys outlaws shadows echoes lights waves rockets",
+);
+const MONO = words(
+  "kairo lumen zephyr solace vesper onyx nimbus halcyon marlowe sable juniper aurora indigo cassius orion delphine ember vega lyric sonnet",
+);
+const ALBUM = words(
+  "chronicles sessions live volume stories tapes collection letters songs diaries postcards reflections horizons frontiers memories confessions revelations portraits landscapes visions anthology greatest hits unplugged acoustic deluxe remastered edition",
+);
+const GENRES = words(
+  "pop rock hip-hop r&b country jazz blues classical electronic house techno trance dubstep drum&bass reggae soul funk disco metal punk indie folk latin k-pop ambient lo-fi synthwave gospel afrobeat",
+).map((g) => g.replace("&", " & "));
 
 function song(i) {
   const n = 1 + Math.floor(rand() ** 1.5 * 3);
@@ -73,9 +92,21 @@ function song(i) {
   if (r < 0.08) track += " (Remix)";
   else if (r < 0.13) track += " - Live";
   const a = rand();
-  const artist = a < 0.5 ? `${cap(skew(FIRST))} ${cap(skew(LAST))}` : a < 0.85 ? `The ${cap(skew(ADJ))} ${cap(skew(NOUNS))}` : cap(skew(MONO, 1));
+  const artist =
+    a < 0.5
+      ? `${cap(skew(FIRST))} ${cap(skew(LAST))}`
+      : a < 0.85
+        ? `The ${cap(skew(ADJ))} ${cap(skew(NOUNS))}`
+        : cap(skew(MONO, 1));
   const b = rand();
-  const album = b < 0.1 ? null : b < 0.4 ? cap(skew(TRACK)) : b < 0.7 ? `${cap(skew(TRACK))} ${cap(skew(ALBUM, 1.5))}` : `${cap(skew(ADJ))} ${cap(skew(TRACK))}`;
+  const album =
+    b < 0.1
+      ? null
+      : b < 0.4
+        ? cap(skew(TRACK))
+        : b < 0.7
+          ? `${cap(skew(TRACK))} ${cap(skew(ALBUM, 1.5))}`
+          : `${cap(skew(ADJ))} ${cap(skew(TRACK))}`;
   return {
     songId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
     shortId: `b${i.toString(36).padStart(9, "0")}`,
@@ -97,7 +128,10 @@ function makeQuery(catalogue) {
     const s = catalogue[Math.floor(rand() * catalogue.length)];
     const field = rand() < 0.5 ? s.track : rand() < 0.7 ? s.artist : s.album;
     if (!field) continue;
-    const ws = field.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const ws = field
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
     const prefix = (w) => w.slice(0, Math.min(w.length, 2 + Math.floor(rand() * (w.length - 1))));
     if (ws.length >= 2 && rand() < 0.3) {
       const k = Math.floor(rand() * (ws.length - 1));
@@ -111,28 +145,47 @@ function makeQuery(catalogue) {
 
 // The condition of "select ... from songs where <condition> limit n" (its first where).
 const whereOf = (sql) => sql.slice(sql.indexOf(" where ") + 7).replace(/ limit \d+$/, "");
-const sqlText = (v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+const sqlText = (v) =>
+  v === null ? "NULL" : typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
+const pct = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 function stats(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const r = (v) => Math.round(v * 1000) / 1000;
-  return { p50: r(pct(s, 50)), p95: r(pct(s, 95)), mean: r(s.reduce((a, b) => a + b, 0) / s.length), min: r(s[0]), max: r(s[s.length - 1]) };
+  return {
+    p50: r(pct(s, 50)),
+    p95: r(pct(s, 95)),
+    mean: r(s.reduce((a, b) => a + b, 0) / s.length),
+    min: r(s[0]),
+    max: r(s[s.length - 1]),
+  };
 }
 // Accent folding as unicode61 remove_diacritics does it, for checking rows in JS.
 const fold = (s) => (s ?? "").normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
 
 export default async function run({ log = console.log } = {}) {
   const ftsQuery = await loadFtsQuery();
-  const mf = new Miniflare({ modules: true, script: WORKER, compatibilityDate: "2026-04-26", d1Databases: { DB: "bench-search" } });
+  const mf = new Miniflare({
+    modules: true,
+    script: WORKER,
+    compatibilityDate: "2026-04-26",
+    d1Databases: { DB: "bench-search" },
+  });
   try {
     const call = async (body) => {
-      const res = await mf.dispatchFetch("http://bench/", { method: "POST", body: JSON.stringify(body) });
-      if (!res.ok) throw new Error(`D1 call failed (${res.status}): ${(await res.text()).slice(0, 500)}`);
+      const res = await mf.dispatchFetch("http://bench/", {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+      if (!res.ok)
+        throw new Error(`D1 call failed (${res.status}): ${(await res.text()).slice(0, 500)}`);
       return res.json();
     };
 
     // The project's migrations, statement by statement, as wrangler applies them.
-    const files = readdirSync(`${ROOT}migrations`).filter((f) => f.endsWith(".sql")).sort();
+    const files = readdirSync(`${ROOT}migrations`)
+      .filter((f) => f.endsWith(".sql"))
+      .sort();
     for (const f of files) {
       const stmts = readFileSync(`${ROOT}migrations/${f}`, "utf8")
         .split("--> statement-breakpoint")
@@ -144,14 +197,17 @@ export default async function run({ log = console.log } = {}) {
     // The catalogue: multi-row INSERTs (the FTS triggers fire per row), 10 per batch.
     let t0 = performance.now();
     const catalogue = [];
-    const cols = "song_id, song_short_id, track_name, artist_name, album_name, genre, duration, release_year, status, is_public";
+    const cols =
+      "song_id, song_short_id, track_name, artist_name, album_name, genre, duration, release_year, status, is_public";
     let stmts = [];
     for (let i = 0; i < ROWS; i += 500) {
       const rows = [];
       for (let j = i; j < Math.min(ROWS, i + 500); j++) {
         const s = song(j);
         catalogue.push(s);
-        rows.push(`(${[s.songId, s.shortId, s.track, s.artist, s.album, s.genre, s.duration, s.year, "VERIFIED", 1].map(sqlText).join(", ")})`);
+        rows.push(
+          `(${[s.songId, s.shortId, s.track, s.artist, s.album, s.genre, s.duration, s.year, "VERIFIED", 1].map(sqlText).join(", ")})`,
+        );
       }
       stmts.push(`INSERT INTO songs (${cols}) VALUES ${rows.join(", ")}`);
       if (stmts.length === 10 || i + 500 >= ROWS) {
@@ -160,12 +216,24 @@ export default async function run({ log = console.log } = {}) {
       }
     }
     const insertSeconds = (performance.now() - t0) / 1000;
-    const { rows: countRows } = await call({ sql: "select count(*) as n, (select count(*) from songs_fts) as f from songs", params: [] });
-    log(`inserted ${countRows[0].n.toLocaleString("en")} songs (${countRows[0].f.toLocaleString("en")} FTS rows) in ${insertSeconds.toFixed(1)} s`);
+    const { rows: countRows } = await call({
+      sql: "select count(*) as n, (select count(*) from songs_fts) as f from songs",
+      params: [],
+    });
+    log(
+      `inserted ${countRows[0].n.toLocaleString("en")} songs (${countRows[0].f.toLocaleString("en")} FTS rows) in ${insertSeconds.toFixed(1)} s`,
+    );
 
     // Both ways of searching, as SQL.
-    const fts = (q) => ({ sql: `select songs.id, songs.track_name, songs.artist_name, songs.album_name, songs.genre from songs where songs.id in (select rowid from songs_fts where songs_fts match ?) limit ${LIMIT}`, params: [ftsQuery(q)] });
-    const likeWords = (q) => q.normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const fts = (q) => ({
+      sql: `select songs.id, songs.track_name, songs.artist_name, songs.album_name, songs.genre from songs where songs.id in (select rowid from songs_fts where songs_fts match ?) limit ${LIMIT}`,
+      params: [ftsQuery(q)],
+    });
+    const likeWords = (q) =>
+      q
+        .normalize("NFKC")
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean);
     // Several words: every word must appear in some column (what the FTS query means too).
     const like = (q) => {
       const ws = likeWords(q);
@@ -181,12 +249,25 @@ export default async function run({ log = console.log } = {}) {
     const listed = " and +songs.status = 'VERIFIED' and +songs.is_public = 1";
     const paged = ({ sql, params }) => {
       const where = `${whereOf(sql)}${listed}`;
-      return { stmts: [{ sql: `${sql.replace(/ limit \d+$/, "")}${listed} order by songs.id desc limit ${LIMIT}`, params }, { sql: `select count(*) as total from songs where ${where}`, params }] };
+      return {
+        stmts: [
+          {
+            sql: `${sql.replace(/ limit \d+$/, "")}${listed} order by songs.id desc limit ${LIMIT}`,
+            params,
+          },
+          { sql: `select count(*) as total from songs where ${where}`, params },
+        ],
+      };
     };
     const timed = async (body) => {
       const t = process.hrtime.bigint();
       const r = await call(body);
-      return { ms: Number(process.hrtime.bigint() - t) / 1e6, rows: r.rows, results: r.results, rowsRead: r.rowsRead };
+      return {
+        ms: Number(process.hrtime.bigint() - t) / 1e6,
+        rows: r.rows,
+        results: r.results,
+        rowsRead: r.rowsRead,
+      };
     };
 
     const queries = Array.from({ length: N }, () => makeQuery(catalogue));
@@ -221,7 +302,21 @@ export default async function run({ log = console.log } = {}) {
         lp = await timed(paged(like(q)));
         fp = await timed(paged(fts(q)));
       }
-      per.push({ q, words: nw, ftsMs: f.ms, likeMs: l.ms, ftsPagedMs: fp.ms, likePagedMs: lp.ms, total: fp.results?.[1]?.[0]?.total, likeTotal: lp.results?.[1]?.[0]?.total, ftsRows: f.rows.length, likeRows: l.rows.length, ftsRowsRead: f.rowsRead, likeRowsRead: l.rowsRead, ftsSample: f.rows });
+      per.push({
+        q,
+        words: nw,
+        ftsMs: f.ms,
+        likeMs: l.ms,
+        ftsPagedMs: fp.ms,
+        likePagedMs: lp.ms,
+        total: fp.results?.[1]?.[0]?.total,
+        likeTotal: lp.results?.[1]?.[0]?.total,
+        ftsRows: f.rows.length,
+        likeRows: l.rows.length,
+        ftsRowsRead: f.rowsRead,
+        likeRowsRead: l.rowsRead,
+        ftsSample: f.rows,
+      });
     }
 
     // Comparable? Both must find songs; every FTS row must really hold each word as a
@@ -233,9 +328,16 @@ export default async function run({ log = console.log } = {}) {
       const ws = likeWords(p.q).map(fold);
       for (const r of p.ftsSample) {
         ftsRowsTotal++;
-        const tokens = [r.track_name, r.artist_name, r.album_name, r.genre].flatMap((v) => fold(v).split(/[^\p{L}\p{N}]+/u));
+        const tokens = [r.track_name, r.artist_name, r.album_name, r.genre].flatMap((v) =>
+          fold(v).split(/[^\p{L}\p{N}]+/u),
+        );
         if (ws.every((w) => tokens.some((t) => t.startsWith(w)))) ftsRowsOk++;
-        if (ws.every((w) => [r.track_name, r.artist_name, r.album_name].some((v) => fold(v).includes(w)))) ftsRowsLikeWouldFind++;
+        if (
+          ws.every((w) =>
+            [r.track_name, r.artist_name, r.album_name].some((v) => fold(v).includes(w)),
+          )
+        )
+          ftsRowsLikeWouldFind++;
       }
       delete p.ftsSample;
     }
@@ -244,8 +346,18 @@ export default async function run({ log = console.log } = {}) {
     for (const c of countSample) {
       const f = fts(c.q);
       const l = like(c.q);
-      c.fts = (await call({ sql: `select count(*) as n from songs where songs.id in (select rowid from songs_fts where songs_fts match ?)`, params: f.params })).rows[0].n;
-      c.like = (await call({ sql: `select count(*) as n from songs where ${whereOf(l.sql)}`, params: l.params })).rows[0].n;
+      c.fts = (
+        await call({
+          sql: `select count(*) as n from songs where songs.id in (select rowid from songs_fts where songs_fts match ?)`,
+          params: f.params,
+        })
+      ).rows[0].n;
+      c.like = (
+        await call({
+          sql: `select count(*) as n from songs where ${whereOf(l.sql)}`,
+          params: l.params,
+        })
+      ).rows[0].n;
     }
 
     const ftsS = stats(per.map((p) => p.ftsMs));
@@ -253,16 +365,36 @@ export default async function run({ log = console.log } = {}) {
     const baseS = stats(base);
     const rr = (a, b) => Math.round((a / b) * 100) / 100;
     const x = (v) => `${v.toFixed(1)}x`;
-    const ratio = { p50: rr(likeS.p50, ftsS.p50), p95: rr(likeS.p95, ftsS.p95), medianPerQuery: rr(stats(per.map((p) => p.likeMs / p.ftsMs)).p50, 1) };
+    const ratio = {
+      p50: rr(likeS.p50, ftsS.p50),
+      p95: rr(likeS.p95, ftsS.p95),
+      medianPerQuery: rr(stats(per.map((p) => p.likeMs / p.ftsMs)).p50, 1),
+    };
     const byKind = Object.fromEntries(
       [1, 2].map((k) => {
         const ps = per.filter((p) => p.words === k);
-        return [`${k}-word`, { n: ps.length, fts: stats(ps.map((p) => p.ftsMs)), like: stats(ps.map((p) => p.likeMs)) }];
+        return [
+          `${k}-word`,
+          {
+            n: ps.length,
+            fts: stats(ps.map((p) => p.ftsMs)),
+            like: stats(ps.map((p) => p.likeMs)),
+          },
+        ];
       }),
     );
-    const pagedS = { fts: stats(per.map((p) => p.ftsPagedMs)), like: stats(per.map((p) => p.likePagedMs)) };
-    pagedS.ratio = { p50: rr(pagedS.like.p50, pagedS.fts.p50), p95: rr(pagedS.like.p95, pagedS.fts.p95) };
-    const rowsRead = { fts: stats(per.map((p) => p.ftsRowsRead)), like: stats(per.map((p) => p.likeRowsRead)) };
+    const pagedS = {
+      fts: stats(per.map((p) => p.ftsPagedMs)),
+      like: stats(per.map((p) => p.likePagedMs)),
+    };
+    pagedS.ratio = {
+      p50: rr(pagedS.like.p50, pagedS.fts.p50),
+      p95: rr(pagedS.like.p95, pagedS.fts.p95),
+    };
+    const rowsRead = {
+      fts: stats(per.map((p) => p.ftsRowsRead)),
+      like: stats(per.map((p) => p.likeRowsRead)),
+    };
     const comparable = {
       queries: per.length,
       ftsFound: per.filter((p) => p.ftsRows > 0).length,
@@ -272,19 +404,38 @@ export default async function run({ log = console.log } = {}) {
       ftsRowsMatchingWordPrefixes: `${ftsRowsOk}/${ftsRowsTotal}`,
       ftsRowsLikeAlsoMatches: `${ftsRowsLikeWouldFind}/${ftsRowsTotal}`,
       totalMatchesSample: countSample,
-      medianLikeToFtsMatchCount: rr(stats(countSample.map((c) => c.like / Math.max(1, c.fts))).p50, 1),
+      medianLikeToFtsMatchCount: rr(
+        stats(countSample.map((c) => c.like / Math.max(1, c.fts))).p50,
+        1,
+      ),
     };
 
     const f2 = (v) => v.toFixed(2).padStart(8);
-    log(`\n${ROWS.toLocaleString("en")} songs, ${per.length} queries (${byKind["1-word"].n} one-word, ${byKind["2-word"].n} two-word prefixes), limit ${LIMIT}, interleaved.`);
-    log("Times are round trips Node -> worker -> D1 (Miniflare); the select-1 row is that trip alone.\n");
-    log("method                              p50 ms   p95 ms  mean ms   max ms   rows read p50 / p95   found  full page");
-    log(`FTS5 (API: songs_fts match "w"*) ${f2(ftsS.p50)} ${f2(ftsS.p95)} ${f2(ftsS.mean)} ${f2(ftsS.max)}   ${String(rowsRead.fts.p50).padStart(9)} / ${String(rowsRead.fts.p95).padEnd(9)} ${String(comparable.ftsFound).padStart(5)}  ${String(per.filter((p) => p.ftsRows === LIMIT).length).padStart(9)}`);
-    log(`LIKE '%w%' scan                  ${f2(likeS.p50)} ${f2(likeS.p95)} ${f2(likeS.mean)} ${f2(likeS.max)}   ${String(rowsRead.like.p50).padStart(9)} / ${String(rowsRead.like.p95).padEnd(9)} ${String(comparable.likeFound).padStart(5)}  ${String(per.filter((p) => p.likeRows === LIMIT).length).padStart(9)}`);
-    log(`select 1 (round trip only)       ${f2(baseS.p50)} ${f2(baseS.p95)} ${f2(baseS.mean)} ${f2(baseS.max)}`);
-    log(`LIKE / FTS                       ${x(ratio.p50).padStart(8)} ${x(ratio.p95).padStart(8)}   (median of per-query ratios ${x(ratio.medianPerQuery)})`);
+    log(
+      `\n${ROWS.toLocaleString("en")} songs, ${per.length} queries (${byKind["1-word"].n} one-word, ${byKind["2-word"].n} two-word prefixes), limit ${LIMIT}, interleaved.`,
+    );
+    log(
+      "Times are round trips Node -> worker -> D1 (Miniflare); the select-1 row is that trip alone.\n",
+    );
+    log(
+      "method                              p50 ms   p95 ms  mean ms   max ms   rows read p50 / p95   found  full page",
+    );
+    log(
+      `FTS5 (API: songs_fts match "w"*) ${f2(ftsS.p50)} ${f2(ftsS.p95)} ${f2(ftsS.mean)} ${f2(ftsS.max)}   ${String(rowsRead.fts.p50).padStart(9)} / ${String(rowsRead.fts.p95).padEnd(9)} ${String(comparable.ftsFound).padStart(5)}  ${String(per.filter((p) => p.ftsRows === LIMIT).length).padStart(9)}`,
+    );
+    log(
+      `LIKE '%w%' scan                  ${f2(likeS.p50)} ${f2(likeS.p95)} ${f2(likeS.mean)} ${f2(likeS.max)}   ${String(rowsRead.like.p50).padStart(9)} / ${String(rowsRead.like.p95).padEnd(9)} ${String(comparable.likeFound).padStart(5)}  ${String(per.filter((p) => p.likeRows === LIMIT).length).padStart(9)}`,
+    );
+    log(
+      `select 1 (round trip only)       ${f2(baseS.p50)} ${f2(baseS.p95)} ${f2(baseS.mean)} ${f2(baseS.max)}`,
+    );
+    log(
+      `LIKE / FTS                       ${x(ratio.p50).padStart(8)} ${x(ratio.p95).padStart(8)}   (median of per-query ratios ${x(ratio.medianPerQuery)})`,
+    );
     const pp = (st) => `${st.p50.toFixed(2)} / ${st.p95.toFixed(2)}`;
-    log(`\nby query kind (p50 / p95 ms): 1-word FTS ${pp(byKind["1-word"].fts)}, LIKE ${pp(byKind["1-word"].like)}; 2-word FTS ${pp(byKind["2-word"].fts)}, LIKE ${pp(byKind["2-word"].like)}`);
+    log(
+      `\nby query kind (p50 / p95 ms): 1-word FTS ${pp(byKind["1-word"].fts)}, LIKE ${pp(byKind["1-word"].like)}; 2-word FTS ${pp(byKind["2-word"].fts)}, LIKE ${pp(byKind["2-word"].like)}`,
+    );
     log(
       `comparable: both found songs for ${comparable.bothFound}/${per.length} queries (full page both ways: ${comparable.bothFullPage}); FTS rows holding every word as a word prefix ${comparable.ftsRowsMatchingWordPrefixes}, of which LIKE would also match ${comparable.ftsRowsLikeAlsoMatches}; ` +
         `in all, LIKE finds ${comparable.medianLikeToFtsMatchCount.toFixed(2)}x the songs FTS finds (median over ${countSample.length} queries: substrings inside words count for LIKE)`,
@@ -293,9 +444,25 @@ export default async function run({ log = console.log } = {}) {
       `as the API pages (listed, order by id desc + count(*), one D1 batch): FTS ${pp(pagedS.fts)} ms, LIKE ${pp(pagedS.like)} ms (p50 / p95), LIKE/FTS ${x(pagedS.ratio.p50)} / ${x(pagedS.ratio.p95)}`,
     );
     const slow = [...per].sort((a, b) => b.likeMs - a.likeMs).slice(0, 3);
-    log(`slowest LIKE queries: ${slow.map((p) => `"${p.q}" ${p.likeMs.toFixed(1)} ms (FTS ${p.ftsMs.toFixed(1)} ms)`).join(", ")}`);
+    log(
+      `slowest LIKE queries: ${slow.map((p) => `"${p.q}" ${p.likeMs.toFixed(1)} ms (FTS ${p.ftsMs.toFixed(1)} ms)`).join(", ")}`,
+    );
 
-    return { rows: ROWS, insertSeconds: Math.round(insertSeconds * 10) / 10, n: per.length, limit: LIMIT, fts: ftsS, like: likeS, roundTrip: baseS, ratio, byKind, apiPaged: pagedS, rowsRead, comparable, queries: per };
+    return {
+      rows: ROWS,
+      insertSeconds: Math.round(insertSeconds * 10) / 10,
+      n: per.length,
+      limit: LIMIT,
+      fts: ftsS,
+      like: likeS,
+      roundTrip: baseS,
+      ratio,
+      byKind,
+      apiPaged: pagedS,
+      rowsRead,
+      comparable,
+      queries: per,
+    };
   } finally {
     await mf.dispose();
   }

@@ -19,7 +19,12 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const OPS = Number(process.env.BENCH_TOKEN_OPS ?? 3000);
 const BATCH = Number(process.env.BENCH_TOKEN_BATCH ?? 100);
 const PARALLEL = Number(process.env.BENCH_TOKEN_PARALLEL ?? 8);
-const ENV = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const ENV = {
+  ...process.env,
+  CI: "1",
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const freePort = () =>
@@ -40,7 +45,21 @@ async function startWorker() {
   const inspector = await freePort();
   const child = spawn(
     "npx",
-    ["wrangler", "dev", "-c", "bench/token-account/wrangler.toml", "--port", String(port), "--inspector-port", String(inspector), "--ip", "127.0.0.1", "--persist-to", state, "--show-interactive-dev-session=false"],
+    [
+      "wrangler",
+      "dev",
+      "-c",
+      "bench/token-account/wrangler.toml",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+    ],
     { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let log = "";
@@ -99,7 +118,10 @@ async function scenario(base, mode, accounts) {
         const from = next;
         const count = Math.min(BATCH, OPS - from);
         next += count;
-        const r = await get(base, `/ops?${qs({ from: String(from), count: String(count), conc: "25" })}`);
+        const r = await get(
+          base,
+          `/ops?${qs({ from: String(from), count: String(count), conc: "25" })}`,
+        );
         for (const [id, n] of Object.entries(r.okBy)) okBy[id] = (okBy[id] ?? 0) + n;
         refused += r.refused;
       }
@@ -130,12 +152,15 @@ export default async function run({ log }) {
   const rows = [];
   try {
     // A short warm-up so neither side pays for the first compile of its path.
-    for (const mode of ["do", "d1"]) await get(w.base, `/setup?mode=${mode}&run=warm&accounts=1&balance=5`);
+    for (const mode of ["do", "d1"])
+      await get(w.base, `/setup?mode=${mode}&run=warm&accounts=1&balance=5`);
     for (const accounts of [1, 100]) {
       for (const mode of ["do", "d1"]) {
         const r = await scenario(w.base, mode, accounts);
         rows.push(r);
-        log(`  ${mode} x ${accounts} account(s): ${r.perSecond}/s, granted ${r.granted}, overdrafts ${r.overdrafts}`);
+        log(
+          `  ${mode} x ${accounts} account(s): ${r.perSecond}/s, granted ${r.granted}, overdrafts ${r.overdrafts}`,
+        );
       }
     }
   } finally {
@@ -149,13 +174,17 @@ export default async function run({ log }) {
     hundredAccounts: Math.round((by("do", 100).perSecond / by("d1", 100).perSecond) * 100) / 100,
   };
   log("");
-  log("design          accounts  balance each  attempts  attempts/s  granted (should)  overdrafts  final balance sum");
+  log(
+    "design          accounts  balance each  attempts  attempts/s  granted (should)  overdrafts  final balance sum",
+  );
   for (const r of rows) {
     const name = r.mode === "do" ? "TokenAccount DO" : "D1 read-mod-wr";
     log(
       `${name.padEnd(15)} ${String(r.accounts).padStart(8)}  ${String(r.balanceEach).padStart(12)}  ${String(r.attempts).padStart(8)}  ${String(r.perSecond).padStart(10)}  ${`${r.granted} (${r.expectedGranted})`.padStart(16)}  ${String(r.overdrafts).padStart(10)}  ${String(r.finalBalanceSum).padStart(17)}`,
     );
   }
-  log(`ratio do/d1 attempts per second: one account ${ratio.oneAccount}x, 100 accounts ${ratio.hundredAccounts}x`);
+  log(
+    `ratio do/d1 attempts per second: one account ${ratio.oneAccount}x, 100 accounts ${ratio.hundredAccounts}x`,
+  );
   return { ops: OPS, batch: BATCH, parallel: PARALLEL, rows, ratio };
 }

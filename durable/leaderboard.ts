@@ -80,10 +80,12 @@ export const MAX_TAKE = 1000;
 export const MAX_BATCH = 10_000;
 const MAX_ID_LENGTH = 200;
 
-const validId = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH;
+const validId = (value: unknown): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= MAX_ID_LENGTH;
 
 function checkId(name: string, value: unknown): asserts value is string {
-  if (!validId(value)) throw new Error(`${name} must be a string of 1 to ${MAX_ID_LENGTH} characters.`);
+  if (!validId(value))
+    throw new Error(`${name} must be a string of 1 to ${MAX_ID_LENGTH} characters.`);
 }
 
 export class Leaderboard extends DurableObject<Env> {
@@ -105,11 +107,17 @@ export class Leaderboard extends DurableObject<Env> {
         version INTEGER NOT NULL DEFAULT 0
       )`);
       // Boards made before versions existed get the column (their versions start at 0).
-      const hasVersion = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('points') WHERE name = 'version'`).one().n;
+      const hasVersion = sql
+        .exec<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM pragma_table_info('points') WHERE name = 'version'`,
+        )
+        .one().n;
       if (!hasVersion) {
         sql.exec(`ALTER TABLE points ADD COLUMN version INTEGER NOT NULL DEFAULT 0`);
         // Every event ever applied is in applied_events, so the version is exactly known.
-        sql.exec(`UPDATE points SET version = (SELECT COUNT(*) FROM applied_events e WHERE e.user_uuid = points.user_uuid)`);
+        sql.exec(
+          `UPDATE points SET version = (SELECT COUNT(*) FROM applied_events e WHERE e.user_uuid = points.user_uuid)`,
+        );
       }
       // Serves both the ordered page (top) and the "strictly more points" count (rank).
       sql.exec(`CREATE INDEX IF NOT EXISTS points_by_rank ON points (balance DESC, user_uuid)`);
@@ -123,9 +131,17 @@ export class Leaderboard extends DurableObject<Env> {
       // How many users hold each balance: a rank is 1 + the users on higher balances, so it
       // sums over distinct balances above (few: points cluster) instead of counting every
       // user above. Kept in step with `points` in the same transaction as every change.
-      const hadCounts = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('balance_counts')`).one().n > 0;
-      sql.exec(`CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`);
-      if (!hadCounts) sql.exec(`INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`);
+      const hadCounts =
+        sql
+          .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('balance_counts')`)
+          .one().n > 0;
+      sql.exec(
+        `CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`,
+      );
+      if (!hadCounts)
+        sql.exec(
+          `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
+        );
       // The season window and the closed flag; one row at most (id = 1).
       sql.exec(`CREATE TABLE IF NOT EXISTS board_meta (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -138,7 +154,8 @@ export class Leaderboard extends DurableObject<Env> {
 
   /** Sets the season window [startDate, endDate); events outside it are refused from now on. */
   setWindow(startDate: number, endDate: number): BoardWindow {
-    if (!Number.isSafeInteger(startDate) || !Number.isSafeInteger(endDate) || endDate <= startDate) throw new Error("The window needs integer dates with endDate after startDate.");
+    if (!Number.isSafeInteger(startDate) || !Number.isSafeInteger(endDate) || endDate <= startDate)
+      throw new Error("The window needs integer dates with endDate after startDate.");
     this.ctx.storage.sql.exec(
       `INSERT INTO board_meta (id, start_date, end_date) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET start_date = excluded.start_date, end_date = excluded.end_date`,
       startDate,
@@ -150,7 +167,9 @@ export class Leaderboard extends DurableObject<Env> {
   /** The window, or null for a board without one (the lifetime board). */
   window(): BoardWindow | null {
     const m = this.#meta();
-    return m && m.start_date !== null && m.end_date !== null ? { startDate: m.start_date, endDate: m.end_date } : null;
+    return m && m.start_date !== null && m.end_date !== null
+      ? { startDate: m.start_date, endDate: m.end_date }
+      : null;
   }
 
   /**
@@ -163,7 +182,9 @@ export class Leaderboard extends DurableObject<Env> {
       sql.exec(`DELETE FROM points`);
       sql.exec(`DELETE FROM balance_counts`);
       sql.exec(`DELETE FROM applied_events`);
-      sql.exec(`INSERT INTO board_meta (id, closed) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET closed = 1`);
+      sql.exec(
+        `INSERT INTO board_meta (id, closed) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET closed = 1`,
+      );
     });
     this.#users = 0;
   }
@@ -174,11 +195,18 @@ export class Leaderboard extends DurableObject<Env> {
    * @example
    * await env.Leaderboard.getByName("lifetime").addPoints(`vote:${playId}:${voter}:like`, djUuid, 1, Date.now())
    */
-  addPoints(eventId: string, userUuid: string, points: number, occurredAt = Date.now()): AddPointsResult {
+  addPoints(
+    eventId: string,
+    userUuid: string,
+    points: number,
+    occurredAt = Date.now(),
+  ): AddPointsResult {
     checkId("eventId", eventId);
     checkId("userUuid", userUuid);
     if (!Number.isSafeInteger(points)) throw new Error("Points must be an integer.");
-    return this.#write(() => this.#apply({ eventId, userUuid, points, occurredAt }, this.#gate(), Date.now()));
+    return this.#write(() =>
+      this.#apply({ eventId, userUuid, points, occurredAt }, this.#gate(), Date.now()),
+    );
   }
 
   /**
@@ -186,14 +214,20 @@ export class Leaderboard extends DurableObject<Env> {
    * board). Malformed events are refused one by one; the rest apply as `addPoints` would.
    */
   addPointsBatch(events: PointsEvent[]): BatchResult {
-    if (!Array.isArray(events) || events.length > MAX_BATCH) throw new Error(`events must be a list of at most ${MAX_BATCH}.`);
+    if (!Array.isArray(events) || events.length > MAX_BATCH)
+      throw new Error(`events must be a list of at most ${MAX_BATCH}.`);
     return this.#write(() => {
       const gate = this.#gate();
       const now = Date.now();
       const out: BatchResult = { applied: 0, duplicates: 0, refused: [], standings: [] };
       const touched = new Map<string, Standing>();
       for (const e of events) {
-        const ok = e && validId(e.eventId) && validId(e.userUuid) && Number.isSafeInteger(e.points) && Number.isSafeInteger(e.occurredAt);
+        const ok =
+          e &&
+          validId(e.eventId) &&
+          validId(e.userUuid) &&
+          Number.isSafeInteger(e.points) &&
+          Number.isSafeInteger(e.occurredAt);
         if (!ok) {
           out.refused.push({ eventId: String(e?.eventId ?? ""), reason: "invalid" });
           continue;
@@ -202,7 +236,8 @@ export class Leaderboard extends DurableObject<Env> {
         if (r.refused) out.refused.push({ eventId: e.eventId, reason: r.refused });
         else if (r.applied) out.applied++;
         else out.duplicates++;
-        if (r.refused !== "closed") touched.set(e.userUuid, { userUuid: e.userUuid, balance: r.balance, version: r.version });
+        if (r.refused !== "closed")
+          touched.set(e.userUuid, { userUuid: e.userUuid, balance: r.balance, version: r.version });
       }
       out.standings = [...touched.values()];
       return out;
@@ -211,17 +246,28 @@ export class Leaderboard extends DurableObject<Env> {
 
   /** One page of the ranking, best first. */
   top(take: number, skip = 0): RankedUser[] {
-    if (!Number.isSafeInteger(take) || take < 0 || take > MAX_TAKE) throw new Error(`take must be an integer from 0 to ${MAX_TAKE}.`);
-    if (!Number.isSafeInteger(skip) || skip < 0) throw new Error("skip must be a non-negative integer.");
+    if (!Number.isSafeInteger(take) || take < 0 || take > MAX_TAKE)
+      throw new Error(`take must be an integer from 0 to ${MAX_TAKE}.`);
+    if (!Number.isSafeInteger(skip) || skip < 0)
+      throw new Error("skip must be a non-negative integer.");
     const rows = this.ctx.storage.sql
-      .exec<{ user_uuid: string; balance: number }>(`SELECT user_uuid, balance FROM points ORDER BY balance DESC, user_uuid ASC LIMIT ? OFFSET ?`, take, skip)
+      .exec<{ user_uuid: string; balance: number }>(
+        `SELECT user_uuid, balance FROM points ORDER BY balance DESC, user_uuid ASC LIMIT ? OFFSET ?`,
+        take,
+        skip,
+      )
       .toArray();
     // Only the first row needs a count; after it, a row's rank is its position unless it
     // ties with the row before (everyone above a new balance has strictly more).
     const out: RankedUser[] = [];
     rows.forEach((r, i) => {
       const prev = out[i - 1];
-      const rank = i === 0 ? this.#rankOfBalance(r.balance) : prev.balance === r.balance ? prev.rank : skip + i + 1;
+      const rank =
+        i === 0
+          ? this.#rankOfBalance(r.balance)
+          : prev.balance === r.balance
+            ? prev.rank
+            : skip + i + 1;
       out.push({ userUuid: r.user_uuid, balance: r.balance, rank });
     });
     return out;
@@ -234,7 +280,9 @@ export class Leaderboard extends DurableObject<Env> {
 
   /** How many users have points here. */
   count(): number {
-    this.#users ??= this.ctx.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points`).one().n;
+    this.#users ??= this.ctx.storage.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points`)
+      .one().n;
     return this.#users;
   }
 
@@ -251,7 +299,8 @@ export class Leaderboard extends DurableObject<Env> {
    */
   usersAtOrAbove(threshold: number, limit: number, after = ""): Standing[] {
     if (!Number.isSafeInteger(threshold)) throw new Error("threshold must be an integer.");
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_TAKE) throw new Error(`limit must be an integer from 1 to ${MAX_TAKE}.`);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_TAKE)
+      throw new Error(`limit must be an integer from 1 to ${MAX_TAKE}.`);
     return this.ctx.storage.sql
       .exec<{ user_uuid: string; balance: number; version: number }>(
         `SELECT user_uuid, balance, version FROM points WHERE balance >= ? AND user_uuid > ? ORDER BY user_uuid LIMIT ?`,
@@ -269,8 +318,10 @@ export class Leaderboard extends DurableObject<Env> {
    * production board can be filled with fake users.
    */
   benchLoad(from: number, count: number): number {
-    if (this.env.ENVIRONMENT !== "development") throw new Error("benchLoad is for development only.");
-    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1 || count > 500_000) throw new Error("bad bench range");
+    if (this.env.ENVIRONMENT !== "development")
+      throw new Error("benchLoad is for development only.");
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1 || count > 500_000)
+      throw new Error("bad bench range");
     this.ctx.storage.sql.exec(
       `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?)
        INSERT OR IGNORE INTO points (user_uuid, balance, updated_at, version)
@@ -279,7 +330,9 @@ export class Leaderboard extends DurableObject<Env> {
       from + count - 1,
     );
     this.ctx.storage.sql.exec(`DELETE FROM balance_counts`);
-    this.ctx.storage.sql.exec(`INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`);
+    this.ctx.storage.sql.exec(
+      `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
+    );
     this.#users = null;
     return this.count();
   }
@@ -295,26 +348,55 @@ export class Leaderboard extends DurableObject<Env> {
   }
 
   #meta() {
-    return this.ctx.storage.sql.exec<{ start_date: number | null; end_date: number | null; closed: number }>(`SELECT start_date, end_date, closed FROM board_meta WHERE id = 1`).toArray()[0];
+    return this.ctx.storage.sql
+      .exec<{ start_date: number | null; end_date: number | null; closed: number }>(
+        `SELECT start_date, end_date, closed FROM board_meta WHERE id = 1`,
+      )
+      .toArray()[0];
   }
 
   /** What the board accepts now, read once per transaction. */
   #gate(): { closed: boolean; window: BoardWindow | null } {
     const m = this.#meta();
-    return { closed: !!m?.closed, window: m && m.start_date !== null && m.end_date !== null ? { startDate: m.start_date, endDate: m.end_date } : null };
+    return {
+      closed: !!m?.closed,
+      window:
+        m && m.start_date !== null && m.end_date !== null
+          ? { startDate: m.start_date, endDate: m.end_date }
+          : null,
+    };
   }
 
   /** One event inside the caller's transaction. */
-  #apply(e: PointsEvent, gate: { closed: boolean; window: BoardWindow | null }, now: number): AddPointsResult {
+  #apply(
+    e: PointsEvent,
+    gate: { closed: boolean; window: BoardWindow | null },
+    now: number,
+  ): AddPointsResult {
     const sql = this.ctx.storage.sql;
     const standing = () => this.#balance(e.userUuid) ?? { balance: 0, version: 0 };
     if (gate.closed) return { applied: false, balance: 0, version: 0, refused: "closed" };
-    if (gate.window && (e.occurredAt < gate.window.startDate || e.occurredAt >= gate.window.endDate)) return { applied: false, ...standing(), refused: "outsideWindow" };
+    if (
+      gate.window &&
+      (e.occurredAt < gate.window.startDate || e.occurredAt >= gate.window.endDate)
+    )
+      return { applied: false, ...standing(), refused: "outsideWindow" };
     const inserted = sql
-      .exec(`INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, e.eventId, e.userUuid, e.points, now)
+      .exec(
+        `INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+        e.eventId,
+        e.userUuid,
+        e.points,
+        now,
+      )
       .toArray();
     if (inserted.length === 0) {
-      const first = sql.exec<EventRow>(`SELECT user_uuid, points FROM applied_events WHERE event_id = ?`, e.eventId).one();
+      const first = sql
+        .exec<EventRow>(
+          `SELECT user_uuid, points FROM applied_events WHERE event_id = ?`,
+          e.eventId,
+        )
+        .one();
       const reused = first.user_uuid !== e.userUuid || first.points !== e.points;
       return { applied: false, ...standing(), ...(reused ? { refused: "idReused" as const } : {}) };
     }
@@ -339,19 +421,43 @@ export class Leaderboard extends DurableObject<Env> {
   }
 
   #balance(userUuid: string): { balance: number; version: number } | null {
-    return this.ctx.storage.sql.exec<{ balance: number; version: number }>(`SELECT balance, version FROM points WHERE user_uuid = ?`, userUuid).toArray()[0] ?? null;
+    return (
+      this.ctx.storage.sql
+        .exec<{ balance: number; version: number }>(
+          `SELECT balance, version FROM points WHERE user_uuid = ?`,
+          userUuid,
+        )
+        .toArray()[0] ?? null
+    );
   }
 
   #rankOfBalance(balance: number): number {
-    return 1 + (this.ctx.storage.sql.exec<{ n: number | null }>(`SELECT SUM(n) AS n FROM balance_counts WHERE balance > ?`, balance).one().n ?? 0);
+    return (
+      1 +
+      (this.ctx.storage.sql
+        .exec<{ n: number | null }>(
+          `SELECT SUM(n) AS n FROM balance_counts WHERE balance > ?`,
+          balance,
+        )
+        .one().n ?? 0)
+    );
   }
 
   /** One more (+1) or one fewer (-1) user on `balance`; a balance nobody holds has no row. */
   #countBalance(balance: number, delta: 1 | -1) {
     const sql = this.ctx.storage.sql;
-    if (delta === 1) sql.exec(`INSERT INTO balance_counts (balance, n) VALUES (?, 1) ON CONFLICT (balance) DO UPDATE SET n = n + 1`, balance);
+    if (delta === 1)
+      sql.exec(
+        `INSERT INTO balance_counts (balance, n) VALUES (?, 1) ON CONFLICT (balance) DO UPDATE SET n = n + 1`,
+        balance,
+      );
     else {
-      const left = sql.exec<{ n: number }>(`UPDATE balance_counts SET n = n - 1 WHERE balance = ? RETURNING n`, balance).toArray()[0];
+      const left = sql
+        .exec<{ n: number }>(
+          `UPDATE balance_counts SET n = n - 1 WHERE balance = ? RETURNING n`,
+          balance,
+        )
+        .toArray()[0];
       if (left?.n === 0) sql.exec(`DELETE FROM balance_counts WHERE balance = ?`, balance);
     }
   }

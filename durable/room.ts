@@ -30,8 +30,22 @@
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
-import { assertNever, CLOSE_UNAUTHORIZED, parseClientMessage, type ChatMessage, type ClientMessage, type RoomState, type ServerMessage, type TokenRole } from "../shared/protocol";
-import { ROOM_ROLES, roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
+import {
+  assertNever,
+  CLOSE_UNAUTHORIZED,
+  parseClientMessage,
+  type ChatMessage,
+  type ClientMessage,
+  type RoomState,
+  type ServerMessage,
+  type TokenRole,
+} from "../shared/protocol";
+import {
+  ROOM_ROLES,
+  roomSettingsSchema,
+  type RoomRoleName,
+  type RoomSettings,
+} from "../shared/rooms";
 import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { CALLER_HEADER } from "../workers/room-connect";
@@ -68,17 +82,32 @@ const callerHeader = z.object({
   uuid: z.string().min(1).max(64),
   type: z.enum(TOKEN_TYPES),
   // Unknown role names are dropped rather than refused: the gateway verified the token.
-  roles: z.array(z.string()).transform((rs) => rs.filter((r): r is UserRole => (USER_ROLES as readonly string[]).includes(r))),
+  roles: z
+    .array(z.string())
+    .transform((rs) =>
+      rs.filter((r): r is UserRole => (USER_ROLES as readonly string[]).includes(r)),
+    ),
   /** The gateway verified a join ticket (the password was checked by the REST join). */
   joined: z.boolean().default(false),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
-const ROLE_PRECEDENCE: readonly UserRole[] = ["superUser", "admin", "globalModerator", "moderator", "staff", "promoter", "bot", "user"];
+const ROLE_PRECEDENCE: readonly UserRole[] = [
+  "superUser",
+  "admin",
+  "globalModerator",
+  "moderator",
+  "staff",
+  "promoter",
+  "bot",
+  "user",
+];
 
 function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): TokenRole {
   if (p.tokenType === "guest") return "guest";
-  return ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user");
+  return (
+    ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user")
+  );
 }
 
 /** Actions that reset a DJ's AFK clock: votes, chat, seat actions, the next song (never ping, joinRoom, loadChat). */
@@ -104,7 +133,17 @@ const graceKey = (uuid: string) => `grace:${uuid}`;
 const roleArgs = z.object({
   userUuid: z.string().min(1).max(64),
   role: z.enum(ROOM_ROLES),
-  expirationTime: z.union([z.number(), z.string().transform((s, ctx) => Date.parse(s) || (ctx.addIssue({ code: "custom", message: "bad date" }), z.NEVER))]).nullable(),
+  expirationTime: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .transform(
+          (s, ctx) =>
+            Date.parse(s) || (ctx.addIssue({ code: "custom", message: "bad date" }), z.NEVER),
+        ),
+    ])
+    .nullable(),
 });
 
 // `& Cloudflare.Env`: partyserver requires its Env to extend the global Cloudflare.Env,
@@ -123,11 +162,23 @@ export class Room extends Server<Env & Cloudflare.Env> {
     super(ctx, env);
     this.#store = new RoomStore(ctx.storage.sql, () => this.name);
     this.#publisher = new Publisher<Caller>(ctx, this.#store, () => this.getConnections<Caller>());
-    this.#playback = new Playback(env, this.#store, this.#publisher, () => this.#rearm(), (uuid, m) => this.#sendTo(uuid, m), (text) => this.#chat.roomMessage(text));
+    this.#playback = new Playback(
+      env,
+      this.#store,
+      this.#publisher,
+      () => this.#rearm(),
+      (uuid, m) => this.#sendTo(uuid, m),
+      (text) => this.#chat.roomMessage(text),
+    );
     this.#actions = new StageActions(env, this.#store, this.#publisher, this.#playback);
     this.#chat = new ChatActions(this.#store, this.#publisher);
-    this.#moderation = new Moderation(this.#store, this.#publisher, this.#playback, this.#chat, (u) => this.getConnections(userTag(u)), (u, r, e) =>
-      this.setRole(u, r, e),
+    this.#moderation = new Moderation(
+      this.#store,
+      this.#publisher,
+      this.#playback,
+      this.#chat,
+      (u) => this.getConnections(userTag(u)),
+      (u, r, e) => this.setRole(u, r, e),
     );
     // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
     void ctx.blockConcurrencyWhile(async () => this.#boot());
@@ -166,8 +217,17 @@ export class Room extends Server<Env & Cloudflare.Env> {
     if (refused) return this.#moderation.refuse(connection, refused);
     // A password-protected room admits only sockets that went through the REST join.
     const settings = this.#store.settings();
-    if ((settings.isPasswordProtected || settings.isGuestPasswordProtected) && !joined && settings.ownerUuid !== uuid) {
-      connection.send(JSON.stringify({ name: "error", params: { message: "This room is password protected: join it from its page." } }));
+    if (
+      (settings.isPasswordProtected || settings.isGuestPasswordProtected) &&
+      !joined &&
+      settings.ownerUuid !== uuid
+    ) {
+      connection.send(
+        JSON.stringify({
+          name: "error",
+          params: { message: "This room is password protected: join it from its page." },
+        }),
+      );
       connection.close(CLOSE_UNAUTHORIZED, "Join ticket required.");
       return;
     }
@@ -180,12 +240,23 @@ export class Room extends Server<Env & Cloudflare.Env> {
     connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
     if (type !== "ghost") {
       const known = this.#store.user(uuid);
-      this.#store.upsertUser({ uuid, token_role: tokenRoleOf({ tokenType: type, roles }), guest: type === "guest" ? 1 : 0, email_verified: facts.emailVerified ? 1 : 0, pro: facts.pro ? 1 : 0 }, Date.now());
+      this.#store.upsertUser(
+        {
+          uuid,
+          token_role: tokenRoleOf({ tokenType: type, roles }),
+          guest: type === "guest" ? 1 : 0,
+          email_verified: facts.emailVerified ? 1 : 0,
+          pro: facts.pro ? 1 : 0,
+        },
+        Date.now(),
+      );
       // allUserData's profile: D1's once per connection; a guest (or a user D1 did not answer for) gets a made-up name.
       const p = facts.profile;
       this.#store.setProfile(uuid, {
         uuid,
-        nickname: p?.name ?? (type === "guest" ? guestName(uuid) : `User ${uuid.slice(0, 4).toUpperCase()}`),
+        nickname:
+          p?.name ??
+          (type === "guest" ? guestName(uuid) : `User ${uuid.slice(0, 4).toUpperCase()}`),
         avatarId: p?.avatarId ?? "default",
         color: p?.color ?? null,
         badges: p ? [...p.badges] : [],
@@ -205,7 +276,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const who = connection.state;
     if (!who) return; // refused at connect; its close is under way
     const parsed = parseClientMessage(raw);
-    if (!parsed.ok) return this.#send(connection, { name: "error", params: { message: parsed.error } });
+    if (!parsed.ok)
+      return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
     // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
     if (msg.action !== "ping") this.#store.touch(who.uuid, Date.now());
@@ -215,10 +287,17 @@ export class Room extends Server<Env & Cloudflare.Env> {
     switch (msg.action) {
       case "joinRoom":
         this.#send(connection, this.#publisher.stateMessage());
-        if (who.tokenType !== "ghost") this.#send(connection, { name: "yourVote", params: { songVotes: this.#actions.yourVote(who.uuid) } });
+        if (who.tokenType !== "ghost")
+          this.#send(connection, {
+            name: "yourVote",
+            params: { songVotes: this.#actions.yourVote(who.uuid) },
+          });
         return;
       case "ping":
-        return this.#send(connection, { name: "pong", params: { clientTime: msg.clientTime, serverTime: Date.now() } });
+        return this.#send(connection, {
+          name: "pong",
+          params: { clientTime: msg.clientTime, serverTime: Date.now() },
+        });
       case "addDj":
         error = await this.#actions.addDj(who, msg);
         break;
@@ -228,13 +307,18 @@ export class Room extends Server<Env & Cloudflare.Env> {
       case "skipSong": {
         const dj = this.#store.playing()?.dj_uuid;
         error = this.#actions.skipSong(who);
-        if (!error && dj !== who.uuid) this.#chat.roomMessage("The song was skipped by a moderator.");
+        if (!error && dj !== who.uuid)
+          this.#chat.roomMessage("The song was skipped by a moderator.");
         break;
       }
       case "voteOnSong":
         error = this.#actions.voteOnSong(who, msg);
         // songVotes stays out of the shared state: only the voter's own sockets hear it.
-        if (!error) this.#sendTo(who.uuid, { name: "yourVote", params: { songVotes: this.#actions.yourVote(who.uuid) } });
+        if (!error)
+          this.#sendTo(who.uuid, {
+            name: "yourVote",
+            params: { songVotes: this.#actions.yourVote(who.uuid) },
+          });
         break;
       case "updateNextSong":
         error = this.#actions.updateNextSong(who, msg);
@@ -252,16 +336,26 @@ export class Room extends Server<Env & Cloudflare.Env> {
         error = this.#chat.delete(who, msg);
         break;
       case "loadChat":
-        return this.#send(connection, { name: "chatHistory", params: { messages: this.#chat.page(msg.before ?? null, msg.limit), before: msg.before ?? null } });
+        return this.#send(connection, {
+          name: "chatHistory",
+          params: {
+            messages: this.#chat.page(msg.before ?? null, msg.limit),
+            before: msg.before ?? null,
+          },
+        });
       case "kickUser":
         error = this.#moderation.kickRefusal(who, msg.userUuid);
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
       case "playOneTimeAnimation": {
         if (who.tokenType === "ghost") error = "Ghost connections cannot do that.";
-        else if (!this.#chat.limiter.allow(`animation:${who.uuid}`)) error = "You are sending animations too fast; wait a few seconds.";
+        else if (!this.#chat.limiter.allow(`animation:${who.uuid}`))
+          error = "You are sending animations too fast; wait a few seconds.";
         else {
-          const text = JSON.stringify({ name: "playedOneTimeAnimation", params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null } } satisfies ServerMessage);
+          const text = JSON.stringify({
+            name: "playedOneTimeAnimation",
+            params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null },
+          } satisfies ServerMessage);
           for (const c of this.getConnections<Caller>()) if (c.state) send(c, text);
         }
         break;
@@ -269,7 +363,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
       default:
         return assertNever(msg);
     }
-    if (error) this.#send(connection, { name: "error", params: { message: error, action: msg.action } });
+    if (error)
+      this.#send(connection, { name: "error", params: { message: error, action: msg.action } });
   }
 
   onClose(connection: Connection<Caller>) {
@@ -326,7 +421,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
   /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
   onRequest(request: Request) {
     const { pathname } = new URL(request.url);
-    return Response.json({ statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" }, { status: 404 });
+    return Response.json(
+      { statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" },
+      { status: 404 },
+    );
   }
 
   // ---- RPC (the room-service) ------------------------------------------------------------
@@ -336,7 +434,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const next = roomSettingsSchema.parse(settings);
     this.#store.setSettings(next);
     // A smaller booth drops the DJs beyond it, from the back (the current DJ is first).
-    for (const d of this.#store.djs().slice(next.numberOfDjs).reverse()) this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
+    for (const d of this.#store.djs().slice(next.numberOfDjs).reverse())
+      this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
     // djType and the owner change who may DJ, so the user lists are recomputed too.
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }
@@ -359,10 +458,12 @@ export class Room extends Server<Env & Cloudflare.Env> {
   setRole(userUuid: string, role: RoomRoleName, expirationTime: number | string | null): void {
     const a = roleArgs.parse({ userUuid, role, expirationTime });
     this.#store.setRole(a.userUuid, a.role, a.expirationTime);
-    if (a.expirationTime !== null) this.#store.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
+    if (a.expirationTime !== null)
+      this.#store.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
     else this.#store.unschedule(roleKey(a.userUuid, a.role));
     this.#rearm();
-    if (a.role === "banned" && (a.expirationTime === null || a.expirationTime > Date.now())) this.#moderation.eject(a.userUuid, "banned");
+    if (a.role === "banned" && (a.expirationTime === null || a.expirationTime > Date.now()))
+      this.#moderation.eject(a.userUuid, "banned");
     if (a.role === "djDisabled" && this.#store.djs().some((d) => d.uuid === a.userUuid)) {
       this.#playback.removeFromStage(a.userUuid, "updatedRoomSettings");
     }
@@ -380,13 +481,21 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   /** Takes a user out for 5 minutes (the room-service's kick, or a moderator's). */
   kickUser(userUuid: string, reason: string, byUuid: string | null): boolean {
-    return this.#moderation.kick(z.string().min(1).max(64).parse(userUuid), z.string().max(300).parse(reason ?? ""), byUuid);
+    return this.#moderation.kick(
+      z.string().min(1).max(64).parse(userUuid),
+      z
+        .string()
+        .max(300)
+        .parse(reason ?? ""),
+      byUuid,
+    );
   }
 
   /** Makes `newOwnerUuid` the only owner (settings and role rows). */
   changeOwner(newOwnerUuid: string): void {
     const uuid = z.string().min(1).max(64).parse(newOwnerUuid);
-    for (const r of this.#store.roles(0)) if (r.role === "owner" && r.user_uuid !== uuid) this.#store.removeRole(r.user_uuid, "owner");
+    for (const r of this.#store.roles(0))
+      if (r.role === "owner" && r.user_uuid !== uuid) this.#store.removeRole(r.user_uuid, "owner");
     this.#store.setSettings({ ...this.#store.settings(), ownerUuid: uuid });
     this.setRole(uuid, "owner", null);
   }
@@ -405,7 +514,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   /** Posts a bought consumable into the chat (the merch-service's purchase); idempotent by purchaseId. */
   deliverConsumable(args: DeliveryArgs): DeliveryResult {
-    this.#deliveries ??= new ConsumableDeliveries(this.ctx.storage.sql, this.#store, this.#publisher);
+    this.#deliveries ??= new ConsumableDeliveries(
+      this.ctx.storage.sql,
+      this.#store,
+      this.#publisher,
+    );
     return this.#deliveries.deliver(args);
   }
 
@@ -451,7 +564,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
    * settings and roles; every client is told to rejoin within 2 s (seed 001 Room connection).
    */
   resetRoom(): void {
-    const frame = JSON.stringify({ name: "roomReset", params: { rejoinWithinMs: 2000 } } satisfies ServerMessage);
+    const frame = JSON.stringify({
+      name: "roomReset",
+      params: { rejoinWithinMs: 2000 },
+    } satisfies ServerMessage);
     for (const c of this.getConnections()) send(c, frame);
     this.#playback.stop(false, "removedDj");
     this.#store.clearDjs();
@@ -459,7 +575,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#store.unscheduleLike("grace:");
     this.#store.unscheduleLike("afk:");
     this.#store.unschedule("advance");
-    for (const u of this.#store.users()) if (u.disconnected_at !== null) this.#store.deleteUser(u.uuid);
+    for (const u of this.#store.users())
+      if (u.disconnected_at !== null) this.#store.deleteUser(u.uuid);
     this.#rearm();
     this.#publisher.mark(STATE_KEYS, "removedDj");
     this.#publisher.flush();

@@ -84,7 +84,14 @@ export interface TransactionOk {
   duplicate: boolean;
 }
 
-export type RefusalCode = "insufficient_funds" | "disabled" | "stale" | "hold_not_found" | "hold_voided" | "hold_committed" | "key_conflict";
+export type RefusalCode =
+  | "insufficient_funds"
+  | "disabled"
+  | "stale"
+  | "hold_not_found"
+  | "hold_voided"
+  | "hold_committed"
+  | "key_conflict";
 
 export interface TransactionRefused {
   ok: false;
@@ -147,7 +154,10 @@ export class TokenAccount extends DurableObject<Env> {
         updated_at INTEGER NOT NULL,
         status TEXT NOT NULL CHECK (status IN ('active', 'disabled'))
       )`);
-      sql.exec(`INSERT OR IGNORE INTO account_meta (id, balance, held, updated_at, status) VALUES (1, 0, 0, ?, 'active')`, Date.now());
+      sql.exec(
+        `INSERT OR IGNORE INTO account_meta (id, balance, held, updated_at, status) VALUES (1, 0, 0, ?, 'active')`,
+        Date.now(),
+      );
       // available_after lets a retried key get back exactly the answer the first call got.
       // hold_status and expires_at are set on hold rows only; hold_id on commit/voided rows
       // names the hold they end (unique: a hold ends once).
@@ -163,7 +173,9 @@ export class TokenAccount extends DurableObject<Env> {
         available_after INTEGER NOT NULL,
         created_at INTEGER NOT NULL
       )`);
-      sql.exec(`CREATE INDEX IF NOT EXISTS ledger_open_holds ON ledger (expires_at) WHERE hold_status = 'open'`);
+      sql.exec(
+        `CREATE INDEX IF NOT EXISTS ledger_open_holds ON ledger (expires_at) WHERE hold_status = 'open'`,
+      );
       sql.exec(`CREATE INDEX IF NOT EXISTS ledger_by_time ON ledger (created_at)`);
     });
   }
@@ -182,15 +194,31 @@ export class TokenAccount extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const prior = this.#byKey(idempotencyKey);
       if (prior) {
-        if (prior.type !== "credit" || prior.amount !== amount) throw new Error("Idempotency key was already used for a different amount.");
-        return { balance: prior.available_after, updatedAt: iso(prior.created_at), transactionId: prior.id, duplicate: true };
+        if (prior.type !== "credit" || prior.amount !== amount)
+          throw new Error("Idempotency key was already used for a different amount.");
+        return {
+          balance: prior.available_after,
+          updatedAt: iso(prior.created_at),
+          transactionId: prior.id,
+          duplicate: true,
+        };
       }
       const meta = this.#meta();
       if (meta.status !== "active") throw new Error("Token account is disabled.");
       const balance = meta.balance + amount;
       if (!Number.isSafeInteger(balance)) throw new Error("Balance would be too large.");
-      const row = this.#write(meta, { type: "credit", amount, key: idempotencyKey, memo }, balance, meta.held);
-      return { balance: row.available_after, updatedAt: iso(row.created_at), transactionId: row.id, duplicate: false };
+      const row = this.#write(
+        meta,
+        { type: "credit", amount, key: idempotencyKey, memo },
+        balance,
+        meta.held,
+      );
+      return {
+        balance: row.available_after,
+        updatedAt: iso(row.created_at),
+        transactionId: row.id,
+        duplicate: false,
+      };
     });
   }
 
@@ -199,23 +227,54 @@ export class TokenAccount extends DurableObject<Env> {
    * the account is disabled, or the client's view (`expect`) is stale. The hold expires
    * after HOLD_TTL_MS unless committed or voided first.
    */
-  hold(amount: number, idempotencyKey: string, expect: HoldExpectations = {}, memo?: string): TransactionResult {
+  hold(
+    amount: number,
+    idempotencyKey: string,
+    expect: HoldExpectations = {},
+    memo?: string,
+  ): TransactionResult {
     checkAmount(amount);
     checkKey(idempotencyKey);
     const result = this.ctx.storage.transactionSync((): TransactionResult => {
       const prior = this.#byKey(idempotencyKey);
-      if (prior) return prior.type === "hold" && prior.amount === amount ? ok(prior, true) : this.#refuse("key_conflict", "This idempotency key was already used for another operation.");
+      if (prior)
+        return prior.type === "hold" && prior.amount === amount
+          ? ok(prior, true)
+          : this.#refuse(
+              "key_conflict",
+              "This idempotency key was already used for another operation.",
+            );
       const meta = this.#meta();
       if (meta.status !== "active") return this.#refuse("disabled", "Token account is disabled.");
       const available = meta.balance - meta.held;
       if (expect.unmodifiedSince !== undefined) {
         const since = Date.parse(expect.unmodifiedSince);
-        if (!Number.isFinite(since) || meta.updated_at > since) return this.#refuse("stale", "Your token balance has changed. Please review it and try again.");
+        if (!Number.isFinite(since) || meta.updated_at > since)
+          return this.#refuse(
+            "stale",
+            "Your token balance has changed. Please review it and try again.",
+          );
       }
-      if (expect.balance !== undefined && expect.balance !== available) return this.#refuse("stale", "Your token balance has changed. Please review it and try again.");
-      if (available < amount) return this.#refuse("insufficient_funds", `Not enough tokens: this costs ${amount} and you have ${available}.`);
+      if (expect.balance !== undefined && expect.balance !== available)
+        return this.#refuse(
+          "stale",
+          "Your token balance has changed. Please review it and try again.",
+        );
+      if (available < amount)
+        return this.#refuse(
+          "insufficient_funds",
+          `Not enough tokens: this costs ${amount} and you have ${available}.`,
+        );
       const expiresAt = Date.now() + HOLD_TTL_MS;
-      return ok(this.#write(meta, { type: "hold", amount, key: idempotencyKey, memo, expiresAt }, meta.balance, meta.held + amount), false);
+      return ok(
+        this.#write(
+          meta,
+          { type: "hold", amount, key: idempotencyKey, memo, expiresAt },
+          meta.balance,
+          meta.held + amount,
+        ),
+        false,
+      );
     });
     if (result.ok && !result.duplicate) this.#scheduleExpiry();
     return result;
@@ -234,7 +293,10 @@ export class TokenAccount extends DurableObject<Env> {
   /** Voids every hold past its expiry, then waits for the next one. */
   async alarm(): Promise<void> {
     const expired = this.ctx.storage.sql
-      .exec<{ id: string }>(`SELECT id FROM ledger WHERE hold_status = 'open' AND expires_at <= ?`, Date.now())
+      .exec<{ id: string }>(
+        `SELECT id FROM ledger WHERE hold_status = 'open' AND expires_at <= ?`,
+        Date.now(),
+      )
       .toArray();
     for (const { id } of expired) this.#end("voided", id, `expire:${id}`, true);
     this.#scheduleExpiry();
@@ -242,15 +304,28 @@ export class TokenAccount extends DurableObject<Env> {
 
   getAccount(): TokenAccountView {
     const meta = this.#meta();
-    return { balance: meta.balance - meta.held, heldBalance: meta.held, updatedAt: iso(meta.updated_at), status: meta.status };
+    return {
+      balance: meta.balance - meta.held,
+      heldBalance: meta.held,
+      updatedAt: iso(meta.updated_at),
+      status: meta.status,
+    };
   }
 
   /** The ledger, newest first (a history page). */
   transactions(limit = 20, offset = 0): { data: LedgerEntry[]; total: number } {
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST) throw new Error(`limit must be an integer from 1 to ${MAX_LIST}.`);
-    if (!Number.isSafeInteger(offset) || offset < 0) throw new Error("offset must be a non-negative integer.");
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST)
+      throw new Error(`limit must be an integer from 1 to ${MAX_LIST}.`);
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new Error("offset must be a non-negative integer.");
     const sql = this.ctx.storage.sql;
-    const rows = sql.exec<TxRow>(`SELECT * FROM ledger ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, limit, offset).toArray();
+    const rows = sql
+      .exec<TxRow>(
+        `SELECT * FROM ledger ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
+        limit,
+        offset,
+      )
+      .toArray();
     const total = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ledger`).one().n;
     return {
       total,
@@ -269,44 +344,84 @@ export class TokenAccount extends DurableObject<Env> {
 
   /** Enables or disables the account (an admin action); the ledger is kept either way. */
   setStatus(status: AccountStatus): TokenAccountView {
-    if (!ACCOUNT_STATUSES.includes(status)) throw new Error(`Status must be one of ${ACCOUNT_STATUSES.join(", ")}.`);
+    if (!ACCOUNT_STATUSES.includes(status))
+      throw new Error(`Status must be one of ${ACCOUNT_STATUSES.join(", ")}.`);
     // updatedAt is the balance's version, so a status change leaves it alone.
     this.ctx.storage.sql.exec(`UPDATE account_meta SET status = ? WHERE id = 1`, status);
     return this.getAccount();
   }
 
   /** Commit or void of a hold; `internal` (the expiry alarm) works on a disabled account too. */
-  #end(type: "commit" | "voided", holdId: string, idempotencyKey: string, internal = false): TransactionResult {
+  #end(
+    type: "commit" | "voided",
+    holdId: string,
+    idempotencyKey: string,
+    internal = false,
+  ): TransactionResult {
     checkKey(holdId, "holdId");
     checkKey(idempotencyKey);
     return this.ctx.storage.transactionSync((): TransactionResult => {
       const prior = this.#byKey(idempotencyKey);
-      if (prior) return prior.type === type && prior.hold_id === holdId ? ok(prior, true) : this.#refuse("key_conflict", "This idempotency key was already used for another operation.");
-      const hold = this.ctx.storage.sql.exec<TxRow>(`SELECT * FROM ledger WHERE id = ? AND type = 'hold'`, holdId).toArray()[0];
+      if (prior)
+        return prior.type === type && prior.hold_id === holdId
+          ? ok(prior, true)
+          : this.#refuse(
+              "key_conflict",
+              "This idempotency key was already used for another operation.",
+            );
+      const hold = this.ctx.storage.sql
+        .exec<TxRow>(`SELECT * FROM ledger WHERE id = ? AND type = 'hold'`, holdId)
+        .toArray()[0];
       if (!hold) return this.#refuse("hold_not_found", "That hold does not exist.");
       if (hold.hold_status !== "open") {
         // The hold already ended: the same ending again is the first answer; the other is refused.
-        const ending = this.ctx.storage.sql.exec<TxRow>(`SELECT * FROM ledger WHERE hold_id = ?`, holdId).one();
+        const ending = this.ctx.storage.sql
+          .exec<TxRow>(`SELECT * FROM ledger WHERE hold_id = ?`, holdId)
+          .one();
         if (ending.type === type) return ok(ending, true);
         return hold.hold_status === "voided"
-          ? this.#refuse("hold_voided", "This purchase was cancelled (its hold expired or was voided).")
+          ? this.#refuse(
+              "hold_voided",
+              "This purchase was cancelled (its hold expired or was voided).",
+            )
           : this.#refuse("hold_committed", "This purchase was already charged.");
       }
       const meta = this.#meta();
-      if (!internal && meta.status !== "active") return this.#refuse("disabled", "Token account is disabled.");
+      if (!internal && meta.status !== "active")
+        return this.#refuse("disabled", "Token account is disabled.");
       const balance = type === "commit" ? meta.balance - hold.amount : meta.balance;
-      this.ctx.storage.sql.exec(`UPDATE ledger SET hold_status = ? WHERE id = ?`, type === "commit" ? "committed" : "voided", holdId);
-      return ok(this.#write(meta, { type, amount: hold.amount, key: idempotencyKey, holdId, memo: hold.memo ?? undefined }, balance, meta.held - hold.amount), false);
+      this.ctx.storage.sql.exec(
+        `UPDATE ledger SET hold_status = ? WHERE id = ?`,
+        type === "commit" ? "committed" : "voided",
+        holdId,
+      );
+      return ok(
+        this.#write(
+          meta,
+          { type, amount: hold.amount, key: idempotencyKey, holdId, memo: hold.memo ?? undefined },
+          balance,
+          meta.held - hold.amount,
+        ),
+        false,
+      );
     });
   }
 
   #write(
     meta: MetaRow,
-    tx: { type: TransactionType; amount: number; key: string; memo?: string; holdId?: string; expiresAt?: number },
+    tx: {
+      type: TransactionType;
+      amount: number;
+      key: string;
+      memo?: string;
+      holdId?: string;
+      expiresAt?: number;
+    },
     balance: number,
     held: number,
   ): TxRow {
-    if (tx.memo !== undefined && (typeof tx.memo !== "string" || tx.memo.length > MAX_MEMO_LENGTH)) throw new Error(`memo must be at most ${MAX_MEMO_LENGTH} characters.`);
+    if (tx.memo !== undefined && (typeof tx.memo !== "string" || tx.memo.length > MAX_MEMO_LENGTH))
+      throw new Error(`memo must be at most ${MAX_MEMO_LENGTH} characters.`);
     const now = Math.max(Date.now(), meta.updated_at + 1);
     const row: TxRow = {
       id: crypto.randomUUID(),
@@ -322,14 +437,32 @@ export class TokenAccount extends DurableObject<Env> {
     };
     this.ctx.storage.sql.exec(
       `INSERT INTO ledger (id, type, amount, idempotency_key, hold_id, hold_status, expires_at, memo, available_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      row.id, row.type, row.amount, row.idempotency_key, row.hold_id, row.hold_status, row.expires_at, row.memo, row.available_after, row.created_at,
+      row.id,
+      row.type,
+      row.amount,
+      row.idempotency_key,
+      row.hold_id,
+      row.hold_status,
+      row.expires_at,
+      row.memo,
+      row.available_after,
+      row.created_at,
     );
-    this.ctx.storage.sql.exec(`UPDATE account_meta SET balance = ?, held = ?, updated_at = ? WHERE id = 1`, balance, held, now);
+    this.ctx.storage.sql.exec(
+      `UPDATE account_meta SET balance = ?, held = ?, updated_at = ? WHERE id = 1`,
+      balance,
+      held,
+      now,
+    );
     return row;
   }
 
   #scheduleExpiry() {
-    const next = this.ctx.storage.sql.exec<{ at: number | null }>(`SELECT MIN(expires_at) AS at FROM ledger WHERE hold_status = 'open'`).one().at;
+    const next = this.ctx.storage.sql
+      .exec<{ at: number | null }>(
+        `SELECT MIN(expires_at) AS at FROM ledger WHERE hold_status = 'open'`,
+      )
+      .one().at;
     if (next === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(next);
   }
@@ -340,11 +473,15 @@ export class TokenAccount extends DurableObject<Env> {
   }
 
   #byKey(key: string): TxRow | undefined {
-    return this.ctx.storage.sql.exec<TxRow>(`SELECT * FROM ledger WHERE idempotency_key = ?`, key).toArray()[0];
+    return this.ctx.storage.sql
+      .exec<TxRow>(`SELECT * FROM ledger WHERE idempotency_key = ?`, key)
+      .toArray()[0];
   }
 
   #meta(): MetaRow {
-    return this.ctx.storage.sql.exec<MetaRow>(`SELECT balance, held, updated_at, status FROM account_meta WHERE id = 1`).one();
+    return this.ctx.storage.sql
+      .exec<MetaRow>(`SELECT balance, held, updated_at, status FROM account_meta WHERE id = 1`)
+      .one();
   }
 }
 
@@ -363,7 +500,8 @@ function ok(row: TxRow, duplicate: boolean): TransactionOk {
 }
 
 function checkAmount(amount: number) {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new Error("Amount must be a positive integer.");
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new Error("Amount must be a positive integer.");
 }
 
 function checkKey(key: string, name = "Idempotency key") {

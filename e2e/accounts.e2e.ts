@@ -21,8 +21,13 @@ describe("a new user's account journey", () => {
     await page.fill('input[name="email"]', email);
     await page.fill('input[name="password"]', password);
     await page.fill('input[name="nickname"]', "E2E Listener");
-    await Promise.all([page.waitForURL(/\/verify-email/), page.locator('form button[type="submit"]').last().click()]);
-    await expect(page.getByTestId("header-nickname").textContent()).resolves.toContain("E2E Listener");
+    await Promise.all([
+      page.waitForURL(/\/verify-email/),
+      page.locator('form button[type="submit"]').last().click(),
+    ]);
+    await expect(page.getByTestId("header-nickname").textContent()).resolves.toContain(
+      "E2E Listener",
+    );
     await shot(page, "1-verify-email");
 
     // The code arrives through the queue in the dev outbox page.
@@ -30,7 +35,12 @@ describe("a new user's account journey", () => {
     let code: string | undefined;
     for (let i = 0; i < 40 && !code; i++) {
       await outbox.goto(`${base()}/dev/outbox?to=${encodeURIComponent(email)}`);
-      const text = (await outbox.getByTestId("outbox-message").first().textContent({ timeout: 500 }).catch(() => null)) ?? "";
+      const text =
+        (await outbox
+          .getByTestId("outbox-message")
+          .first()
+          .textContent({ timeout: 500 })
+          .catch(() => null)) ?? "";
       code = text.match(/\b(\d{6})\b/)?.[1];
       if (!code) await outbox.waitForTimeout(250);
     }
@@ -61,18 +71,28 @@ describe("a new user's account journey", () => {
 
     // Change the profile picture: the upload finishes and the header shows the new image.
     await page.goto(`${base()}/profile/edit`);
-    await page.locator("#upload-profilePicture").setInputFiles({ name: "me.png", mimeType: "image/png", buffer: PNG_1x1 });
+    await page
+      .locator("#upload-profilePicture")
+      .setInputFiles({ name: "me.png", mimeType: "image/png", buffer: PNG_1x1 });
     await page.getByText("Uploaded.").first().waitFor();
     const avatar = page.locator("header img").first();
-    await expect.poll(() => avatar.getAttribute("src")).toMatch(/^\/api\/user-service\/users\/images\/[0-9a-f-]{36}$/);
-    await expect.poll(() => avatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await expect
+      .poll(() => avatar.getAttribute("src"))
+      .toMatch(/^\/api\/user-service\/users\/images\/[0-9a-f-]{36}$/);
+    await expect
+      .poll(() => avatar.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBe(1);
     await shot(page, "5-profile-picture");
 
     // The server agrees: the session's profile points at the uploaded picture and is verified.
     // The session cookie is httpOnly: page scripts cannot read it.
     expect(await page.evaluate(() => document.cookie)).not.toContain("tt_token");
     expect((await context.cookies()).find((c) => c.name === "tt_token")?.httpOnly).toBe(true);
-    const login = await fetch(`${base()}/api/user-service/auth/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email, password }) });
+    const login = await fetch(`${base()}/api/user-service/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email, password }),
+    });
     const me = (await login.json()) as { user: { emailVerified: boolean; profilePicture: string } };
     expect(me.user.emailVerified).toBe(true);
     expect(me.user.profilePicture).toBe(await avatar.getAttribute("src"));

@@ -6,7 +6,17 @@ import { afterAll, beforeAll, inject } from "vitest";
 export async function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--autoplay-policy=no-user-gesture-required",
+    ],
   });
 }
 
@@ -25,13 +35,19 @@ export const PNG_1x1 = Buffer.from(
  * Calls the product's API from a test (the server the harness started); a non-2xx answer
  * throws with its body, so a failing setup step says what went wrong.
  */
-export async function api<T>(path: string, init: RequestInit & { token?: string } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: RequestInit & { token?: string } = {},
+): Promise<T> {
   const headers = new Headers(init.headers);
   if (init.token) headers.set("Authorization", `Bearer ${init.token}`);
   if (init.body && typeof init.body === "string") headers.set("Content-Type", "application/json");
   const res = await fetch(`${inject("baseURL")}${path}`, { ...init, headers });
   const text = await res.text();
-  if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  if (!res.ok)
+    throw new Error(
+      `${init.method ?? "GET"} ${path} answered ${res.status}: ${text.slice(0, 300)}`,
+    );
   return (text ? JSON.parse(text) : null) as T;
 }
 
@@ -53,14 +69,27 @@ export const SEED_PASSWORD = "user-password";
 
 /** A seeded user's API token. */
 export const tokenFor = async (email: string, password = SEED_PASSWORD) =>
-  (await api<{ token: string }>("/api/user-service/auth/login", { method: "POST", body: JSON.stringify({ email, password }) })).token;
+  (
+    await api<{ token: string }>("/api/user-service/auth/login", {
+      method: "POST",
+      body: JSON.stringify({ email, password }),
+    })
+  ).token;
 
 /** A new page in `context`, logged in through the login form and landed on `to`. */
-export async function logIn(context: BrowserContext, email: string, to: string, password = SEED_PASSWORD): Promise<Page> {
+export async function logIn(
+  context: BrowserContext,
+  email: string,
+  to: string,
+  password = SEED_PASSWORD,
+): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${inject("baseURL")}/login?redirectTo=${encodeURIComponent(to)}`);
   await page.fill('input[name="email"]', email);
   await page.fill('input[name="password"]', password);
-  await Promise.all([page.waitForURL((u) => u.pathname === to), page.locator('main form button[type="submit"]').click()]);
+  await Promise.all([
+    page.waitForURL((u) => u.pathname === to),
+    page.locator('main form button[type="submit"]').click(),
+  ]);
   return page;
 }

@@ -13,7 +13,9 @@ describe("deploy bundle", () => {
       stdio: "pipe",
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     });
-    const files = readdirSync(out).filter((f) => statSync(`${out}/${f}`).isFile() && !f.endsWith(".map"));
+    const files = readdirSync(out).filter(
+      (f) => statSync(`${out}/${f}`).isFile() && !f.endsWith(".map"),
+    );
     expect(files.some((f) => f.endsWith(".js"))).toBe(true);
     const gzipped = files.reduce((n, f) => n + gzipSync(readFileSync(`${out}/${f}`)).length, 0);
     expect(gzipped).toBeGreaterThan(10_000);

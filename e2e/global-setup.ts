@@ -16,7 +16,9 @@ declare module "vitest" {
 function ensureChromium() {
   if (existsSync("/usr/bin/chromium")) return;
   console.log("installing Debian chromium for the browser tests...");
-  execSync("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium", { stdio: "inherit" });
+  execSync("apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium", {
+    stdio: "inherit",
+  });
 }
 
 const freePort = () =>
@@ -39,11 +41,25 @@ export default async function setup(project: TestProject) {
   mkdirSync(state, { recursive: true });
   migrateAndSeed({ persistTo: state, quiet: true });
   const port = await freePort();
-  server = spawn("npx", ["wrangler", "dev", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--show-interactive-dev-session=false"], {
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  server = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   let log = "";
   server.stdout?.on("data", (d) => (log += d));
   server.stderr?.on("data", (d) => (log += d));
@@ -56,7 +72,8 @@ export default async function setup(project: TestProject) {
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline || server.exitCode !== null) throw new Error(`wrangler dev did not start:\n${log.slice(-4000)}`);
+    if (Date.now() > deadline || server.exitCode !== null)
+      throw new Error(`wrangler dev did not start:\n${log.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   // The demo songs, through the real upload API: the browser tests play and search them.
@@ -71,7 +88,9 @@ export default async function setup(project: TestProject) {
       /* already gone */
     }
     rmSync(state, { recursive: true, force: true });
-    throw new Error(`e2e setup: seeding the demo songs failed: ${(err as Error).message}\nwrangler dev log (tail):\n${log.slice(-2000)}`);
+    throw new Error(
+      `e2e setup: seeding the demo songs failed: ${(err as Error).message}\nwrangler dev log (tail):\n${log.slice(-2000)}`,
+    );
   }
   project.provide("baseURL", baseURL);
   return async () => {

@@ -33,38 +33,71 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
       season = await api<Season>("/api/merch-service/points/season", {
         method: "POST",
         token: adminToken,
-        body: JSON.stringify({ name: `E2E season ${now.toString(36)}`, startDate: new Date(now - 3_600_000).toISOString(), endDate: new Date(now + 7 * 86_400_000).toISOString() }),
+        body: JSON.stringify({
+          name: `E2E season ${now.toString(36)}`,
+          startDate: new Date(now - 3_600_000).toISOString(),
+          endDate: new Date(now + 7 * 86_400_000).toISOString(),
+        }),
       });
     }
 
     // Kim's queue holds two demo songs; she makes a room.
-    const demo = (await api<{ data: { songId: string; status: string }[] }>("/api/upload-service/songs/public?limit=50")).data.filter((s) => s.status === "VERIFIED");
+    const demo = (
+      await api<{ data: { songId: string; status: string }[] }>(
+        "/api/upload-service/songs/public?limit=50",
+      )
+    ).data.filter((s) => s.status === "VERIFIED");
     const kimToken = await tokenFor(KIM);
     await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token: kimToken });
-    for (const s of demo.slice(0, 2)) await api("/api/playlist-service/crate/queue/songs", { method: "POST", token: kimToken, body: JSON.stringify({ songId: s.songId }) });
-    const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", { method: "POST", token: kimToken, body: JSON.stringify({ name: `Points ${Date.now().toString(36)}`, design: "CLUB", numberOfDjs: 2 }) });
+    for (const s of demo.slice(0, 2))
+      await api("/api/playlist-service/crate/queue/songs", {
+        method: "POST",
+        token: kimToken,
+        body: JSON.stringify({ songId: s.songId }),
+      });
+    const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", {
+      method: "POST",
+      token: kimToken,
+      body: JSON.stringify({
+        name: `Points ${Date.now().toString(36)}`,
+        design: "CLUB",
+        numberOfDjs: 2,
+      }),
+    });
 
     const kimCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const louCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
     const kimRanking = await logIn(kimCtx, KIM, "/ranking");
     kimRanking.on("pageerror", (e) => errors.push(`kim: ${e}`));
-    await expect.poll(() => kimRanking.getByTestId("ranking-heading").textContent(), { timeout: 10_000 }).toBe(season.name);
+    await expect
+      .poll(() => kimRanking.getByTestId("ranking-heading").textContent(), { timeout: 10_000 })
+      .toBe(season.name);
     const before = await kimsPoints(kimRanking);
 
     const kim = await kimCtx.newPage();
     kim.on("pageerror", (e) => errors.push(`kim room: ${e}`));
     await kim.goto(kimRanking.url().replace(/\/ranking.*$/, `/rooms/${room.slug}`));
-    await expect.poll(() => kim.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    await expect
+      .poll(() => kim.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 })
+      .toBe("open");
     await kim.getByTestId("take-seat").click();
-    await expect.poll(() => kim.getByTestId("np-track").textContent(), { timeout: 15_000 }).toBeTruthy();
+    await expect
+      .poll(() => kim.getByTestId("np-track").textContent(), { timeout: 15_000 })
+      .toBeTruthy();
 
     const lou = await logIn(louCtx, LOU, `/rooms/${room.slug}`);
     lou.on("pageerror", (e) => errors.push(`lou: ${e}`));
-    await expect.poll(() => lou.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
-    await expect.poll(() => lou.getByTestId("np-track").textContent(), { timeout: 15_000 }).toBeTruthy();
+    await expect
+      .poll(() => lou.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 })
+      .toBe("open");
+    await expect
+      .poll(() => lou.getByTestId("np-track").textContent(), { timeout: 15_000 })
+      .toBeTruthy();
     await lou.getByTestId("vote-like").click();
-    await expect.poll(() => kim.getByTestId("vote-like-count").textContent(), { timeout: 10_000 }).toBe("1");
+    await expect
+      .poll(() => kim.getByTestId("vote-like-count").textContent(), { timeout: 10_000 })
+      .toBe("1");
 
     // The like travels room -> queue -> boards: Kim's points on the ranking page rise by 1.
     await expect
@@ -77,18 +110,24 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
       )
       .toBe(before + 1);
     await expect(kimRanking.getByTestId("ranking-row-me").count()).resolves.toBe(1);
-    await expect(kimRanking.getByTestId("ranking-row-me").textContent()).resolves.toContain("Kim Crate");
+    await expect(kimRanking.getByTestId("ranking-row-me").textContent()).resolves.toContain(
+      "Kim Crate",
+    );
     await shot(kimRanking, "points-01-ranking-1440");
     await kimRanking.setViewportSize({ width: 390, height: 844 });
     await shot(kimRanking, "points-02-ranking-390");
 
     // Her profile shows the same rank and points.
     await kimRanking.goto(kimRanking.url().replace(/\/ranking.*$/, "/profile"));
-    await expect(kimRanking.getByTestId("rank-season").textContent()).resolves.toMatch(new RegExp(`Rank #\\d+\\s*${before + 1} points?$`));
+    await expect(kimRanking.getByTestId("rank-season").textContent()).resolves.toMatch(
+      new RegExp(`Rank #\\d+\\s*${before + 1} points?$`),
+    );
     await shot(kimRanking, "points-03-profile-390");
 
     // The public ranking API agrees.
-    const status = await api<{ balance: number; rank: number }>(`/api/merch-service/points/ranking-status/${KIM_UUID}`);
+    const status = await api<{ balance: number; rank: number }>(
+      `/api/merch-service/points/ranking-status/${KIM_UUID}`,
+    );
     expect(status.balance).toBe(before + 1);
 
     // Admin: the seasons page lists the season; an overlapping season is refused in the API's words.
@@ -96,14 +135,20 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
     const admin = await logIn(adminCtx, ADMIN, "/admin/seasons", "admin-password");
     admin.on("pageerror", (e) => errors.push(`admin: ${e}`));
     // Polled: the login lands by a client-side navigation, and the URL changes a moment before the page renders.
-    await expect.poll(() => admin.getByTestId("season-row").filter({ hasText: season.name }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => admin.getByTestId("season-row").filter({ hasText: season.name }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
     const form = admin.getByTestId("season-create");
     await form.locator('input[name="name"]').fill(`Overlap ${Date.now().toString(36)}`);
     const today = new Date().toISOString().slice(0, 10);
     await form.locator('input[name="startDate"]').fill(`${today}T00:00`);
     await form.locator('input[name="endDate"]').fill(`${today}T23:59`);
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => admin.getByTestId("form-error").textContent(), { timeout: 10_000 }).toContain("cannot overlap");
+    await expect
+      .poll(() => admin.getByTestId("form-error").textContent(), { timeout: 10_000 })
+      .toContain("cannot overlap");
     await shot(admin, "points-04-admin-seasons-1440");
 
     // A season far ahead is created and listed.
@@ -112,26 +157,52 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
     await form.locator('input[name="startDate"]').fill("2090-01-01T00:00");
     await form.locator('input[name="endDate"]').fill("2090-02-01T00:00");
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
     // Renamed in place, then deleted through the confirmation dialog.
     await admin.getByRole("button", { name: `Edit ${future}` }).click();
     const editing = admin.getByTestId("season-row").locator("form");
     await editing.locator('input[name="name"]').fill(`${future} renamed`);
     await editing.locator('button[type="submit"]').click();
-    await expect.poll(() => admin.getByTestId("season-row").filter({ hasText: `${future} renamed` }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        () =>
+          admin
+            .getByTestId("season-row")
+            .filter({ hasText: `${future} renamed` })
+            .count(),
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     await admin.getByRole("button", { name: `Delete ${future} renamed` }).click();
     await admin.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
-    await expect.poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(0);
     await form.locator('input[name="name"]').fill(future);
     await form.locator('input[name="startDate"]').fill("2090-01-01T00:00");
     await form.locator('input[name="endDate"]').fill("2090-02-01T00:00");
     await form.locator('button[type="submit"]').click();
-    await expect.poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => admin.getByTestId("season-row").filter({ hasText: future }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
     await admin.setViewportSize({ width: 390, height: 844 });
     await shot(admin, "points-05-admin-seasons-390");
 
     await admin.goto(admin.url().replace(/\/admin\/seasons.*$/, "/admin/ranking-status"));
-    await expect.poll(() => admin.getByTestId("ranking-status-row").filter({ hasText: "Kim Crate" }).count(), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        () => admin.getByTestId("ranking-status-row").filter({ hasText: "Kim Crate" }).count(),
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     await admin.setViewportSize({ width: 1440, height: 900 });
     await shot(admin, "points-06-admin-ranking-status-1440");
 

@@ -10,17 +10,32 @@ const REASON = "Too many caps in chat, take five";
 
 const getBrowser = useBrowser();
 
-const statusOf = (page: Page) => page.getByTestId("room").getAttribute("data-status", { timeout: 2000 }).catch(() => null);
-const kindOf = (page: Page) => page.getByTestId("room-kicked").getAttribute("data-kind", { timeout: 2000 }).catch(() => null);
+const statusOf = (page: Page) =>
+  page
+    .getByTestId("room")
+    .getAttribute("data-status", { timeout: 2000 })
+    .catch(() => null);
+const kindOf = (page: Page) =>
+  page
+    .getByTestId("room-kicked")
+    .getAttribute("data-kind", { timeout: 2000 })
+    .catch(() => null);
 
 describe("rooms: moderator actions and the kicked screen", () => {
   it("Sam kicks Kim with a reason, bans her, and unbans her", async () => {
     const samToken = await tokenFor(SAM);
-    const room = await api<{ uuid: string; slug: string }>("/api/room-service/rooms/infrastructure", {
-      method: "POST",
-      token: samToken,
-      body: JSON.stringify({ name: `Moderation ${Date.now().toString(36)}`, design: "CLUB", description: "House rules apply." }),
-    });
+    const room = await api<{ uuid: string; slug: string }>(
+      "/api/room-service/rooms/infrastructure",
+      {
+        method: "POST",
+        token: samToken,
+        body: JSON.stringify({
+          name: `Moderation ${Date.now().toString(36)}`,
+          design: "CLUB",
+          description: "House rules apply.",
+        }),
+      },
+    );
     const roomPath = `/rooms/${room.slug}`;
     const errors: string[] = [];
 
@@ -48,7 +63,9 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await shot(sam, "moderation-01-menu-1440");
     await sam.keyboard.press("Escape");
     await expect.poll(() => sam.getByTestId("mod-menu").count()).toBe(0);
-    expect(await sam.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("user-menu-trigger");
+    expect(await sam.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe(
+      "user-menu-trigger",
+    );
 
     // Chat: Kim writes two lines; Sam pins the first (both see it above the chat) and deletes the second.
     const kimChat = kim.getByTestId("chat-panel");
@@ -56,20 +73,53 @@ describe("rooms: moderator actions and the kicked screen", () => {
     for (const line of ["Welcome, read the house rules", "SPAM SPAM SPAM"]) {
       await kimChat.getByTestId("chat-input").fill(line);
       await kimChat.getByTestId("chat-input").press("Enter");
-      await expect.poll(() => samChat.getByTestId("chat-line").filter({ hasText: line }).count(), { timeout: 10_000 }).toBe(1);
+      await expect
+        .poll(() => samChat.getByTestId("chat-line").filter({ hasText: line }).count(), {
+          timeout: 10_000,
+        })
+        .toBe(1);
     }
     await samChat.getByTestId("chat-line").filter({ hasText: "house rules" }).hover();
-    await samChat.getByTestId("chat-line").filter({ hasText: "house rules" }).getByTestId("chat-pin").click();
-    await expect.poll(() => kimChat.getByTestId("pinned-messages").textContent().catch(() => ""), { timeout: 10_000 }).toContain("Welcome, read the house rules");
+    await samChat
+      .getByTestId("chat-line")
+      .filter({ hasText: "house rules" })
+      .getByTestId("chat-pin")
+      .click();
+    await expect
+      .poll(
+        () =>
+          kimChat
+            .getByTestId("pinned-messages")
+            .textContent()
+            .catch(() => ""),
+        { timeout: 10_000 },
+      )
+      .toContain("Welcome, read the house rules");
     await samChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).hover();
-    await samChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).getByTestId("chat-delete").click();
-    await expect.poll(() => kimChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).count(), { timeout: 10_000 }).toBe(0);
+    await samChat
+      .getByTestId("chat-line")
+      .filter({ hasText: "SPAM" })
+      .getByTestId("chat-delete")
+      .click();
+    await expect
+      .poll(() => kimChat.getByTestId("chat-line").filter({ hasText: "SPAM" }).count(), {
+        timeout: 10_000,
+      })
+      .toBe(0);
     await shot(sam, "moderation-01b-pinned-1440");
     // Only moderators get the unpin control; Sam unpins and the pin leaves both pages.
     expect(await kimChat.getByTestId("unpin").count()).toBe(0);
-    await samChat.getByTestId("pinned-message").filter({ hasText: "house rules" }).getByTestId("unpin").click();
-    await expect.poll(() => kimChat.getByTestId("pinned-messages").count(), { timeout: 10_000 }).toBe(0);
-    await expect.poll(() => samChat.getByTestId("pinned-messages").count(), { timeout: 10_000 }).toBe(0);
+    await samChat
+      .getByTestId("pinned-message")
+      .filter({ hasText: "house rules" })
+      .getByTestId("unpin")
+      .click();
+    await expect
+      .poll(() => kimChat.getByTestId("pinned-messages").count(), { timeout: 10_000 })
+      .toBe(0);
+    await expect
+      .poll(() => samChat.getByTestId("pinned-messages").count(), { timeout: 10_000 })
+      .toBe(0);
 
     // Kick with a reason: Kim's page shows the kicked screen with Sam's words.
     await kimOnFloor.click();
@@ -86,7 +136,11 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await kim.setViewportSize({ width: 1440, height: 900 });
 
     // A kick keeps Kim out for a while; Sam lifts it (REST) so Kim can come back in.
-    await api(`/api/room-service/roomUserRoles/${room.uuid}`, { method: "DELETE", token: samToken, body: JSON.stringify({ userUuid: kimUuid, role: "kicked" }) });
+    await api(`/api/room-service/roomUserRoles/${room.uuid}`, {
+      method: "DELETE",
+      token: samToken,
+      body: JSON.stringify({ userUuid: kimUuid, role: "kicked" }),
+    });
     await kim.reload();
     await expect.poll(() => statusOf(kim), { timeout: 15_000 }).toBe("open");
     await expect.poll(() => kimOnFloor.count(), { timeout: 10_000 }).toBe(1);
@@ -108,7 +162,8 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await expect.poll(() => banned.count(), { timeout: 10_000 }).toBe(1);
     await shot(sam, "moderation-07-owner-1440");
     await sam.setViewportSize({ width: 390, height: 844 });
-    for (const b of await sam.getByTestId("toasts").locator("button").all()) await b.click({ timeout: 1000 }).catch(() => {});
+    for (const b of await sam.getByTestId("toasts").locator("button").all())
+      await b.click({ timeout: 1000 }).catch(() => {});
     await banned.click();
     await sam.screenshot({ path: ".e2e/shots/moderation-08-unban-menu-390.png" });
     await sam.getByTestId("mod-unban").click();
@@ -124,9 +179,17 @@ describe("rooms: moderator actions and the kicked screen", () => {
     await expect.poll(() => sam.getByTestId("give-room").isVisible()).toBe(true);
     await sam.screenshot({ path: ".e2e/shots/moderation-09-give-room-1440.png" });
     await sam.getByTestId("give-room-confirm").click();
-    await expect.poll(() => kim.getByTestId("floor").getByTestId("user-menu-trigger").count(), { timeout: 10_000 }).toBe(1);
-    await expect.poll(() => sam.getByTestId("user-menu-trigger").count(), { timeout: 10_000 }).toBe(0);
-    const owner = await api<{ ownerUuid: string }>(`/api/room-service/rooms/${room.uuid}`, { token: samToken });
+    await expect
+      .poll(() => kim.getByTestId("floor").getByTestId("user-menu-trigger").count(), {
+        timeout: 10_000,
+      })
+      .toBe(1);
+    await expect
+      .poll(() => sam.getByTestId("user-menu-trigger").count(), { timeout: 10_000 })
+      .toBe(0);
+    const owner = await api<{ ownerUuid: string }>(`/api/room-service/rooms/${room.uuid}`, {
+      token: samToken,
+    });
     expect(owner.ownerUuid).toBe(kimUuid);
     await shot(kim, "moderation-10-new-owner-1440");
 

@@ -17,13 +17,15 @@ interface Song {
 
 const getBrowser = useBrowser();
 
-
 async function logIn(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
   await page.goto(`${base()}/login?redirectTo=${encodeURIComponent("/search")}`);
   await page.fill('input[name="email"]', EMAIL);
   await page.fill('input[name="password"]', PASSWORD);
-  await Promise.all([page.waitForURL(/\/search/), page.locator('main form button[type="submit"]').click()]);
+  await Promise.all([
+    page.waitForURL(/\/search/),
+    page.locator('main form button[type="submit"]').click(),
+  ]);
   return page;
 }
 
@@ -39,12 +41,15 @@ function mp3(seconds: number): Buffer {
   return buf;
 }
 
-const titles = (page: Page) => page.getByTestId("crate-song").getByTestId("song-track").allTextContents();
+const titles = (page: Page) =>
+  page.getByTestId("crate-song").getByTestId("song-track").allTextContents();
 
 describe("songs: search, queue, reorder, upload and play", () => {
   it("queues three demo songs, drags the third to the top, uploads an MP3 and plays it", async () => {
     // What the catalogue holds: the admin's public demo songs.
-    const demo = (await api<{ data: Song[] }>("/api/upload-service/songs/public?limit=50")).data.filter((s) => s.status === "VERIFIED");
+    const demo = (
+      await api<{ data: Song[] }>("/api/upload-service/songs/public?limit=50")
+    ).data.filter((s) => s.status === "VERIFIED");
     expect(demo.length, "public demo songs in the catalogue").toBeGreaterThanOrEqual(3);
     // Songs whose first title word finds them (the word search may find others too).
     const picks = demo.slice(0, 3);
@@ -70,7 +75,9 @@ describe("songs: search, queue, reorder, upload and play", () => {
       await box.fill("");
       await box.pressSequentially(word, { delay: 40 });
       await page.waitForURL((u) => u.searchParams.get("q") === word);
-      const row = page.getByTestId("search-result").filter({ has: page.getByTestId("song-track").getByText(song.trackName, { exact: true }) });
+      const row = page
+        .getByTestId("search-result")
+        .filter({ has: page.getByTestId("song-track").getByText(song.trackName, { exact: true }) });
       await row.first().waitFor();
       if (i === 0) {
         // The URL is shareable: it carries the words.
@@ -83,7 +90,11 @@ describe("songs: search, queue, reorder, upload and play", () => {
     await shot(page, "songs-03-added-to-queue-1440");
 
     // A search URL loads with its results server-rendered.
-    const ssr = await (await context.request.get(`${base()}/search?q=${encodeURIComponent(picks[0].trackName.split(/\s+/)[0])}`)).text();
+    const ssr = await (
+      await context.request.get(
+        `${base()}/search?q=${encodeURIComponent(picks[0].trackName.split(/\s+/)[0])}`,
+      )
+    ).text();
     expect(ssr).toContain(picks[0].trackName);
 
     // The queue holds the three in order; drag the third to the top.
@@ -97,7 +108,9 @@ describe("songs: search, queue, reorder, upload and play", () => {
     const first = page.getByTestId("crate-song").first();
     const from = (await handle.boundingBox())!;
     const to = (await first.boundingBox())!;
-    const moved = page.waitForResponse((r) => r.url().includes("/position") && r.request().method() === "PUT");
+    const moved = page.waitForResponse(
+      (r) => r.url().includes("/position") && r.request().method() === "PUT",
+    );
     await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
     await page.mouse.down();
     await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2 - 8, { steps: 3 });
@@ -117,7 +130,9 @@ describe("songs: search, queue, reorder, upload and play", () => {
     await page.getByTestId("nav-upload").click();
     await page.waitForURL(/\/upload$/);
     const track = `E2E Tone ${Date.now().toString(36)}`;
-    await page.getByTestId("song-file").setInputFiles({ name: "e2e-tone.mp3", mimeType: "audio/mpeg", buffer: mp3(10) });
+    await page
+      .getByTestId("song-file")
+      .setInputFiles({ name: "e2e-tone.mp3", mimeType: "audio/mpeg", buffer: mp3(10) });
     await page.getByTestId("chosen-file").waitFor();
     await page.getByLabel("Track name").fill(track);
     await page.getByLabel("Artist name").fill("The Test Rig");
@@ -125,16 +140,25 @@ describe("songs: search, queue, reorder, upload and play", () => {
     await page.getByTestId("upload-submit").click();
     const status = page.getByTestId("upload-status");
     await status.waitFor({ timeout: 30_000 });
-    await expect.poll(() => status.getAttribute("data-status"), { timeout: 30_000, interval: 500 }).toBe("VERIFIED");
-    await expect(page.getByTestId("my-upload").filter({ hasText: track }).first().getAttribute("data-status")).resolves.toBe("VERIFIED");
+    await expect
+      .poll(() => status.getAttribute("data-status"), { timeout: 30_000, interval: 500 })
+      .toBe("VERIFIED");
+    await expect(
+      page.getByTestId("my-upload").filter({ hasText: track }).first().getAttribute("data-status"),
+    ).resolves.toBe("VERIFIED");
     await shot(page, "songs-07-upload-verified-1440");
 
     // Play it: the player bar loads the HLS (AES-128 MP3 segments) and the audio advances.
     await status.getByTestId("play-song").click();
     const player = page.getByTestId("player");
-    await expect.poll(() => player.getAttribute("data-state"), { timeout: 20_000, interval: 250 }).toBe("playing");
     await expect
-      .poll(() => page.getByTestId("player-audio").evaluate((a: HTMLAudioElement) => a.currentTime), { timeout: 20_000, interval: 250 })
+      .poll(() => player.getAttribute("data-state"), { timeout: 20_000, interval: 250 })
+      .toBe("playing");
+    await expect
+      .poll(
+        () => page.getByTestId("player-audio").evaluate((a: HTMLAudioElement) => a.currentTime),
+        { timeout: 20_000, interval: 250 },
+      )
       .toBeGreaterThan(1);
     await expect(page.getByTestId("player-track").textContent()).resolves.toBe(track);
     await shot(page, "songs-08-playing-1440");
@@ -148,7 +172,11 @@ describe("songs: search, queue, reorder, upload and play", () => {
   });
 
   it("looks right on a phone: search, queue, crates and upload at 390 px, in Spanish too", async () => {
-    const context = await getBrowser().newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const context = await getBrowser().newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await logIn(context);
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));

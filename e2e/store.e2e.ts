@@ -23,26 +23,49 @@ describe("store: a consumable bought in a room", () => {
     // An item with a picture, made the way the admin page does it.
     const form = new FormData();
     form.append("file", new Blob([PNG_1x1], { type: "image/png" }), "confetti.png");
-    const file = await api<{ id: string }>(`${MERCH}/consumables/files`, { method: "POST", token: adminToken, body: form });
+    const file = await api<{ id: string }>(`${MERCH}/consumables/files`, {
+      method: "POST",
+      token: adminToken,
+      body: form,
+    });
     const name = `Confetti ${Date.now().toString(36)}`;
     const item = await api<{ id: number; tokenCost: number }>(`${MERCH}/consumables`, {
       method: "POST",
       token: adminToken,
-      body: JSON.stringify({ name, tokenCost: 25, displayType: "cover", fileId: file.id, description: "A burst of colour over the floor." }),
+      body: JSON.stringify({
+        name,
+        tokenCost: 25,
+        displayType: "cover",
+        fileId: file.id,
+        description: "A burst of colour over the floor.",
+      }),
     });
 
     // Lou's account, topped up to exactly 100 for a readable check.
-    const acc = await api<{ id: string; balance: number }>(`${MERCH}/token-accounts`, { method: "POST", token: louToken });
+    const acc = await api<{ id: string; balance: number }>(`${MERCH}/token-accounts`, {
+      method: "POST",
+      token: louToken,
+    });
     const grant = Math.max(0, 100 - acc.balance);
-    if (grant > 0) await api(`${MERCH}/token-accounts/${acc.id}/grant`, { method: "POST", token: adminToken, body: JSON.stringify({ amount: grant }) });
-    const before = await api<{ balance: number }>(`${MERCH}/token-accounts/self`, { token: louToken });
+    if (grant > 0)
+      await api(`${MERCH}/token-accounts/${acc.id}/grant`, {
+        method: "POST",
+        token: adminToken,
+        body: JSON.stringify({ amount: grant }),
+      });
+    const before = await api<{ balance: number }>(`${MERCH}/token-accounts/self`, {
+      token: louToken,
+    });
     expect(before.balance).toBeGreaterThanOrEqual(100);
 
-    const room = await api<{ uuid: string; slug: string }>("/api/room-service/rooms/infrastructure", {
-      method: "POST",
-      token: kimToken,
-      body: JSON.stringify({ name: `Treats ${Date.now().toString(36)}` }),
-    });
+    const room = await api<{ uuid: string; slug: string }>(
+      "/api/room-service/rooms/infrastructure",
+      {
+        method: "POST",
+        token: kimToken,
+        body: JSON.stringify({ name: `Treats ${Date.now().toString(36)}` }),
+      },
+    );
     const path = `/rooms/${room.slug}`;
 
     const errors: string[] = [];
@@ -52,10 +75,15 @@ describe("store: a consumable bought in a room", () => {
     kim.on("pageerror", (e) => errors.push(`kim: ${e}`));
     const lou = await logIn(louCtx, LOU, path);
     lou.on("pageerror", (e) => errors.push(`lou: ${e}`));
-    for (const p of [kim, lou]) await expect.poll(() => p.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    for (const p of [kim, lou])
+      await expect
+        .poll(() => p.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 })
+        .toBe("open");
 
     const fmt = (n: number) => new Intl.NumberFormat("en").format(n);
-    await expect.poll(() => lou.getByTestId("token-balance").textContent()).toBe(fmt(before.balance));
+    await expect
+      .poll(() => lou.getByTestId("token-balance").textContent())
+      .toBe(fmt(before.balance));
 
     // The drawer, the item, the confirmation naming its cost.
     await lou.getByTestId("send-something").click();
@@ -69,7 +97,9 @@ describe("store: a consumable bought in a room", () => {
     await lou.getByTestId("confirm").click();
 
     // Lou's header drops at once; Kim's chat shows the item.
-    await expect.poll(() => lou.getByTestId("token-balance").textContent(), { timeout: 15_000 }).toBe(fmt(before.balance - 25));
+    await expect
+      .poll(() => lou.getByTestId("token-balance").textContent(), { timeout: 15_000 })
+      .toBe(fmt(before.balance - 25));
     const line = kim.getByTestId("chat-consumable").filter({ hasText: name });
     await line.waitFor({ timeout: 15_000 });
     expect(await line.textContent()).toContain(name);
@@ -78,7 +108,9 @@ describe("store: a consumable bought in a room", () => {
     await shot(lou, "store-04-lou-after-1440");
 
     // The server agrees: charged once.
-    expect((await api<{ balance: number }>(`${MERCH}/token-accounts/self`, { token: louToken })).balance).toBe(before.balance - 25);
+    expect(
+      (await api<{ balance: number }>(`${MERCH}/token-accounts/self`, { token: louToken })).balance,
+    ).toBe(before.balance - 25);
 
     // The shop page at phone width, with the balance in the header.
     const phone = await louCtx.newPage();
@@ -90,9 +122,14 @@ describe("store: a consumable bought in a room", () => {
 
     // The room at phone width: the chat drawer, then the shop drawer from its gift button.
     await phone.goto(`${base()}${path}`);
-    await expect.poll(() => phone.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 }).toBe("open");
+    await expect
+      .poll(() => phone.getByTestId("room").getAttribute("data-status"), { timeout: 15_000 })
+      .toBe("open");
     await phone.getByTestId("open-chat").click();
-    await phone.locator(`[data-testid="chat-consumable"]:visible`).filter({ hasText: name }).waitFor();
+    await phone
+      .locator(`[data-testid="chat-consumable"]:visible`)
+      .filter({ hasText: name })
+      .waitFor();
     await shot(phone, "store-06-room-chat-390");
     await phone.locator('[data-testid="send-something"]:visible').click();
     await phone.getByTestId("shop-drawer").getByTestId("consumable-card").first().waitFor();

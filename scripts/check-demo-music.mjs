@@ -16,18 +16,38 @@ for (const t of tracks) {
   const buf = readFileSync(t.path);
   const f = parseMp3Frames(buf);
   const tag = readId3(buf).frames;
-  const want = { TIT2: t.trackName, TPE1: t.artistName, TALB: t.albumName, TCON: t.genre, TYER: String(t.year) };
-  for (const [k, v] of Object.entries(want)) if (tag[k] !== v) problems.push(`${t.slug}: ${k} is ${JSON.stringify(tag[k])}, want ${JSON.stringify(v)}`);
-  if (f.bitrates.join() !== "128" || f.sampleRates.join() !== "44100") problems.push(`${t.slug}: ${f.bitrates} kbps at ${f.sampleRates} Hz`);
+  const want = {
+    TIT2: t.trackName,
+    TPE1: t.artistName,
+    TALB: t.albumName,
+    TCON: t.genre,
+    TYER: String(t.year),
+  };
+  for (const [k, v] of Object.entries(want))
+    if (tag[k] !== v)
+      problems.push(`${t.slug}: ${k} is ${JSON.stringify(tag[k])}, want ${JSON.stringify(v)}`);
+  if (f.bitrates.join() !== "128" || f.sampleRates.join() !== "44100")
+    problems.push(`${t.slug}: ${f.bitrates} kbps at ${f.sampleRates} Hz`);
   // lamejs adds its encoder delay and pads the last frame: up to ~0.06 s more than we rendered.
-  if (Math.abs(f.seconds - t.seconds) > 0.1) problems.push(`${t.slug}: ${f.seconds.toFixed(2)} s of frames, rendered ${t.seconds} s`);
+  if (Math.abs(f.seconds - t.seconds) > 0.1)
+    problems.push(`${t.slug}: ${f.seconds.toFixed(2)} s of frames, rendered ${t.seconds} s`);
   rows.push({ t, f, bytes: buf.length });
 }
 
 // playwright-core gives the browser a fresh temporary profile of its own.
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"],
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--autoplay-policy=no-user-gesture-required",
+  ],
 });
 try {
   const page = await browser.newPage();
@@ -42,7 +62,8 @@ try {
       audio.src = url;
       await new Promise((ok, fail) => {
         audio.onloadedmetadata = ok;
-        audio.onerror = () => fail(new Error(`audio error ${audio.error?.code}: ${audio.error?.message}`));
+        audio.onerror = () =>
+          fail(new Error(`audio error ${audio.error?.code}: ${audio.error?.message}`));
       });
       const duration = audio.duration;
       await audio.play();
@@ -74,7 +95,17 @@ try {
         sum += sq;
         rms.push(Math.sqrt(sq / (end - s)));
       }
-      return { duration, played, wall, decodedSeconds: decoded.duration, channels: decoded.numberOfChannels, rms, overallRms: Math.sqrt(sum / x.length), peak, clipped };
+      return {
+        duration,
+        played,
+        wall,
+        decodedSeconds: decoded.duration,
+        channels: decoded.numberOfChannels,
+        rms,
+        overallRms: Math.sqrt(sum / x.length),
+        peak,
+        clipped,
+      };
     }, b64);
   }
 } finally {
@@ -94,16 +125,25 @@ for (const { t, f, browser: b } of rows) {
     `${t.slug.padEnd(18)} ${String(f.frames).padStart(7)} ${f.seconds.toFixed(2).padStart(6)} ${b.duration.toFixed(2).padStart(9)}  ${b.played.toFixed(2)}/${b.wall.toFixed(2)}  ${b.decodedSeconds.toFixed(2).padStart(9)}  ` +
       `${db(sorted[0]).padStart(6)} / ${db(median).padStart(6)} / ${db(sorted[sorted.length - 1]).padStart(6)}  ${db(b.overallRms).padStart(6)}  ${db(b.peak).padStart(5)}  ${String(b.clipped).padStart(7)}`,
   );
-  if (Math.abs(b.duration - f.seconds) > 0.1) problems.push(`${t.slug}: <audio> says ${b.duration} s, the frames ${f.seconds.toFixed(2)} s`);
-  if (!(b.played > 0.5)) problems.push(`${t.slug}: currentTime only reached ${b.played} s after ${b.wall.toFixed(2)} s of play`);
-  if (Math.abs(b.decodedSeconds - f.seconds) > 0.1) problems.push(`${t.slug}: decoded ${b.decodedSeconds} s, the frames ${f.seconds.toFixed(2)} s`);
-  if (sorted[0] < 10 ** (-40 / 20)) problems.push(`${t.slug}: a second of the body is below -40 dBFS RMS (silent?)`);
+  if (Math.abs(b.duration - f.seconds) > 0.1)
+    problems.push(`${t.slug}: <audio> says ${b.duration} s, the frames ${f.seconds.toFixed(2)} s`);
+  if (!(b.played > 0.5))
+    problems.push(
+      `${t.slug}: currentTime only reached ${b.played} s after ${b.wall.toFixed(2)} s of play`,
+    );
+  if (Math.abs(b.decodedSeconds - f.seconds) > 0.1)
+    problems.push(`${t.slug}: decoded ${b.decodedSeconds} s, the frames ${f.seconds.toFixed(2)} s`);
+  if (sorted[0] < 10 ** (-40 / 20))
+    problems.push(`${t.slug}: a second of the body is below -40 dBFS RMS (silent?)`);
   if (b.clipped > 0) problems.push(`${t.slug}: ${b.clipped} samples at full scale (clipping)`);
 }
 console.log("\nRMS dBFS of each second:");
-for (const { t, browser: b } of rows) console.log(`  ${t.slug.padEnd(18)} ${b.rms.map((v) => db(v)).join(" ")}`);
+for (const { t, browser: b } of rows)
+  console.log(`  ${t.slug.padEnd(18)} ${b.rms.map((v) => db(v)).join(" ")}`);
 if (problems.length) {
   console.error(`\n${problems.length} problem(s):\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`\nall ${rows.length} demo tracks are valid MP3s that play, are not silent and do not clip`);
+console.log(
+  `\nall ${rows.length} demo tracks are valid MP3s that play, are not silent and do not clip`,
+);

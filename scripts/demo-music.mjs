@@ -26,7 +26,14 @@ function makeFile(track) {
   const t1 = performance.now();
   const mp3 = encodeMp3(samples);
   const t2 = performance.now();
-  const tag = id3v23({ TIT2: track.trackName, TPE1: track.artistName, TALB: track.albumName, TCON: track.genre, TYER: track.year, TSSE: GENERATOR });
+  const tag = id3v23({
+    TIT2: track.trackName,
+    TPE1: track.artistName,
+    TALB: track.albumName,
+    TCON: track.genre,
+    TYER: track.year,
+    TSSE: GENERATOR,
+  });
   const file = Buffer.concat([tag, mp3]);
   // Write then rename: another process starting at the same time never reads half a file.
   const tmp = `${CACHE_DIR}${track.slug}.mp3.${process.pid}-${Math.random().toString(36).slice(2)}.tmp`;
@@ -62,10 +69,15 @@ function runWorkers(tracks) {
     lanes.map(
       (lane) =>
         new Promise((resolve, reject) => {
-          const w = new Worker(new URL(import.meta.url), { workerData: { demoMusicJob: lane.tracks } });
+          const w = new Worker(new URL(import.meta.url), {
+            workerData: { demoMusicJob: lane.tracks },
+          });
           w.once("message", resolve);
           w.once("error", reject);
-          w.once("exit", (code) => code && reject(new Error(`demo-music worker exited with ${code}`)));
+          w.once(
+            "exit",
+            (code) => code && reject(new Error(`demo-music worker exited with ${code}`)),
+          );
         }),
     ),
   ).then((r) => r.flat());
@@ -78,14 +90,22 @@ function runWorkers(tracks) {
  */
 export async function ensureDemoMusic({ force = false, log = () => {} } = {}) {
   mkdirSync(CACHE_DIR, { recursive: true });
-  const list = DEMO_TRACKS.map((t) => ({ ...t, seconds: Math.round(trackSeconds(t) * 100) / 100, path: `${CACHE_DIR}${t.slug}.mp3` }));
+  const list = DEMO_TRACKS.map((t) => ({
+    ...t,
+    seconds: Math.round(trackSeconds(t) * 100) / 100,
+    path: `${CACHE_DIR}${t.slug}.mp3`,
+  }));
   const missing = list.filter((t) => force || !cachedOk(t.path));
   let generated = [];
   if (missing.length) {
     const t0 = performance.now();
-    log(`generating ${missing.length} demo track${missing.length > 1 ? "s" : ""} into .cache/demo-music/ ...`);
+    log(
+      `generating ${missing.length} demo track${missing.length > 1 ? "s" : ""} into .cache/demo-music/ ...`,
+    );
     generated = await runWorkers(missing);
-    log(`generated ${missing.length} demo tracks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    log(
+      `generated ${missing.length} demo tracks in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
   return Object.assign(list, { generated });
 }
@@ -101,7 +121,9 @@ if (!isMainThread && workerData?.demoMusicJob) {
     const f = parseMp3Frames(readFileSync(t.path));
     console.log(
       `${t.slug.padEnd(18)} ${t.genre.padEnd(12)} ${String(t.bpm).padStart(3)} bpm ${t.key.padEnd(2)} ${t.scale.padEnd(13)} ${f.seconds.toFixed(1).padStart(5)} s ${(f.frames + " frames").padStart(12)}` +
-        (g ? `  synth ${g.synthMs.toFixed(0).padStart(4)} ms, encode ${g.encodeMs.toFixed(0).padStart(5)} ms, ${(g.bytes / 1024).toFixed(0)} KiB` : "  (cached)"),
+        (g
+          ? `  synth ${g.synthMs.toFixed(0).padStart(4)} ms, encode ${g.encodeMs.toFixed(0).padStart(5)} ms, ${(g.bytes / 1024).toFixed(0)} KiB`
+          : "  (cached)"),
     );
   }
   console.log(`total ${(wall / 1000).toFixed(2)} s wall clock`);

@@ -8,19 +8,33 @@ import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
 import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
 
 const port = process.env.PORT ?? "8787";
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
 
 ensureDevVars();
-const build = () => execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
+const build = () =>
+  execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
 console.log("building the web app...");
 build();
 console.log("applying migrations and seeding demo data...");
 migrateAndSeed({ quiet: true });
 
-const wrangler = spawn("npx", ["wrangler", "dev", "--port", port, "--ip", "0.0.0.0", "--show-interactive-dev-session=false"], { stdio: "inherit", env });
+const wrangler = spawn(
+  "npx",
+  ["wrangler", "dev", "--port", port, "--ip", "0.0.0.0", "--show-interactive-dev-session=false"],
+  { stdio: "inherit", env },
+);
 
-console.log(`\nHangout is starting on http://localhost:${port}\n\nSeeded logins (development only):`);
-for (const u of SEED_USERS) console.log(`  ${u.roles.includes("admin") ? "admin    " : u.roles.includes("moderator") ? "moderator" : "user     "}  ${u.email.padEnd(24)} ${u.password}`);
+console.log(
+  `\nHangout is starting on http://localhost:${port}\n\nSeeded logins (development only):`,
+);
+for (const u of SEED_USERS)
+  console.log(
+    `  ${u.roles.includes("admin") ? "admin    " : u.roles.includes("moderator") ? "moderator" : "user     "}  ${u.email.padEnd(24)} ${u.password}`,
+  );
 console.log(`\nE-mails land in the dev outbox: http://localhost:${port}/dev/outbox\n`);
 
 // Demo songs go in through the upload API once the server answers (idempotent); a failure
@@ -29,8 +43,11 @@ const base = `http://127.0.0.1:${port}`;
 waitForServer(base, { timeoutMs: 180_000, alive: () => wrangler.exitCode === null })
   .then(() => seedDemoSongs(base))
   .then((r) => {
-    console.log(`seeded ${r.uploaded} demo songs${r.existing ? ` (${r.existing} already there)` : ""}`);
-    for (const s of r.notVerified) console.warn(`warning: demo song "${s.trackName}" is ${s.status}, not VERIFIED`);
+    console.log(
+      `seeded ${r.uploaded} demo songs${r.existing ? ` (${r.existing} already there)` : ""}`,
+    );
+    for (const s of r.notVerified)
+      console.warn(`warning: demo song "${s.trackName}" is ${s.status}, not VERIFIED`);
   })
   .catch((err) => console.warn(`warning: demo songs not seeded: ${err.message}`));
 

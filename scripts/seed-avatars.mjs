@@ -69,7 +69,13 @@ export const SEED_AVATARS = [
     status: "PRIVATE",
     art: svg(
       `<line x1="50" y1="6" x2="50" y2="22" stroke="#c9c3e0" stroke-width="2"/><circle cx="50" cy="52" r="30" fill="#c9c3e0"/>` +
-        Array.from({ length: 6 }, (_, r) => Array.from({ length: 6 }, (_, c) => `<rect x="${26 + c * 8}" y="${28 + r * 8}" width="7" height="7" fill="${(r + c) % 3 === 0 ? "#ffffff" : (r + c) % 3 === 1 ? "#b3a0ff" : "#8f86b0"}"/>`).join("")).join("") +
+        Array.from({ length: 6 }, (_, r) =>
+          Array.from(
+            { length: 6 },
+            (_, c) =>
+              `<rect x="${26 + c * 8}" y="${28 + r * 8}" width="7" height="7" fill="${(r + c) % 3 === 0 ? "#ffffff" : (r + c) % 3 === 1 ? "#b3a0ff" : "#8f86b0"}"/>`,
+          ).join(""),
+        ).join("") +
         `<circle cx="50" cy="52" r="30" fill="none" stroke="#07060d" stroke-opacity=".3" stroke-width="2"/>`,
       ["#ff4fa3", "#3b0a2a"],
     ),
@@ -82,8 +88,17 @@ export const SEED_AVATARS = [
     discordOnly: true,
     art: svg(
       `<rect x="14" y="38" width="72" height="30" rx="4" fill="#1b1b2f"/>` +
-        Array.from({ length: 8 }, (_, i) => `<rect x="${17 + i * 8.4}" y="48" width="7.4" height="18" rx="1" fill="#f5f3ff"/>`).join("") +
-        [0, 1, 3, 4, 5].map((i) => `<rect x="${22.5 + i * 8.4}" y="48" width="4.6" height="11" rx="1" fill="#1b1b2f"/>`).join("") +
+        Array.from(
+          { length: 8 },
+          (_, i) =>
+            `<rect x="${17 + i * 8.4}" y="48" width="7.4" height="18" rx="1" fill="#f5f3ff"/>`,
+        ).join("") +
+        [0, 1, 3, 4, 5]
+          .map(
+            (i) =>
+              `<rect x="${22.5 + i * 8.4}" y="48" width="4.6" height="11" rx="1" fill="#1b1b2f"/>`,
+          )
+          .join("") +
         `<circle cx="24" cy="43" r="2.2" fill="#39ff14"/><circle cx="32" cy="43" r="2.2" fill="#3ee0ff"/>`,
       ["#5865f2", "#1e2266"],
     ),
@@ -117,7 +132,12 @@ export function avatarSeedSql() {
 }
 
 /** Writes the drawings and puts them in the local R2 in one wrangler call. */
-export function putAvatarArt({ persist = [], cwd = process.cwd(), stdio = "pipe", env = process.env } = {}) {
+export function putAvatarArt({
+  persist = [],
+  cwd = process.cwd(),
+  stdio = "pipe",
+  env = process.env,
+} = {}) {
   const dir = `${cwd}/.wrangler/seed-avatars`;
   mkdirSync(dir, { recursive: true });
   const list = [...SEED_AVATARS, TROPHY].map((a) => {
@@ -128,7 +148,22 @@ export function putAvatarArt({ persist = [], cwd = process.cwd(), stdio = "pipe"
   writeFileSync(`${dir}/bulk.json`, JSON.stringify(list));
   execFileSync(
     "npx",
-    ["wrangler", "r2", "bulk", "put", "hangout-uploads", "--filename", `${dir}/bulk.json`, "--content-type", "image/svg+xml", "--cache-control", "public, max-age=60", "--local", "--force", ...persist],
+    [
+      "wrangler",
+      "r2",
+      "bulk",
+      "put",
+      "hangout-uploads",
+      "--filename",
+      `${dir}/bulk.json`,
+      "--content-type",
+      "image/svg+xml",
+      "--cache-control",
+      "public, max-age=60",
+      "--local",
+      "--force",
+      ...persist,
+    ],
     { cwd, stdio, env },
   );
 }

@@ -28,9 +28,16 @@ async function call(baseURL, method, path, { token, json, form, timeoutMs = 60_0
   if (json) headers["Content-Type"] = "application/json";
   let res;
   try {
-    res = await fetch(`${baseURL}${path}`, { method, headers, body: json ? JSON.stringify(json) : form, signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(`${baseURL}${path}`, {
+      method,
+      headers,
+      body: json ? JSON.stringify(json) : form,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
-    throw new SeedSongsError(`${method} ${path} did not answer (${err.cause?.code ?? err.name}: ${err.cause?.message ?? err.message}); is the server at ${baseURL} up?`);
+    throw new SeedSongsError(
+      `${method} ${path} did not answer (${err.cause?.code ?? err.name}: ${err.cause?.message ?? err.message}); is the server at ${baseURL} up?`,
+    );
   }
   const text = await res.text();
   let body;
@@ -41,10 +48,16 @@ async function call(baseURL, method, path, { token, json, form, timeoutMs = 60_0
   }
   if (!res.ok) {
     // The common error body is { statusCode, message, error }; message may be a list.
-    const msg = body && typeof body === "object" ? [body.message].flat().filter(Boolean).join("; ") : String(body).slice(0, 300);
+    const msg =
+      body && typeof body === "object"
+        ? [body.message].flat().filter(Boolean).join("; ")
+        : String(body).slice(0, 300);
     // A path no route matches answers 404 "Cannot <METHOD> <path>" (DESIGN.md), unlike a missing record.
     const missingRoute = res.status === 404 && /^Cannot [A-Z]+ /.test(msg);
-    throw new SeedSongsError(`${method} ${path} answered ${res.status}${msg ? `: ${msg}` : ""}${missingRoute ? " (the route is not there yet)" : ""}`, { status: res.status, missingRoute });
+    throw new SeedSongsError(
+      `${method} ${path} answered ${res.status}${msg ? `: ${msg}` : ""}${missingRoute ? " (the route is not there yet)" : ""}`,
+      { status: res.status, missingRoute },
+    );
   }
   return body;
 }
@@ -66,12 +79,18 @@ export async function waitForServer(baseURL, { timeoutMs = 120_000, alive = () =
       last = err.cause?.code ?? err.message;
     }
     if (!alive()) throw new SeedSongsError(`the server stopped before ${HEALTH_PATH} answered`);
-    if (Date.now() > deadline) throw new SeedSongsError(`${baseURL}${HEALTH_PATH} did not answer 200 within ${timeoutMs / 1000} s (last: ${last})`);
+    if (Date.now() > deadline)
+      throw new SeedSongsError(
+        `${baseURL}${HEALTH_PATH} did not answer 200 within ${timeoutMs / 1000} s (last: ${last})`,
+      );
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
-const key = (name) => String(name ?? "").trim().toLowerCase();
+const key = (name) =>
+  String(name ?? "")
+    .trim()
+    .toLowerCase();
 
 /**
  * Uploads the demo tracks the seeded admin has not uploaded yet.
@@ -87,18 +106,31 @@ export async function seedDemoSongs(baseURL, { log = () => {}, tracks } = {}) {
 
   let token;
   try {
-    ({ token } = await call(baseURL, "POST", "/api/user-service/auth/login", { json: { email: ADMIN.email, password: ADMIN.password } }));
+    ({ token } = await call(baseURL, "POST", "/api/user-service/auth/login", {
+      json: { email: ADMIN.email, password: ADMIN.password },
+    }));
   } catch (err) {
-    throw new SeedSongsError(`logging in as ${ADMIN.email} failed: ${err.message} (were the users seeded?)`, err);
+    throw new SeedSongsError(
+      `logging in as ${ADMIN.email} failed: ${err.message} (were the users seeded?)`,
+      err,
+    );
   }
   if (!token) throw new SeedSongsError(`logging in as ${ADMIN.email} gave no token`);
 
   // The admin's own uploads, every page (the contract pages with limit/offset).
   const have = new Map();
   for (let offset = 0; ; offset += PAGE) {
-    const page = await call(baseURL, "GET", `/api/upload-service/songs?limit=${PAGE}&offset=${offset}`, { token });
+    const page = await call(
+      baseURL,
+      "GET",
+      `/api/upload-service/songs?limit=${PAGE}&offset=${offset}`,
+      { token },
+    );
     const data = Array.isArray(page?.data) ? page.data : null;
-    if (!data) throw new SeedSongsError(`GET /api/upload-service/songs answered without a data list: ${JSON.stringify(page).slice(0, 200)}`);
+    if (!data)
+      throw new SeedSongsError(
+        `GET /api/upload-service/songs answered without a data list: ${JSON.stringify(page).slice(0, 200)}`,
+      );
     for (const s of data) have.set(key(s.trackName), s);
     if (data.length < PAGE || have.size >= (page.total ?? 0)) break;
   }
@@ -111,7 +143,8 @@ export async function seedDemoSongs(baseURL, { log = () => {}, tracks } = {}) {
     const existing = have.get(key(t.trackName));
     if (existing) {
       songs.push({ trackName: t.trackName, songId: existing.songId, status: existing.status });
-      if (existing.status !== "VERIFIED") notVerified.push({ trackName: t.trackName, status: existing.status });
+      if (existing.status !== "VERIFIED")
+        notVerified.push({ trackName: t.trackName, status: existing.status });
       continue;
     }
     // Text fields before the file: the route checks them before it streams the file.
@@ -126,7 +159,8 @@ export async function seedDemoSongs(baseURL, { log = () => {}, tracks } = {}) {
       const song = await call(baseURL, "POST", "/api/upload-service/upload/song", { token, form });
       uploaded++;
       songs.push({ trackName: t.trackName, songId: song?.songId, status: song?.status });
-      if (song?.status !== "VERIFIED") notVerified.push({ trackName: t.trackName, status: song?.status });
+      if (song?.status !== "VERIFIED")
+        notVerified.push({ trackName: t.trackName, status: song?.status });
       log(`uploaded demo song "${t.trackName}" (${song?.status})`);
     } catch (err) {
       failures.push(`"${t.trackName}": ${err.message}`);
@@ -135,7 +169,9 @@ export async function seedDemoSongs(baseURL, { log = () => {}, tracks } = {}) {
     }
   }
   if (failures.length) {
-    const err = new SeedSongsError(`uploading demo songs failed (${uploaded} uploaded, ${failures.length} failed):\n  ${failures.join("\n  ")}`);
+    const err = new SeedSongsError(
+      `uploading demo songs failed (${uploaded} uploaded, ${failures.length} failed):\n  ${failures.join("\n  ")}`,
+    );
     err.missingRoute = failures.every((f) => f.includes("(the route is not there yet)"));
     throw err;
   }
@@ -148,7 +184,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await waitForServer(base, { timeoutMs: 10_000 });
     const r = await seedDemoSongs(base, { log: console.log });
     console.log(`seeded ${r.uploaded} demo songs (${r.existing} already there)`);
-    for (const s of r.notVerified) console.warn(`warning: "${s.trackName}" is ${s.status}, not VERIFIED`);
+    for (const s of r.notVerified)
+      console.warn(`warning: "${s.trackName}" is ${s.status}, not VERIFIED`);
   } catch (err) {
     console.error(err.message);
     process.exit(1);

@@ -6,9 +6,30 @@
 
 /** The seeded products; ids are stable so tests and pages can find them. */
 export const SEED_PRODUCTS = [
-  { id: "demo-tokens-100", name: "100 tokens", description: "A handful of tokens for a few treats in the room.", paymentType: "one_time", price: 199, tokens: 100 },
-  { id: "demo-tokens-550", name: "550 tokens", description: "A stack of tokens, with 50 on the house.", paymentType: "one_time", price: 999, tokens: 550 },
-  { id: "demo-plan-pro", name: "Hangout Pro", description: "Subscriber avatars and perks, billed monthly.", paymentType: "recurring", price: 499, level: "pro" },
+  {
+    id: "demo-tokens-100",
+    name: "100 tokens",
+    description: "A handful of tokens for a few treats in the room.",
+    paymentType: "one_time",
+    price: 199,
+    tokens: 100,
+  },
+  {
+    id: "demo-tokens-550",
+    name: "550 tokens",
+    description: "A stack of tokens, with 50 on the house.",
+    paymentType: "one_time",
+    price: 999,
+    tokens: 550,
+  },
+  {
+    id: "demo-plan-pro",
+    name: "Hangout Pro",
+    description: "Subscriber avatars and perks, billed monthly.",
+    paymentType: "recurring",
+    price: 499,
+    level: "pro",
+  },
 ];
 
 const q = (s) => (s === null || s === undefined ? "NULL" : `'${String(s).replace(/'/g, "''")}'`);

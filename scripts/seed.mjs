@@ -8,11 +8,46 @@ import { storeSeedSql } from "./seed-store.mjs";
 
 /** The seeded logins (development only; printed by `npm run dev`). */
 export const SEED_USERS = [
-  { uuid: "00000000-0000-4000-8000-000000000001", email: "admin@hangout.local", password: "admin-password", nickname: "Ada Admin", roles: ["user", "admin"], color: "F95D2D" },
-  { uuid: "00000000-0000-4000-8000-000000000002", email: "mod@hangout.local", password: "moderator-password", nickname: "Moe Moderator", roles: ["user", "moderator"], color: "2DBEF9" },
-  { uuid: "00000000-0000-4000-8000-000000000003", email: "dj.sam@hangout.local", password: "user-password", nickname: "DJ Sam", roles: ["user"], color: "562DF9" },
-  { uuid: "00000000-0000-4000-8000-000000000004", email: "lou@hangout.local", password: "user-password", nickname: "Lou Listener", roles: ["user"], color: "2DF98B" },
-  { uuid: "00000000-0000-4000-8000-000000000005", email: "kim@hangout.local", password: "user-password", nickname: "Kim Crate", roles: ["user"], color: "F9D72D" },
+  {
+    uuid: "00000000-0000-4000-8000-000000000001",
+    email: "admin@hangout.local",
+    password: "admin-password",
+    nickname: "Ada Admin",
+    roles: ["user", "admin"],
+    color: "F95D2D",
+  },
+  {
+    uuid: "00000000-0000-4000-8000-000000000002",
+    email: "mod@hangout.local",
+    password: "moderator-password",
+    nickname: "Moe Moderator",
+    roles: ["user", "moderator"],
+    color: "2DBEF9",
+  },
+  {
+    uuid: "00000000-0000-4000-8000-000000000003",
+    email: "dj.sam@hangout.local",
+    password: "user-password",
+    nickname: "DJ Sam",
+    roles: ["user"],
+    color: "562DF9",
+  },
+  {
+    uuid: "00000000-0000-4000-8000-000000000004",
+    email: "lou@hangout.local",
+    password: "user-password",
+    nickname: "Lou Listener",
+    roles: ["user"],
+    color: "2DF98B",
+  },
+  {
+    uuid: "00000000-0000-4000-8000-000000000005",
+    email: "kim@hangout.local",
+    password: "user-password",
+    nickname: "Kim Crate",
+    roles: ["user"],
+    color: "F9D72D",
+  },
 ];
 
 // The same format as workers/lib/password.ts, so seeded accounts log in like any other.
@@ -43,13 +78,26 @@ export function seedSql() {
 export function migrateAndSeed({ persistTo, cwd = process.cwd(), quiet = false } = {}) {
   const persist = persistTo ? ["--persist-to", persistTo] : [];
   const stdio = quiet ? "pipe" : "inherit";
-  const env = { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
-  execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", ...persist], { cwd, stdio, env });
+  const env = {
+    ...process.env,
+    CI: "1",
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  };
+  execFileSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", ...persist], {
+    cwd,
+    stdio,
+    env,
+  });
   const file = `${cwd}/.wrangler/seed.sql`;
   execFileSync("mkdir", ["-p", `${cwd}/.wrangler`]);
   // Demo avatars (scripts/seed-avatars.mjs): rows with the users, art in R2 in one bulk put.
   writeFileSync(file, `${seedSql()}\n${avatarSeedSql()}`);
-  execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--file", file, ...persist], { cwd, stdio, env });
+  execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--file", file, ...persist], {
+    cwd,
+    stdio,
+    env,
+  });
   putAvatarArt({ persist, cwd, stdio, env });
 }
 

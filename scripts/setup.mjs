@@ -19,16 +19,23 @@ export function ensureDevVars() {
     const q = (pem) => `"${pem.trim().replace(/\n/g, "\\n")}"`;
     lines.push(`JWT_PRIVATE_KEY=${q(privateKey)}`, `JWT_PUBLIC_KEY=${q(publicKey)}`);
   }
-  if (!/^SERVICE_KEY=/m.test(current)) lines.push(`SERVICE_KEY="${randomBytes(24).toString("hex")}"`);
+  if (!/^SERVICE_KEY=/m.test(current))
+    lines.push(`SERVICE_KEY="${randomBytes(24).toString("hex")}"`);
   // Local test-mode checkout signs its Stripe-shaped events with this, and POST
   // /webhook/stripe verifies them with it, exactly as it verifies Stripe's own. Added to an
   // existing .dev.vars too. (Leave STRIPE_SECRET_KEY unset to stay in local test mode.)
-  if (!/^STRIPE_WEBHOOK_SECRET=/m.test(current)) lines.push(`STRIPE_WEBHOOK_SECRET="whsec_${randomBytes(24).toString("hex")}"`);
+  if (!/^STRIPE_WEBHOOK_SECRET=/m.test(current))
+    lines.push(`STRIPE_WEBHOOK_SECRET="whsec_${randomBytes(24).toString("hex")}"`);
   // Local runs are development (the dev outbox page); wrangler.toml defaults to production.
   if (!/^ENVIRONMENT=/m.test(current)) lines.push(`ENVIRONMENT="development"`);
   if (lines.length) {
-    writeFileSync(file, `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines.join("\n")}\n`);
-    console.log(`made development keys in .dev.vars (${lines.map((l) => l.split("=")[0]).join(", ")})`);
+    writeFileSync(
+      file,
+      `${current}${current && !current.endsWith("\n") ? "\n" : ""}${lines.join("\n")}\n`,
+    );
+    console.log(
+      `made development keys in .dev.vars (${lines.map((l) => l.split("=")[0]).join(", ")})`,
+    );
   }
 }
 

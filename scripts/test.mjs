@@ -7,14 +7,40 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { ensureDevVars } from "./setup.mjs";
 
-const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
 mkdirSync(".cache", { recursive: true });
 ensureDevVars();
 execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
 
 const suites = [
-  { name: "worker", args: ["vitest", "run", "--reporter=default", "--reporter=json", "--outputFile.json=.cache/worker.json"], out: ".cache/worker.json" },
-  { name: "browser", args: ["vitest", "run", "--config", "vitest.e2e.config.ts", "--reporter=default", "--reporter=json", "--outputFile.json=.cache/e2e.json"], out: ".cache/e2e.json" },
+  {
+    name: "worker",
+    args: [
+      "vitest",
+      "run",
+      "--reporter=default",
+      "--reporter=json",
+      "--outputFile.json=.cache/worker.json",
+    ],
+    out: ".cache/worker.json",
+  },
+  {
+    name: "browser",
+    args: [
+      "vitest",
+      "run",
+      "--config",
+      "vitest.e2e.config.ts",
+      "--reporter=default",
+      "--reporter=json",
+      "--outputFile.json=.cache/e2e.json",
+    ],
+    out: ".cache/e2e.json",
+  },
 ];
 const only = process.argv[2];
 let passed = 0;
@@ -32,7 +58,11 @@ for (const s of suites) {
     const report = JSON.parse(readFileSync(s.out, "utf8"));
     passed += report.numPassedTests;
     // A file that failed to load has no tests; count it as a failure, never as nothing.
-    failed += report.numFailedTests + (report.testResults ?? []).filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
+    failed +=
+      report.numFailedTests +
+      (report.testResults ?? []).filter(
+        (f) => f.status === "failed" && f.assertionResults.length === 0,
+      ).length;
   } else {
     console.error(`${s.name} tests did not report (exit ${r.status})`);
     failed += 1;

@@ -29,7 +29,10 @@ export function slugArtSvg(slug: string, size = 256): string {
   for (let y = 0; y < 5; y++) {
     for (let x = 0; x < 3; x++) {
       if (next() % 2 === 0) continue;
-      for (const cx of x === 2 ? [2] : [x, 4 - x]) cells.push(`<rect x="${22 + cx * 11.2}" y="${22 + y * 11.2}" width="11.2" height="11.2" rx="2"/>`);
+      for (const cx of x === 2 ? [2] : [x, 4 - x])
+        cells.push(
+          `<rect x="${22 + cx * 11.2}" y="${22 + y * 11.2}" width="11.2" height="11.2" rx="2"/>`,
+        );
     }
   }
   return (
@@ -42,7 +45,8 @@ export function slugArtSvg(slug: string, size = 256): string {
 }
 
 /** The same art as a `data:` URL for an `<img>`. */
-export const slugArtDataUrl = (slug: string) => `data:image/svg+xml;utf8,${encodeURIComponent(slugArtSvg(slug))}`;
+export const slugArtDataUrl = (slug: string) =>
+  `data:image/svg+xml;utf8,${encodeURIComponent(slugArtSvg(slug))}`;
 
 /** Thumbnail sizes (seed 000: 128, 256 by default, 500, 1024). */
 export const AVATAR_SIZES = [128, 256, 500, 1024] as const;

@@ -11,7 +11,8 @@
  *   patch is data, never a prototype change.
  */
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 export type JsonPatchOp =
   | { op: "add"; path: string; value: JsonValue }
@@ -45,14 +46,16 @@ export function parsePointer(pointer: string): string[] {
     .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
-const isContainer = (v: JsonValue | undefined): v is Container => typeof v === "object" && v !== null;
+const isContainer = (v: JsonValue | undefined): v is Container =>
+  typeof v === "object" && v !== null;
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** An array index per RFC 6901: digits without leading zeros, below `limit` (inclusive if `allowEnd`). */
 function arrayIndex(token: string, length: number, allowEnd: boolean): number {
   if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new Error(`"${token}" is not an array index`);
   const i = Number(token);
-  if (i > length || (i === length && !allowEnd)) throw new Error(`index ${i} is out of bounds (length ${length})`);
+  if (i > length || (i === length && !allowEnd))
+    throw new Error(`index ${i} is out of bounds (length ${length})`);
   return i;
 }
 
@@ -70,7 +73,8 @@ function get(doc: JsonValue, tokens: string[]): JsonValue {
 /** The container holding the last token; it must exist (RFC 6902 section 4.1). */
 function parentOf(doc: JsonValue, tokens: string[]): Container {
   const parent = get(doc, tokens.slice(0, -1));
-  if (!isContainer(parent)) throw new Error(`parent of "/${tokens.join("/")}" is not an object or array`);
+  if (!isContainer(parent))
+    throw new Error(`parent of "/${tokens.join("/")}" is not an object or array`);
   return parent;
 }
 
@@ -114,11 +118,18 @@ function replace(doc: JsonValue, tokens: string[], value: JsonValue): JsonValue 
 export function jsonEqual(a: JsonValue, b: JsonValue): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((v, i) => jsonEqual(v, b[i]))
+    );
   }
   if (!isContainer(a) || !isContainer(b)) return false;
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  return (
+    ka.length === Object.keys(b).length && ka.every((k) => hasOwn(b, k) && jsonEqual(a[k], b[k]))
+  );
 }
 
 function applyOne(doc: JsonValue, op: JsonPatchOp): JsonValue {
@@ -132,7 +143,8 @@ function applyOne(doc: JsonValue, op: JsonPatchOp): JsonValue {
       return replace(doc, tokens, structuredClone(op.value));
     case "move": {
       const from = parsePointer(op.from);
-      if (op.path.startsWith(op.from + "/")) throw new Error(`cannot move "${op.from}" into its own child`);
+      if (op.path.startsWith(op.from + "/"))
+        throw new Error(`cannot move "${op.from}" into its own child`);
       const value = get(doc, from);
       return add(remove(doc, from), tokens, value);
     }

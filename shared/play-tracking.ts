@@ -41,7 +41,16 @@ export interface PlayRecord {
   subscriptionLevel: string | null;
 }
 
-export type PlayStart = Pick<PlayRecord, "roomSlug" | "roomOwnerUuid" | "djUuid" | "songInfo" | "userUuid" | "userProvider" | "subscriptionLevel"> & {
+export type PlayStart = Pick<
+  PlayRecord,
+  | "roomSlug"
+  | "roomOwnerUuid"
+  | "djUuid"
+  | "songInfo"
+  | "userUuid"
+  | "userProvider"
+  | "subscriptionLevel"
+> & {
   volume: number;
   /**
    * The play's id when someone else names it: in a room, the Room object's playId (every
@@ -75,13 +84,18 @@ export interface PlayTracker {
 
 const inWindow = (s: number, [lo, hi]: readonly [number, number]) => s >= lo && s <= hi;
 
-export function createPlayTracker({ send, now, newId = () => crypto.randomUUID() }: PlayTrackerOptions): PlayTracker {
+export function createPlayTracker({
+  send,
+  now,
+  newId = () => crypto.randomUUID(),
+}: PlayTrackerOptions): PlayTracker {
   let record: PlayRecord | null = null;
   // Kept as numbers beside the ISO strings so elapsed time never depends on date parsing.
   let startedMs = 0;
 
   // Snapshots: a sent record must not change when the open one is updated afterwards.
-  const emit = (topic: PlayTopic, r: PlayRecord) => send(topic, { ...r, songInfo: { ...r.songInfo } });
+  const emit = (topic: PlayTopic, r: PlayRecord) =>
+    send(topic, { ...r, songInfo: { ...r.songInfo } });
   const elapsedSeconds = (at: number) => Math.max(0, (at - startedMs) / 1000);
 
   const end = () => {

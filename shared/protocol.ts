@@ -49,7 +49,9 @@ const ping = z.object({
  * every other socket receives.
  */
 const shortText = z.string().max(512);
-const providerMap = z.record(z.string().max(32), z.string().max(2048)).refine((m) => Object.keys(m).length <= 16, "at most 16 providers");
+const providerMap = z
+  .record(z.string().max(32), z.string().max(2048))
+  .refine((m) => Object.keys(m).length <= 16, "at most 16 providers");
 export const clientSong = z.object({
   songId: z.string().min(1).max(64),
   songShortId: z.string().max(32).optional(),
@@ -59,7 +61,10 @@ export const clientSong = z.object({
   albumName: shortText.nullable().optional(),
   genre: shortText.nullable().optional(),
   isrc: z.string().max(32).nullable().optional(),
-  duration: z.number().min(0).max(24 * 3600),
+  duration: z
+    .number()
+    .min(0)
+    .max(24 * 3600),
   musicProviders: providerMap.optional(),
   thumbnails: providerMap.optional(),
 });
@@ -68,7 +73,10 @@ export type ClientSong = z.infer<typeof clientSong>;
 /** Take a DJ seat; `song` is shown as the DJ's next song. */
 const addDj = z.object({ action: z.literal("addDj"), song: clientSong.optional() });
 /** Leave one's seat, or (a moderator or the owner) take `djUuid` off the stage. */
-const removeDj = z.object({ action: z.literal("removeDj"), djUuid: z.string().min(1).max(64).optional() });
+const removeDj = z.object({
+  action: z.literal("removeDj"),
+  djUuid: z.string().min(1).max(64).optional(),
+});
 /** End the current song now: its DJ, a moderator or the owner. */
 const skipSong = z.object({ action: z.literal("skipSong") });
 /**
@@ -77,10 +85,15 @@ const skipSong = z.object({ action: z.literal("skipSong") });
  */
 const voteOnSong = z.object({
   action: z.literal("voteOnSong"),
-  songVotes: z.object({ like: z.boolean().optional(), star: z.boolean().optional() }).refine((v) => v.like !== undefined || v.star !== undefined, "songVotes needs like or star"),
+  songVotes: z
+    .object({ like: z.boolean().optional(), star: z.boolean().optional() })
+    .refine((v) => v.like !== undefined || v.star !== undefined, "songVotes needs like or star"),
 });
 /** What a DJ shows as their next song (null clears it). */
-const updateNextSong = z.object({ action: z.literal("updateNextSong"), song: clientSong.nullable() });
+const updateNextSong = z.object({
+  action: z.literal("updateNextSong"),
+  song: clientSong.nullable(),
+});
 
 /** Chat text: trimmed, at most 1000 characters, no control characters (a newline is allowed). */
 export const CHAT_MAX_CHARS = 1000;
@@ -103,15 +116,31 @@ const sendChat = z.object({
   clientId: z.string().min(1).max(64),
 });
 /** Toggles the caller's reaction `emoji` on a message. */
-const reactChat = z.object({ action: z.literal("reactChat"), messageId, emoji: z.string().min(1).max(32) });
+const reactChat = z.object({
+  action: z.literal("reactChat"),
+  messageId,
+  emoji: z.string().min(1).max(32),
+});
 /** The author's own text message, within 20 s of its date. */
-const editChat = z.object({ action: z.literal("editChat"), messageId, message: chatText.refine((t) => t.length > 0, "message is empty") });
+const editChat = z.object({
+  action: z.literal("editChat"),
+  messageId,
+  message: chatText.refine((t) => t.length > 0, "message is empty"),
+});
 /** The author or a moderator. */
 const deleteChat = z.object({ action: z.literal("deleteChat"), messageId });
 /** Older history (before the message `before`), answered to this socket alone as `chatHistory`. */
-const loadChat = z.object({ action: z.literal("loadChat"), before: messageId.optional(), limit: z.number().int().min(1).max(50).default(50) });
+const loadChat = z.object({
+  action: z.literal("loadChat"),
+  before: messageId.optional(),
+  limit: z.number().int().min(1).max(50).default(50),
+});
 /** A moderator (room role) or a platform moderator takes a user out of the room for 5 minutes. */
-const kickUser = z.object({ action: z.literal("kickUser"), userUuid: z.string().min(1).max(64), reason: z.string().trim().max(300).optional() });
+const kickUser = z.object({
+  action: z.literal("kickUser"),
+  userUuid: z.string().min(1).max(64),
+  reason: z.string().trim().max(300).optional(),
+});
 /** A one-off animation every socket plays; nothing is stored. */
 const playOneTimeAnimation = z.object({
   action: z.literal("playOneTimeAnimation"),
@@ -142,9 +171,12 @@ export type ClientAction = ClientMessage["action"];
  * Parses one websocket frame. Never throws: the answer is the message, or an error string
  * fit to send back to the client.
  */
-export function parseClientMessage(raw: string | ArrayBuffer | ArrayBufferView): { ok: true; message: ClientMessage } | { ok: false; error: string } {
+export function parseClientMessage(
+  raw: string | ArrayBuffer | ArrayBufferView,
+): { ok: true; message: ClientMessage } | { ok: false; error: string } {
   if (typeof raw !== "string") return { ok: false, error: "Messages must be JSON text." };
-  if (raw.length > MAX_CLIENT_MESSAGE_BYTES) return { ok: false, error: `Messages are limited to ${MAX_CLIENT_MESSAGE_BYTES} bytes.` };
+  if (raw.length > MAX_CLIENT_MESSAGE_BYTES)
+    return { ok: false, error: `Messages are limited to ${MAX_CLIENT_MESSAGE_BYTES} bytes.` };
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -153,14 +185,26 @@ export function parseClientMessage(raw: string | ArrayBuffer | ArrayBufferView):
   }
   const parsed = ClientMessage.safeParse(json);
   if (parsed.success) return { ok: true, message: parsed.data };
-  const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+  const detail = parsed.error.issues
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
   return { ok: false, error: `Invalid message: ${detail}` };
 }
 
 // ---- room state --------------------------------------------------------------------------
 
 /** The role a token carries, as the room sees it (REFERENCE.md "Token roles"). */
-export const TOKEN_ROLES = ["globalModerator", "staff", "superUser", "promoter", "user", "bot", "admin", "moderator", "guest"] as const;
+export const TOKEN_ROLES = [
+  "globalModerator",
+  "staff",
+  "superUser",
+  "promoter",
+  "user",
+  "bot",
+  "admin",
+  "moderator",
+  "guest",
+] as const;
 export type TokenRole = (typeof TOKEN_ROLES)[number];
 
 /** Roles a user can hold in one room (REFERENCE.md "A room role"). */
@@ -307,7 +351,17 @@ export interface RoomStateMessage {
  * Stateful message names. Changes inside one tick leave as one frame, named after the
  * first change of the tick (a vote storm is a few `votedOnSong` frames).
  */
-export const STATEFUL_MESSAGE_NAMES = ["userJoined", "userLeft", "addedDj", "removedDj", "playedSong", "updatedNextSong", "votedOnSong", "updatedRoomSettings", "updatedChat"] as const;
+export const STATEFUL_MESSAGE_NAMES = [
+  "userJoined",
+  "userLeft",
+  "addedDj",
+  "removedDj",
+  "playedSong",
+  "updatedNextSong",
+  "votedOnSong",
+  "updatedRoomSettings",
+  "updatedChat",
+] as const;
 export type StatefulMessageName = (typeof STATEFUL_MESSAGE_NAMES)[number];
 
 /** A change to the state: apply `statePatch` to the state at `seq - 1`. */
@@ -322,7 +376,10 @@ export type StatelessMessage =
   | { name: "pong"; params: { clientTime: number; serverTime: number } }
   | { name: "error"; params: { message: string; action?: ClientAction } }
   | { name: "kickedFromRoom"; params: { reason: string } }
-  | { name: "playedOneTimeAnimation"; params: { userUuid: string; animation: "emoji" | "jump"; emoji: string | null } }
+  | {
+      name: "playedOneTimeAnimation";
+      params: { userUuid: string; animation: "emoji" | "jump"; emoji: string | null };
+    }
   /** The answer to `loadChat`: older messages, oldest first (empty: no more). */
   | { name: "chatHistory"; params: { messages: ChatMessage[]; before: string | null } }
   /** The room's live state was cleared: rejoin after a random delay below `rejoinWithinMs`. */

@@ -2,7 +2,16 @@
  * Enumerations the seeds name, shared by the Worker, the durable objects and the browser.
  * Types derive from these lists; nothing restates them.
  */
-export const USER_ROLES = ["globalModerator", "admin", "moderator", "staff", "promoter", "user", "superUser", "bot"] as const;
+export const USER_ROLES = [
+  "globalModerator",
+  "admin",
+  "moderator",
+  "staff",
+  "promoter",
+  "user",
+  "superUser",
+  "bot",
+] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
 /** The kinds of JWT the user-service signs. */
@@ -18,7 +27,12 @@ export type Badge = (typeof BADGES)[number];
 export const EMAIL_TYPES = ["personal", "work", "payment", "spotify", "discord"] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
 
-export const EMAIL_STATUSES = ["PENDING_VERIFICATION", "VERIFIED", "DELETED", "CREATED_BY_ADMIN"] as const;
+export const EMAIL_STATUSES = [
+  "PENDING_VERIFICATION",
+  "VERIFIED",
+  "DELETED",
+  "CREATED_BY_ADMIN",
+] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
 export const VOUCHER_STATUSES = ["PENDING", "REDEEMED", "REVOKED"] as const;
@@ -30,7 +44,12 @@ export type ImageKind = (typeof IMAGE_KINDS)[number];
 /** Roles that may run the admin panel. */
 export const ADMIN_ROLES: readonly UserRole[] = ["admin", "superUser"];
 /** Roles that may moderate (kick, ban, mute) across the platform. */
-export const MODERATOR_ROLES: readonly UserRole[] = ["admin", "superUser", "globalModerator", "moderator"];
+export const MODERATOR_ROLES: readonly UserRole[] = [
+  "admin",
+  "superUser",
+  "globalModerator",
+  "moderator",
+];
 
 /** The default chat colour (seed 000, section 9). */
 export const DEFAULT_COLOR = "562DF9";

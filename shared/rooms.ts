@@ -8,9 +8,31 @@ export const DJ_TYPES = ["EVERYONE", "INVITE_ONLY", "PRO_PLAN_OWNER", "VERIFIED_
 export type DjType = (typeof DJ_TYPES)[number];
 export const ROOM_TYPES = ["PUBLIC", "PRIVATE"] as const;
 export type RoomType = (typeof ROOM_TYPES)[number];
-export const ROOM_DESIGNS = ["BARN", "BARN_UA", "CHAT_ONLY", "CLUB", "CLUB_UA", "FERRY_BUILDING", "FESTIVAL", "STADIUM", "THEATER", "TOMORROWLAND", "UNDERGROUND", "YACHT"] as const;
+export const ROOM_DESIGNS = [
+  "BARN",
+  "BARN_UA",
+  "CHAT_ONLY",
+  "CLUB",
+  "CLUB_UA",
+  "FERRY_BUILDING",
+  "FESTIVAL",
+  "STADIUM",
+  "THEATER",
+  "TOMORROWLAND",
+  "UNDERGROUND",
+  "YACHT",
+] as const;
 export type RoomDesign = (typeof ROOM_DESIGNS)[number];
-export const ROOM_ROLES = ["moderator", "owner", "coOwner", "banned", "kicked", "chatDisabled", "djDisabled", "dj"] as const;
+export const ROOM_ROLES = [
+  "moderator",
+  "owner",
+  "coOwner",
+  "banned",
+  "kicked",
+  "chatDisabled",
+  "djDisabled",
+  "dj",
+] as const;
 export type RoomRoleName = (typeof ROOM_ROLES)[number];
 
 /**
@@ -36,14 +58,28 @@ export const roomSettingsSchema = z.object({
   isGuestPasswordProtected: z.boolean().default(false),
   isLive: z.boolean().default(true),
   liveAudio: z.boolean().default(false),
-  pinnedMessages: z.array(z.object({ id: z.string(), message: z.string(), pinnedBy: z.string(), pinnedAt: z.number() })).default([]),
+  pinnedMessages: z
+    .array(
+      z.object({ id: z.string(), message: z.string(), pinnedBy: z.string(), pinnedAt: z.number() }),
+    )
+    .default([]),
   /** Songs longer than this are skipped at their start (seconds). */
-  maxSongSeconds: z.number().int().min(30).max(3 * 3600).default(15 * 60),
+  maxSongSeconds: z
+    .number()
+    .int()
+    .min(30)
+    .max(3 * 3600)
+    .default(15 * 60),
   /** A DJ idle (no vote, chat or seat action) this long is taken off the stage (minutes; 0 = never). */
   afkMinutes: z.number().int().min(0).max(240).default(30),
   /** Share of active listeners whose dislikes skip the song (0 = never). */
   autoSkipRatio: z.number().min(0).max(1).default(0.5),
   /** A song played in the room within this many minutes is refused (0 = off). */
-  repeatWindowMinutes: z.number().int().min(0).max(24 * 60).default(60),
+  repeatWindowMinutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60)
+    .default(60),
 });
 export type RoomSettings = z.output<typeof roomSettingsSchema>;

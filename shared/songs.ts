@@ -2,18 +2,53 @@
  * Song and crate enumerations and the song-matching rule, shared by the Worker, the room
  * object and the browser (seed 001: Song, Crate, Music providers, Validation rules).
  */
-export const SONG_STATUSES = ["PENDING_UPLOAD", "VALID_FILE_TYPE", "MISSING_METADATA", "VERIFIED", "UNVERIFIED", "VERIFICATION_ERROR", "VERIFICATION_POSTPONED"] as const;
+export const SONG_STATUSES = [
+  "PENDING_UPLOAD",
+  "VALID_FILE_TYPE",
+  "MISSING_METADATA",
+  "VERIFIED",
+  "UNVERIFIED",
+  "VERIFICATION_ERROR",
+  "VERIFICATION_POSTPONED",
+] as const;
 export type SongStatus = (typeof SONG_STATUSES)[number];
 
 /** Extra statuses the minimal crate-song variant adds (provider lookups). */
-export const CRATE_SONG_STATUSES = [...SONG_STATUSES, "DATA_NOT_FOUND", "PENDING_REQUEST", "SUCCESS", "FETCH_FAILED"] as const;
+export const CRATE_SONG_STATUSES = [
+  ...SONG_STATUSES,
+  "DATA_NOT_FOUND",
+  "PENDING_REQUEST",
+  "SUCCESS",
+  "FETCH_FAILED",
+] as const;
 
-export const MUSIC_PROVIDERS = ["apple", "audius", "napster", "soundCloudPublic", "spotify", "uploadService", "youtube", "pandora", "deezer", "tidal", "amazonMusic", "yandex", "spinrilla", "sevenDigital"] as const;
+export const MUSIC_PROVIDERS = [
+  "apple",
+  "audius",
+  "napster",
+  "soundCloudPublic",
+  "spotify",
+  "uploadService",
+  "youtube",
+  "pandora",
+  "deezer",
+  "tidal",
+  "amazonMusic",
+  "yandex",
+  "spinrilla",
+  "sevenDigital",
+] as const;
 export type MusicProvider = (typeof MUSIC_PROVIDERS)[number];
 export type ProviderIds = Partial<Record<MusicProvider, string>>;
 
 /** Providers a song must have an id from to be imported (seed 001, Validation rules). */
-export const IMPORTABLE_PROVIDERS: readonly MusicProvider[] = ["sevenDigital", "soundCloudPublic", "spotify", "apple", "uploadService"];
+export const IMPORTABLE_PROVIDERS: readonly MusicProvider[] = [
+  "sevenDigital",
+  "soundCloudPublic",
+  "spotify",
+  "apple",
+  "uploadService",
+];
 
 export const IMPORT_STATUSES = ["IN_PROGRESS", "FAILED", "COMPLETE"] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
@@ -48,7 +83,8 @@ export interface MatchableSong {
 export const MATCH_DURATION_TOLERANCE_S = 5;
 
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a === b;
-const sameText = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+const sameText = (a: string | null | undefined, b: string | null | undefined) =>
+  !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
  * Whether two songs are the same song (seed 001, Validation rules): they share a
@@ -56,7 +92,12 @@ const sameText = (a: string | null | undefined, b: string | null | undefined) =>
  * are within 5 s and track and artist are equal ignoring case.
  */
 export function songsMatch(a: MatchableSong, b: MatchableSong): boolean {
-  if (same(a.crateSongUuid, b.crateSongUuid) || same(a.songId, b.songId) || same(a.songShortId, b.songShortId)) return true;
+  if (
+    same(a.crateSongUuid, b.crateSongUuid) ||
+    same(a.songId, b.songId) ||
+    same(a.songShortId, b.songShortId)
+  )
+    return true;
   if (a.isrc && b.isrc && a.isrc.toUpperCase() === b.isrc.toUpperCase()) return true;
   for (const [provider, id] of Object.entries(a.musicProviders ?? {})) {
     if (same(id, b.musicProviders?.[provider as MusicProvider])) return true;

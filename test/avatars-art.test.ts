@@ -10,12 +10,22 @@ beforeAll(async () => {
 });
 
 /** A w x h image of a diagonal gradient, encoded by photon (PNG, JPEG or WebP). */
-function picture(w: number, h: number, as: "png" | "jpeg" | "webp" = "png"): Uint8Array<ArrayBuffer> {
+function picture(
+  w: number,
+  h: number,
+  as: "png" | "jpeg" | "webp" = "png",
+): Uint8Array<ArrayBuffer> {
   const px = new Uint8Array(w * h * 4);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) px.set([(x * 255) / w, (y * 255) / h, 128, 255], (y * w + x) * 4);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) px.set([(x * 255) / w, (y * 255) / h, 128, 255], (y * w + x) * 4);
   const img = new PhotonImage(px, w, h);
   try {
-    const out = as === "png" ? img.get_bytes() : as === "jpeg" ? img.get_bytes_jpeg(80) : img.get_bytes_webp();
+    const out =
+      as === "png"
+        ? img.get_bytes()
+        : as === "jpeg"
+          ? img.get_bytes_jpeg(80)
+          : img.get_bytes_webp();
     return new Uint8Array(out);
   } finally {
     img.free();
@@ -27,7 +37,12 @@ function sizeOfPng(b: Uint8Array) {
   return { width: v.getUint32(16), height: v.getUint32(20) };
 }
 
-const upload = (slug: string, bytes: Uint8Array<ArrayBuffer> | string, type: string, token = boss.token) => {
+const upload = (
+  slug: string,
+  bytes: Uint8Array<ArrayBuffer> | string,
+  type: string,
+  token = boss.token,
+) => {
   const form = new FormData();
   form.append("file", new File([bytes], "art", { type }));
   return merch(`/avatars/${slug}/image`, { method: "PUT", token, body: form });
@@ -37,15 +52,26 @@ async function art(slug: string, query = "", headers: Record<string, string> = {
   const res = await fetchRaw(`/avatars/${slug}/image${query}`, headers);
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
-const fetchRaw = (path: string, headers: Record<string, string> = {}) => SELF.fetch(`http://hangout.test/api/merch-service${path}`, { headers });
+const fetchRaw = (path: string, headers: Record<string, string> = {}) =>
+  SELF.fetch(`http://hangout.test/api/merch-service${path}`, { headers });
 
 describe("avatar art", () => {
   it("makes PNG thumbnails at 128, 256 (default), 500 and 1024, with a 60 s cache and an ETag", async () => {
     const a = await makeAvatar(boss.token);
     const up = await upload(a.slug, picture(800, 400), "image/png");
     expect(up.status).toBe(200);
-    expect(up.body).toMatchObject({ slug: a.slug, contentType: "image/png", sizes: [128, 256, 500, 1024] });
-    for (const [query, side] of [["", 256], ["?size=128", 128], ["?size=256", 256], ["?size=500", 500], ["?size=1024", 1024]] as const) {
+    expect(up.body).toMatchObject({
+      slug: a.slug,
+      contentType: "image/png",
+      sizes: [128, 256, 500, 1024],
+    });
+    for (const [query, side] of [
+      ["", 256],
+      ["?size=128", 128],
+      ["?size=256", 256],
+      ["?size=500", 500],
+      ["?size=1024", 1024],
+    ] as const) {
       const { res, bytes } = await art(a.slug, query);
       expect(res.status, query).toBe(200);
       expect(res.headers.get("Content-Type")).toBe("image/png");
@@ -76,7 +102,9 @@ describe("avatar art", () => {
     expect((await merch(`/avatars/${a.slug}`)).body.imageUrl).not.toBe(first);
     expect(sizeOfPng((await art(a.slug, "?size=128")).bytes)).toEqual({ width: 128, height: 64 });
     // One upload's original and four thumbnails: the replaced art is gone (after the response).
-    await expect.poll(async () => (await env.UPLOADS.list({ prefix: `avatars/${a.slug}/` })).objects.length).toBe(5);
+    await expect
+      .poll(async () => (await env.UPLOADS.list({ prefix: `avatars/${a.slug}/` })).objects.length)
+      .toBe(5);
   });
 
   it("refuses an invalid size with 400, an unknown avatar with 404", async () => {
@@ -87,7 +115,10 @@ describe("avatar art", () => {
       expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request" });
     }
     const bad = await merch(`/avatars/${a.slug}/image?size=64`);
-    expect(bad.body).toMatchObject({ statusCode: 400, message: "size must be one of 128, 256, 500, 1024" });
+    expect(bad.body).toMatchObject({
+      statusCode: 400,
+      message: "size must be one of 128, 256, 500, 1024",
+    });
     expect((await art(uniqueSlug())).res.status).toBe(404);
   });
 
@@ -96,7 +127,9 @@ describe("avatar art", () => {
     const { res, bytes } = await art(a.slug, "?size=500");
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^image\/svg\+xml/);
-    expect(res.headers.get("Content-Security-Policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+    expect(res.headers.get("Content-Security-Policy")).toBe(
+      "default-src 'none'; style-src 'unsafe-inline'",
+    );
     const text = new TextDecoder().decode(bytes);
     expect(text).toMatch(/^<svg [^>]*width="500" height="500"/);
     // The same slug draws the same picture.
@@ -112,7 +145,9 @@ describe("avatar art", () => {
     for (const q of ["", "?size=1024"]) {
       const { res, bytes } = await art(a.slug, q);
       expect(res.headers.get("Content-Type")).toBe("image/svg+xml");
-      expect(res.headers.get("Content-Security-Policy")).toBe("default-src 'none'; style-src 'unsafe-inline'");
+      expect(res.headers.get("Content-Security-Policy")).toBe(
+        "default-src 'none'; style-src 'unsafe-inline'",
+      );
       expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
       expect(new TextDecoder().decode(bytes)).toBe(svg);
     }
@@ -136,24 +171,45 @@ describe("avatar art", () => {
       ["hello, I am text", "text/plain", 415, /file must be a PNG, JPEG, WebP or SVG file\./],
       [gif, "image/gif", 415, /file must be a PNG, JPEG, WebP or SVG file\./],
       [new Uint8Array(0), "image/png", 400, /file is empty\./],
-      [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 10, 0, 0, 0, 10, 1, 2, 3]), "image/png", 400, /could not be read as an image/],
+      [
+        new Uint8Array([
+          0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 10,
+          0, 0, 0, 10, 1, 2, 3,
+        ]),
+        "image/png",
+        400,
+        /could not be read as an image/,
+      ],
     ];
     // A PNG header claiming 5000 x 10 is refused before any decoding.
     const huge = picture(10, 10);
     new DataView(huge.buffer, huge.byteOffset).setUint32(16, 5000);
     cases.push([huge, "image/png", 400, /at most 2048 x 2048 pixels; it is 5000 x 10/]);
-    cases.push([new Uint8Array(3 * 1024 * 1024).fill(1, 0).map((v, i) => (i < 8 ? [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a][i] : v)), "image/png", 413, /at most/]);
+    cases.push([
+      new Uint8Array(3 * 1024 * 1024)
+        .fill(1, 0)
+        .map((v, i) => (i < 8 ? [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a][i] : v)),
+      "image/png",
+      413,
+      /at most/,
+    ]);
     for (const [bytes, type, status, message] of cases) {
       const res = await upload(a.slug, bytes, type);
       expect(res.status, `${type} ${bytes.length}`).toBe(status);
       expect(JSON.stringify(res.body.message)).toMatch(message);
     }
-    const noFile = await merch(`/avatars/${a.slug}/image`, { method: "PUT", token: boss.token, body: new FormData() });
+    const noFile = await merch(`/avatars/${a.slug}/image`, {
+      method: "PUT",
+      token: boss.token,
+      body: new FormData(),
+    });
     expect(noFile.status).toBe(400);
     expect((await upload(uniqueSlug(), picture(4, 4), "image/png")).status).toBe(404);
     const u = await signUp();
     expect((await upload(a.slug, picture(4, 4), "image/png", u.token)).status).toBe(403);
-    expect((await merch(`/avatars/${a.slug}/image`, { method: "PUT", body: new FormData() })).status).toBe(401);
+    expect(
+      (await merch(`/avatars/${a.slug}/image`, { method: "PUT", body: new FormData() })).status,
+    ).toBe(401);
     expect((await merch(`/avatars/${a.slug}`)).body.hasArt).toBe(false);
   });
 });

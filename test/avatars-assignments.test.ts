@@ -2,7 +2,16 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dropLostAvatar } from "../workers/merch-service/avatar-rules";
 import { admin, countRows, signUp, type TestAccount } from "./helpers";
-import { assign, avatarIdOf, makeAvatar, makeSeason, merch, setSubscription, uniqueSlug, wear } from "./avatars-helpers";
+import {
+  assign,
+  avatarIdOf,
+  makeAvatar,
+  makeSeason,
+  merch,
+  setSubscription,
+  uniqueSlug,
+  wear,
+} from "./avatars-helpers";
 
 let boss: TestAccount;
 beforeAll(async () => {
@@ -15,16 +24,26 @@ describe("POST /avatar-assignment/{slug}", () => {
     const u = await signUp();
     const first = await assign(boss.token, a.slug, u.uuid, "PURCHASED");
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ avatarSlug: a.slug, userUuid: u.uuid, type: "PURCHASED", seasonId: null });
+    expect(first.body).toMatchObject({
+      avatarSlug: a.slug,
+      userUuid: u.uuid,
+      type: "PURCHASED",
+      seasonId: null,
+    });
     const before = await countRows("avatar_assignments");
     const again = await assign(boss.token, a.slug, u.uuid, "MANUAL");
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     // A service with the key gets the same answer; concurrent repeats still make one row.
-    const viaKey = await merch(`/avatar-assignment/${a.slug}`, { headers: { "X-Service-Key": "test-service-key" }, body: { userUuid: u.uuid, type: "MANUAL" } });
+    const viaKey = await merch(`/avatar-assignment/${a.slug}`, {
+      headers: { "X-Service-Key": "test-service-key" },
+      body: { userUuid: u.uuid, type: "MANUAL" },
+    });
     expect(viaKey.body.id).toBe(first.body.id);
     const v = await signUp();
-    const burst = await Promise.all(Array.from({ length: 5 }, () => assign(boss.token, a.slug, v.uuid)));
+    const burst = await Promise.all(
+      Array.from({ length: 5 }, () => assign(boss.token, a.slug, v.uuid)),
+    );
     expect(new Set(burst.map((r) => r.body.id)).size).toBe(1);
     expect(burst.filter((r) => r.status === 201)).toHaveLength(1);
     expect(await countRows("avatar_assignments")).toBe(before + 1);
@@ -32,9 +51,16 @@ describe("POST /avatar-assignment/{slug}", () => {
 
   it("a SEASON_AWARD assignment names the avatar's season by default", async () => {
     const season = await makeSeason();
-    const a = await makeAvatar(boss.token, { status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 10 });
+    const a = await makeAvatar(boss.token, {
+      status: "SEASON_AWARD",
+      seasonId: season.id,
+      pointsThreshold: 10,
+    });
     const u = await signUp();
-    expect((await assign(boss.token, a.slug, u.uuid, "SEASON_AWARD")).body).toMatchObject({ type: "SEASON_AWARD", seasonId: season.id });
+    expect((await assign(boss.token, a.slug, u.uuid, "SEASON_AWARD")).body).toMatchObject({
+      type: "SEASON_AWARD",
+      seasonId: season.id,
+    });
   });
 
   it("refuses bad input and unknown avatars or users, and writes nothing", async () => {
@@ -52,10 +78,31 @@ describe("POST /avatar-assignment/{slug}", () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(res.body.message)).toMatch(message);
     }
-    expect((await assign(boss.token, uniqueSlug(), u.uuid)).body).toMatchObject({ statusCode: 404, message: "Avatar not found." });
-    expect((await assign(boss.token, a.slug, crypto.randomUUID())).body).toMatchObject({ statusCode: 404, message: "User not found." });
-    expect((await merch(`/avatar-assignment/${a.slug}`, { token: boss.token, body: { userUuid: u.uuid, seasonId: 987654 } })).status).toBe(404);
-    expect((await merch(`/avatar-assignment/${a.slug}`, { token: boss.token, body: { userUuid: u.uuid }, headers: { "X-Service-Key": "wrong" } })).status).toBe(401);
+    expect((await assign(boss.token, uniqueSlug(), u.uuid)).body).toMatchObject({
+      statusCode: 404,
+      message: "Avatar not found.",
+    });
+    expect((await assign(boss.token, a.slug, crypto.randomUUID())).body).toMatchObject({
+      statusCode: 404,
+      message: "User not found.",
+    });
+    expect(
+      (
+        await merch(`/avatar-assignment/${a.slug}`, {
+          token: boss.token,
+          body: { userUuid: u.uuid, seasonId: 987654 },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await merch(`/avatar-assignment/${a.slug}`, {
+          token: boss.token,
+          body: { userUuid: u.uuid },
+          headers: { "X-Service-Key": "wrong" },
+        })
+      ).status,
+    ).toBe(401);
     expect(await countRows("avatar_assignments")).toBe(before);
   });
 });
@@ -69,14 +116,23 @@ describe("DELETE /avatar-assignment/{id}", () => {
     await assign(boss.token, a.slug, other.uuid);
     expect((await wear(u.token, a.slug)).status).toBe(200);
     expect((await wear(other.token, a.slug)).status).toBe(200);
-    const del = await merch(`/avatar-assignment/${given.id}`, { method: "DELETE", token: boss.token });
+    const del = await merch(`/avatar-assignment/${given.id}`, {
+      method: "DELETE",
+      token: boss.token,
+    });
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ id: given.id, deleted: true });
     expect(await avatarIdOf(u.uuid)).toBeNull();
     expect(await avatarIdOf(other.uuid)).toBe(a.slug);
     expect((await wear(u.token, a.slug)).status).toBe(403);
-    expect((await merch(`/avatar-assignment/${given.id}`, { method: "DELETE", token: boss.token })).status).toBe(404);
-    expect((await merch("/avatar-assignment/not-a-uuid", { method: "DELETE", token: boss.token })).status).toBe(400);
+    expect(
+      (await merch(`/avatar-assignment/${given.id}`, { method: "DELETE", token: boss.token }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await merch("/avatar-assignment/not-a-uuid", { method: "DELETE", token: boss.token }))
+        .status,
+    ).toBe(400);
   });
 
   it("leaves a PUBLIC avatar on: the user may still use it", async () => {
@@ -96,7 +152,12 @@ describe("the admin's view of an avatar", () => {
     await assign(boss.token, a.slug, u.uuid, "PURCHASED");
     await wear(u.token, a.slug);
     const res = await merch(`/admin/avatars/${a.slug}`, { token: boss.token });
-    expect(res.body).toMatchObject({ slug: a.slug, status: "PRIVATE", wearers: 1, assignments: [{ userUuid: u.uuid, type: "PURCHASED" }] });
+    expect(res.body).toMatchObject({
+      slug: a.slug,
+      status: "PRIVATE",
+      wearers: 1,
+      assignments: [{ userUuid: u.uuid, type: "PURCHASED" }],
+    });
     expect((await merch(`/admin/avatars/${uniqueSlug()}`, { token: boss.token })).status).toBe(404);
     expect((await merch("/admin/avatars/Not_A_Slug", { token: boss.token })).status).toBe(400);
   });

@@ -1,6 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, countRows, guestToken, signUp, type TestAccount } from "./helpers";
-import { assign, avatarIdOf, linkDiscord, makeAvatar, makeSeason, merch, setSubscription, uniqueSlug, wear } from "./avatars-helpers";
+import {
+  assign,
+  avatarIdOf,
+  linkDiscord,
+  makeAvatar,
+  makeSeason,
+  merch,
+  setSubscription,
+  uniqueSlug,
+  wear,
+} from "./avatars-helpers";
 
 let boss: TestAccount;
 let plain: TestAccount;
@@ -38,20 +48,38 @@ describe("admin calls are for admins", () => {
 
   it("lets a service read any avatar with X-Service-Key, and refuses a wrong key", async () => {
     const a = await makeAvatar(boss.token, { status: "PRIVATE" });
-    const ok = await merch(`/service/avatar/${a.slug}`, { headers: { "X-Service-Key": "test-service-key" } });
+    const ok = await merch(`/service/avatar/${a.slug}`, {
+      headers: { "X-Service-Key": "test-service-key" },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ slug: a.slug, status: "PRIVATE" });
-    expect((await merch(`/service/avatar/${a.slug}`, { headers: { "X-Service-Key": "wrong" } })).status).toBe(401);
-    expect((await merch(`/service/avatar/${uniqueSlug()}`, { token: boss.token })).status).toBe(404);
+    expect(
+      (await merch(`/service/avatar/${a.slug}`, { headers: { "X-Service-Key": "wrong" } })).status,
+    ).toBe(401);
+    expect((await merch(`/service/avatar/${uniqueSlug()}`, { token: boss.token })).status).toBe(
+      404,
+    );
   });
 });
 
 describe("POST, GET, PATCH, DELETE /avatars", () => {
   it("creates an avatar with defaults and reads it back", async () => {
     const slug = uniqueSlug("neon");
-    const res = await merch("/avatars", { token: boss.token, body: { slug, name: "  Neon Cat ", description: "Glows." } });
+    const res = await merch("/avatars", {
+      token: boss.token,
+      body: { slug, name: "  Neon Cat ", description: "Glows." },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ slug, name: "Neon Cat", description: "Glows.", status: "PUBLIC", discordOnly: false, seasonId: null, pointsThreshold: null, hasArt: false });
+    expect(res.body).toMatchObject({
+      slug,
+      name: "Neon Cat",
+      description: "Glows.",
+      status: "PUBLIC",
+      discordOnly: false,
+      seasonId: null,
+      pointsThreshold: null,
+      hasArt: false,
+    });
     expect(res.body.imageUrl).toMatch(new RegExp(`^/api/merch-service/avatars/${slug}/image\\?`));
     expect(Object.keys(res.body.thumbnails)).toEqual(["128", "256", "500", "1024"]);
     const got = await merch(`/avatars/${slug}`, { token: plain.token });
@@ -70,23 +98,63 @@ describe("POST, GET, PATCH, DELETE /avatars", () => {
       [{ slug: "-edge", name: "x" }, /slug must be/],
       [{ slug: uniqueSlug(), name: "" }, /name must not be empty/],
       [{ slug: uniqueSlug(), name: "n".repeat(61) }, /name must be at most 60 characters/],
-      [{ slug: uniqueSlug(), name: "x", status: "SECRET" }, /status must be one of PUBLIC, PRIVATE, SEASON_AWARD, SUBSCRIBER_ONLY/],
+      [
+        { slug: uniqueSlug(), name: "x", status: "SECRET" },
+        /status must be one of PUBLIC, PRIVATE, SEASON_AWARD, SUBSCRIBER_ONLY/,
+      ],
       [{ slug: uniqueSlug(), name: "x", discordOnly: "yes" }, /discordOnly must be a boolean/],
-      [{ slug: uniqueSlug(), name: "x", status: "SEASON_AWARD" }, "A SEASON_AWARD avatar needs seasonId and pointsThreshold."],
-      [{ slug: uniqueSlug(), name: "x", status: "PUBLIC", seasonId: season.id, pointsThreshold: 5 }, "seasonId and pointsThreshold apply only to SEASON_AWARD avatars."],
-      [{ slug: uniqueSlug(), name: "x", status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: -1 }, /pointsThreshold must not be negative/],
+      [
+        { slug: uniqueSlug(), name: "x", status: "SEASON_AWARD" },
+        "A SEASON_AWARD avatar needs seasonId and pointsThreshold.",
+      ],
+      [
+        {
+          slug: uniqueSlug(),
+          name: "x",
+          status: "PUBLIC",
+          seasonId: season.id,
+          pointsThreshold: 5,
+        },
+        "seasonId and pointsThreshold apply only to SEASON_AWARD avatars.",
+      ],
+      [
+        {
+          slug: uniqueSlug(),
+          name: "x",
+          status: "SEASON_AWARD",
+          seasonId: season.id,
+          pointsThreshold: -1,
+        },
+        /pointsThreshold must not be negative/,
+      ],
       [{ slug: uniqueSlug(), name: "x", extra: 1 }, /extra|Unrecognized/i],
     ];
     for (const [body, message] of cases) {
       const res = await merch("/avatars", { token: boss.token, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(JSON.stringify(res.body.message)).toMatch(typeof message === "string" ? new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : message);
+      expect(JSON.stringify(res.body.message)).toMatch(
+        typeof message === "string"
+          ? new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+          : message,
+      );
     }
     expect((await merch("/avatars", { token: boss.token, body: "{nope" })).status).toBe(400);
-    const dup = await merch("/avatars", { token: boss.token, body: { slug: taken.slug, name: "Again" } });
+    const dup = await merch("/avatars", {
+      token: boss.token,
+      body: { slug: taken.slug, name: "Again" },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.message).toBe(`An avatar with the slug "${taken.slug}" already exists.`);
-    const noSeason = await merch("/avatars", { token: boss.token, body: { slug: uniqueSlug(), name: "x", status: "SEASON_AWARD", seasonId: 999999, pointsThreshold: 1 } });
+    const noSeason = await merch("/avatars", {
+      token: boss.token,
+      body: {
+        slug: uniqueSlug(),
+        name: "x",
+        status: "SEASON_AWARD",
+        seasonId: 999999,
+        pointsThreshold: 1,
+      },
+    });
     expect(noSeason.status).toBe(404);
     expect(await countRows("avatars")).toBe(before);
   });
@@ -94,16 +162,51 @@ describe("POST, GET, PATCH, DELETE /avatars", () => {
   it("patches fields, keeps SEASON_AWARD consistent, and refuses an empty or bad patch", async () => {
     const season = await makeSeason();
     const a = await makeAvatar(boss.token);
-    const res = await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: { name: "Renamed", status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 100 } });
+    const res = await merch(`/avatars/${a.slug}`, {
+      method: "PATCH",
+      token: boss.token,
+      body: { name: "Renamed", status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 100 },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: "Renamed", status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 100 });
+    expect(res.body).toMatchObject({
+      name: "Renamed",
+      status: "SEASON_AWARD",
+      seasonId: season.id,
+      pointsThreshold: 100,
+    });
     // Leaving SEASON_AWARD drops its season fields.
-    const back = await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: { status: "PUBLIC" } });
+    const back = await merch(`/avatars/${a.slug}`, {
+      method: "PATCH",
+      token: boss.token,
+      body: { status: "PUBLIC" },
+    });
     expect(back.body).toMatchObject({ status: "PUBLIC", seasonId: null, pointsThreshold: null });
-    expect((await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: {} })).body.message).toBe("Provide at least one field to update.");
-    expect((await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: { status: "SEASON_AWARD" } })).status).toBe(400);
-    expect((await merch(`/avatars/${uniqueSlug()}`, { method: "PATCH", token: boss.token, body: { name: "x" } })).status).toBe(404);
-    expect((await merch(`/avatars/${a.slug}`)).body).toMatchObject({ name: "Renamed", status: "PUBLIC" });
+    expect(
+      (await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: {} })).body
+        .message,
+    ).toBe("Provide at least one field to update.");
+    expect(
+      (
+        await merch(`/avatars/${a.slug}`, {
+          method: "PATCH",
+          token: boss.token,
+          body: { status: "SEASON_AWARD" },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await merch(`/avatars/${uniqueSlug()}`, {
+          method: "PATCH",
+          token: boss.token,
+          body: { name: "x" },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await merch(`/avatars/${a.slug}`)).body).toMatchObject({
+      name: "Renamed",
+      status: "PUBLIC",
+    });
   });
 
   it("deletes an avatar, its assignments, and takes it off everyone wearing it", async () => {
@@ -115,10 +218,14 @@ describe("POST, GET, PATCH, DELETE /avatars", () => {
     expect(del.status).toBe(200);
     expect(await avatarIdOf(wearer.uuid)).toBeNull();
     expect((await merch(`/avatars/${a.slug}`)).status).toBe(404);
-    expect((await merch(`/avatars/${a.slug}`, { method: "DELETE", token: boss.token })).status).toBe(404);
+    expect(
+      (await merch(`/avatars/${a.slug}`, { method: "DELETE", token: boss.token })).status,
+    ).toBe(404);
     const b = await makeAvatar(boss.token);
     await wear(wearer.token, b.slug);
-    expect((await merch(`/admin/avatars/${b.slug}`, { method: "DELETE", token: boss.token })).status).toBe(200);
+    expect(
+      (await merch(`/admin/avatars/${b.slug}`, { method: "DELETE", token: boss.token })).status,
+    ).toBe(200);
     expect(await avatarIdOf(wearer.uuid)).toBeNull();
   });
 });
@@ -128,11 +235,17 @@ describe("who may use and wear which avatar", () => {
     const season = await makeSeason("Summer of Sound " + uniqueSlug());
     const pub = await makeAvatar(boss.token, { status: "PUBLIC" });
     const priv = await makeAvatar(boss.token, { status: "PRIVATE" });
-    const award = await makeAvatar(boss.token, { status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 500 });
+    const award = await makeAvatar(boss.token, {
+      status: "SEASON_AWARD",
+      seasonId: season.id,
+      pointsThreshold: 500,
+    });
     const sub = await makeAvatar(boss.token, { status: "SUBSCRIBER_ONLY" });
     const u = await signUp();
 
-    const mine = (await merch("/avatars", { token: u.token })).body.map((a: { slug: string }) => a.slug);
+    const mine = (await merch("/avatars", { token: u.token })).body.map(
+      (a: { slug: string }) => a.slug,
+    );
     expect(mine).toContain(pub.slug);
     for (const s of [priv.slug, award.slug, sub.slug]) expect(mine).not.toContain(s);
 
@@ -156,7 +269,9 @@ describe("who may use and wear which avatar", () => {
     expect((await wear(u.token, sub.slug)).status).toBe(200);
     await assign(boss.token, priv.slug, u.uuid, "MANUAL");
     await assign(boss.token, award.slug, u.uuid, "SEASON_AWARD");
-    const now = (await merch("/avatars", { token: u.token })).body.map((a: { slug: string }) => a.slug);
+    const now = (await merch("/avatars", { token: u.token })).body.map(
+      (a: { slug: string }) => a.slug,
+    );
     for (const s of [pub.slug, priv.slug, award.slug, sub.slug]) expect(now).toContain(s);
     expect((await wear(u.token, priv.slug)).status).toBe(200);
     expect((await wear(u.token, award.slug)).status).toBe(200);
@@ -181,7 +296,11 @@ describe("who may use and wear which avatar", () => {
     const season = await makeSeason();
     const pub = await makeAvatar(boss.token);
     const priv = await makeAvatar(boss.token, { status: "PRIVATE" });
-    const award = await makeAvatar(boss.token, { status: "SEASON_AWARD", seasonId: season.id, pointsThreshold: 42 });
+    const award = await makeAvatar(boss.token, {
+      status: "SEASON_AWARD",
+      seasonId: season.id,
+      pointsThreshold: 42,
+    });
     const u = await signUp();
     await wear(u.token, pub.slug);
     const res = await merch("/all-avatars", { token: u.token });
@@ -190,15 +309,26 @@ describe("who may use and wear which avatar", () => {
     const bySlug = Object.fromEntries(res.body.map((a: { slug: string }) => [a.slug, a]));
     expect(bySlug[pub.slug]).toMatchObject({ locked: false, worn: true, unlock: null });
     expect(bySlug[priv.slug]).toBeUndefined();
-    expect(bySlug[award.slug]).toMatchObject({ locked: true, worn: false, unlock: { kind: "SEASON_POINTS", points: 42, seasonId: season.id, seasonName: season.name }, howToUnlock: `Reach 42 points in ${season.name}.` });
+    expect(bySlug[award.slug]).toMatchObject({
+      locked: true,
+      worn: false,
+      unlock: { kind: "SEASON_POINTS", points: 42, seasonId: season.id, seasonName: season.name },
+      howToUnlock: `Reach 42 points in ${season.name}.`,
+    });
     // A PRIVATE avatar one holds is listed for them.
     await assign(boss.token, priv.slug, u.uuid);
     const again = await merch("/all-avatars", { token: u.token });
-    expect(again.body.find((a: { slug: string }) => a.slug === priv.slug)).toMatchObject({ locked: false, assignment: { type: "MANUAL" } });
+    expect(again.body.find((a: { slug: string }) => a.slug === priv.slug)).toMatchObject({
+      locked: false,
+      assignment: { type: "MANUAL" },
+    });
     // Without a token: the public ones unlocked, the rest locked.
     const anon = await merch("/all-avatars");
     expect(anon.status).toBe(200);
-    expect(anon.body.find((a: { slug: string }) => a.slug === pub.slug)).toMatchObject({ locked: false, worn: false });
+    expect(anon.body.find((a: { slug: string }) => a.slug === pub.slug)).toMatchObject({
+      locked: false,
+      worn: false,
+    });
   });
 
   it("GET /avatars/subscriber lists the SUBSCRIBER_ONLY ones, publicly cached for 60 s", async () => {
@@ -210,7 +340,9 @@ describe("who may use and wear which avatar", () => {
     const slugs = res.body.map((a: { slug: string }) => a.slug);
     expect(slugs).toContain(sub.slug);
     expect(slugs).not.toContain(pub.slug);
-    expect((await merch("/avatars", { token: plain.token })).headers.get("Cache-Control")).toBe("private, max-age=60");
+    expect((await merch("/avatars", { token: plain.token })).headers.get("Cache-Control")).toBe(
+      "private, max-age=60",
+    );
   });
 
   it("GET /avatars/{slug}/{uuid} tells whether that user may use it and wears it", async () => {
@@ -220,17 +352,35 @@ describe("who may use and wear which avatar", () => {
     const asker = await signUp();
     const no = await merch(`/avatars/${sub.slug}/${u.uuid}`, { token: asker.token });
     expect(no.status).toBe(200);
-    expect(no.body).toMatchObject({ slug: sub.slug, userUuid: u.uuid, canUse: false, worn: false, unlock: { kind: "SUBSCRIBE" } });
+    expect(no.body).toMatchObject({
+      slug: sub.slug,
+      userUuid: u.uuid,
+      canUse: false,
+      worn: false,
+      unlock: { kind: "SUBSCRIBE" },
+    });
     await setSubscription(u.uuid, "PLUS");
     await wear(u.token, sub.slug);
-    expect((await merch(`/avatars/${sub.slug}/${u.uuid}`, { token: await guestToken() })).body).toMatchObject({ canUse: true, worn: true });
+    expect(
+      (await merch(`/avatars/${sub.slug}/${u.uuid}`, { token: await guestToken() })).body,
+    ).toMatchObject({ canUse: true, worn: true });
     // PRIVATE: hidden from others, visible to the user and admins.
-    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: asker.token })).status).toBe(404);
-    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: u.token })).body).toMatchObject({ canUse: false });
-    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: boss.token })).status).toBe(200);
+    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: asker.token })).status).toBe(
+      404,
+    );
+    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: u.token })).body).toMatchObject(
+      { canUse: false },
+    );
+    expect((await merch(`/avatars/${priv.slug}/${u.uuid}`, { token: boss.token })).status).toBe(
+      200,
+    );
     expect((await merch(`/avatars/${sub.slug}/${u.uuid}`)).status).toBe(401);
-    expect((await merch(`/avatars/${sub.slug}/not-a-uuid`, { token: asker.token })).status).toBe(400);
-    expect((await merch(`/avatars/${sub.slug}/${crypto.randomUUID()}`, { token: asker.token })).status).toBe(404);
+    expect((await merch(`/avatars/${sub.slug}/not-a-uuid`, { token: asker.token })).status).toBe(
+      400,
+    );
+    expect(
+      (await merch(`/avatars/${sub.slug}/${crypto.randomUUID()}`, { token: asker.token })).status,
+    ).toBe(404);
     expect((await merch(`/avatars/${priv.slug}`, { token: asker.token })).status).toBe(404);
   });
 
@@ -241,7 +391,11 @@ describe("who may use and wear which avatar", () => {
     await wear(loser.token, a.slug);
     await wear(holder.token, a.slug);
     await assign(boss.token, a.slug, holder.uuid);
-    await merch(`/avatars/${a.slug}`, { method: "PATCH", token: boss.token, body: { status: "PRIVATE" } });
+    await merch(`/avatars/${a.slug}`, {
+      method: "PATCH",
+      token: boss.token,
+      body: { status: "PRIVATE" },
+    });
     expect(await avatarIdOf(loser.uuid)).toBeNull();
     expect(await avatarIdOf(holder.uuid)).toBe(a.slug);
 
@@ -249,9 +403,17 @@ describe("who may use and wear which avatar", () => {
     const subscriber = await signUp();
     await setSubscription(subscriber.uuid, "PLUS");
     await wear(subscriber.token, s.slug);
-    await merch(`/avatars/${s.slug}`, { method: "PATCH", token: boss.token, body: { name: "Still here" } });
+    await merch(`/avatars/${s.slug}`, {
+      method: "PATCH",
+      token: boss.token,
+      body: { name: "Still here" },
+    });
     expect(await avatarIdOf(subscriber.uuid)).toBe(s.slug);
-    await merch(`/avatars/${s.slug}`, { method: "PATCH", token: boss.token, body: { discordOnly: true } });
+    await merch(`/avatars/${s.slug}`, {
+      method: "PATCH",
+      token: boss.token,
+      body: { discordOnly: true },
+    });
     expect(await avatarIdOf(subscriber.uuid)).toBeNull();
   });
 });
@@ -261,13 +423,21 @@ describe("GET /admin/avatars", () => {
     const tag = uniqueSlug("crud");
     await makeAvatar(boss.token, { slug: `${tag}-a`, status: "PRIVATE" });
     await makeAvatar(boss.token, { slug: `${tag}-b` });
-    const res = await merch(`/admin/avatars?filter=slug||$starts||${tag}&filter=status||$eq||PRIVATE&sort=slug,ASC`, { token: boss.token });
+    const res = await merch(
+      `/admin/avatars?filter=slug||$starts||${tag}&filter=status||$eq||PRIVATE&sort=slug,ASC`,
+      { token: boss.token },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ count: 1, total: 1, page: 1, pageCount: 1 });
     expect(res.body.data[0]).toMatchObject({ slug: `${tag}-a`, status: "PRIVATE" });
-    const all = await merch(`/admin/avatars?s=${encodeURIComponent(JSON.stringify({ slug: { $starts: tag } }))}&limit=1`, { token: boss.token });
+    const all = await merch(
+      `/admin/avatars?s=${encodeURIComponent(JSON.stringify({ slug: { $starts: tag } }))}&limit=1`,
+      { token: boss.token },
+    );
     expect(all.body).toMatchObject({ count: 1, total: 2, pageCount: 2 });
-    expect((await merch("/admin/avatars?filter=imageKey||$eq||x", { token: boss.token })).status).toBe(400);
+    expect(
+      (await merch("/admin/avatars?filter=imageKey||$eq||x", { token: boss.token })).status,
+    ).toBe(400);
     expect((await merch("/admin/avatars?limit=0", { token: boss.token })).status).toBe(400);
     const one = await merch(`/admin/avatars/${tag}-a`, { token: boss.token });
     expect(one.body).toMatchObject({ slug: `${tag}-a`, wearers: 0, assignments: [] });

@@ -3,11 +3,20 @@ import { DELIVERY_MSG, type DeliveryArgs, type DeliveryResult } from "../durable
 import { account, applySettings, connect, newRoom, stub } from "./room-helpers";
 
 /** Room.deliverConsumable, the purchase's delivery step, called as the merch-service does. */
-const deliver = (room: string, args: DeliveryArgs) => (stub(room) as unknown as { deliverConsumable(a: DeliveryArgs): Promise<DeliveryResult> }).deliverConsumable(args);
+const deliver = (room: string, args: DeliveryArgs) =>
+  (
+    stub(room) as unknown as { deliverConsumable(a: DeliveryArgs): Promise<DeliveryResult> }
+  ).deliverConsumable(args);
 const args = (userUuid: string, purchaseId = crypto.randomUUID()): DeliveryArgs => ({
   purchaseId,
   userUuid,
-  consumable: { consumableId: 7, name: "Confetti", imageUrl: "/api/merch-service/api/v1/consumables/files/x", displayType: "cover", tokenCost: 25 },
+  consumable: {
+    consumableId: 7,
+    name: "Confetti",
+    imageUrl: "/api/merch-service/api/v1/consumables/files/x",
+    displayType: "cover",
+    tokenCost: 25,
+  },
 });
 
 describe("Room.deliverConsumable", { timeout: 30_000 }, () => {
@@ -21,10 +30,17 @@ describe("Room.deliverConsumable", { timeout: 30_000 }, () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => deliver(room, a)));
     expect(results.filter((r) => r.ok && !r.duplicate)).toHaveLength(1);
     expect(new Set(results.map((r) => r.ok && r.messageId)).size).toBe(1);
-    const state = await watcher.until((s) => s.chat.some((m) => m.type === "consumable"), "consumable line");
+    const state = await watcher.until(
+      (s) => s.chat.some((m) => m.type === "consumable"),
+      "consumable line",
+    );
     const lines = state.chat.filter((m) => m.type === "consumable");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ userUuid: buyer.uuid, message: "Confetti", consumable: { purchaseId: a.purchaseId, displayType: "cover", tokenCost: 25 } });
+    expect(lines[0]).toMatchObject({
+      userUuid: buyer.uuid,
+      message: "Confetti",
+      consumable: { purchaseId: a.purchaseId, displayType: "cover", tokenCost: 25 },
+    });
     expect(watcher.breaches).toEqual([]);
   });
 
@@ -45,7 +61,11 @@ describe("Room.deliverConsumable", { timeout: 30_000 }, () => {
     await applySettings(room);
     const watcher = await connect(room, await account());
     const stranger = await account();
-    expect(await deliver(room, args(stranger.uuid))).toEqual({ ok: false, code: "not_in_room", message: DELIVERY_MSG.notInRoom });
+    expect(await deliver(room, args(stranger.uuid))).toEqual({
+      ok: false,
+      code: "not_in_room",
+      message: DELIVERY_MSG.notInRoom,
+    });
 
     const quiet = newRoom();
     await applySettings(quiet, { hasChat: false });

@@ -17,17 +17,28 @@ export async function seedSong(over: Partial<typeof songs.$inferInsert> = {}): P
   const tag = `${Date.now().toString(36)}${(n++).toString(36)}`;
   return db(env)
     .insert(songs)
-    .values({ songId: crypto.randomUUID(), songShortId: newShortId(), trackName: `Track ${tag}`, artistName: `Artist ${tag}`, duration: 200, status: "VERIFIED", isPublic: true, ...over })
+    .values({
+      songId: crypto.randomUUID(),
+      songShortId: newShortId(),
+      trackName: `Track ${tag}`,
+      artistName: `Artist ${tag}`,
+      duration: 200,
+      status: "VERIFIED",
+      isPublic: true,
+      ...over,
+    })
     .returning()
     .get();
 }
 
-export const seedSongs = (count: number, over: Partial<typeof songs.$inferInsert> = {}) => Promise.all(Array.from({ length: count }, () => seedSong(over)));
+export const seedSongs = (count: number, over: Partial<typeof songs.$inferInsert> = {}) =>
+  Promise.all(Array.from({ length: count }, () => seedSong(over)));
 
 /** Creates a crate through the route and answers its CrateDto. */
 export async function newCrate(token: string, body: Record<string, unknown> = {}) {
   const res = await pl("/crate", { body, token });
-  if (res.status !== 201) throw new Error(`crate create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`crate create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -36,7 +47,8 @@ export async function addSongs(token: string, base: string, list: SongRow[]) {
   const out = [];
   for (const s of list) {
     const res = await pl(`${base}/songs`, { body: { songId: s.songId }, token });
-    if (res.status !== 201) throw new Error(`add failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`add failed: ${res.status} ${JSON.stringify(res.body)}`);
     out.push(res.body);
   }
   return out;
@@ -47,7 +59,11 @@ export async function crateRows(crateUuid: string) {
   const crate = await db(env).select().from(crates).where(eq(crates.crateUuid, crateUuid)).get();
   if (!crate) return { crate, rows: [] };
   const rows = await db(env)
-    .select({ crateSongUuid: crateSongs.crateSongUuid, songId: crateSongs.songId, position: crateSongs.position })
+    .select({
+      crateSongUuid: crateSongs.crateSongUuid,
+      songId: crateSongs.songId,
+      position: crateSongs.position,
+    })
     .from(crateSongs)
     .where(eq(crateSongs.crateId, crate.id))
     .orderBy(asc(crateSongs.position), asc(crateSongs.id))

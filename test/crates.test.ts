@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { SONG_MSG } from "../workers/songs/messages";
 import { CRATE_MSG } from "../workers/playlist-service/crate-store";
-import { addSongs, crateRows, expectDense, newCrate, pl, seedSongs, songOrder } from "./crate-helpers";
+import {
+  addSongs,
+  crateRows,
+  expectDense,
+  newCrate,
+  pl,
+  seedSongs,
+  songOrder,
+} from "./crate-helpers";
 import { admin, countRows, guestToken, signUp } from "./helpers";
 
 const SERVICE = { "X-Service-Key": "test-service-key" };
@@ -9,9 +17,22 @@ const SERVICE = { "X-Service-Key": "test-service-key" };
 describe("POST /crate", () => {
   it("creates a named crate owned by the caller", async () => {
     const a = await signUp();
-    const res = await pl("/crate", { body: { crateName: "  Road trip ", description: "songs", isPublic: false }, token: a.token });
+    const res = await pl("/crate", {
+      body: { crateName: "  Road trip ", description: "songs", isPublic: false },
+      token: a.token,
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ crateName: "Road trip", description: "songs", isPublic: false, userUuid: a.uuid, crateType: null, crateSongsNumber: 0, count: 0, currentPosition: 0, importStatus: null });
+    expect(res.body).toMatchObject({
+      crateName: "Road trip",
+      description: "songs",
+      isPublic: false,
+      userUuid: a.uuid,
+      crateType: null,
+      crateSongsNumber: 0,
+      count: 0,
+      currentPosition: 0,
+      importStatus: null,
+    });
     expect(res.body.crateUuid).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -20,8 +41,12 @@ describe("POST /crate", () => {
     const names = [];
     for (let i = 0; i < 3; i++) names.push((await newCrate(a.token)).crateName);
     expect(names).toEqual(["New Playlist #1", "New Playlist #2", "New Playlist #3"]);
-    const second = (await pl("/crate/user", { token: a.token })).body.data.find((c: { crateName: string }) => c.crateName === "New Playlist #2");
-    expect((await pl(`/crate/${second.crateUuid}`, { method: "DELETE", token: a.token })).status).toBe(200);
+    const second = (await pl("/crate/user", { token: a.token })).body.data.find(
+      (c: { crateName: string }) => c.crateName === "New Playlist #2",
+    );
+    expect(
+      (await pl(`/crate/${second.crateUuid}`, { method: "DELETE", token: a.token })).status,
+    ).toBe(200);
     expect((await newCrate(a.token, { crateName: "" })).crateName).toBe("New Playlist #2");
     expect((await newCrate(a.token)).crateName).toBe("New Playlist #4");
     // Names that only look alike do not take a number; other users have their own numbers.
@@ -32,16 +57,26 @@ describe("POST /crate", () => {
 
   it("gives concurrent unnamed creates distinct numbers", async () => {
     const a = await signUp();
-    const results = await Promise.all(Array.from({ length: 12 }, () => pl("/crate", { body: {}, token: a.token })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => pl("/crate", { body: {}, token: a.token })),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
-    const names = results.map((r) => r.body.crateName).sort((x: string, y: string) => Number(x.slice(14)) - Number(y.slice(14)));
+    const names = results
+      .map((r) => r.body.crateName)
+      .sort((x: string, y: string) => Number(x.slice(14)) - Number(y.slice(14)));
     expect(names).toEqual(Array.from({ length: 12 }, (_, i) => `New Playlist #${i + 1}`));
   });
 
   it("refuses bad input with 400 and writes nothing", async () => {
     const a = await signUp();
     const before = await countRows("crates");
-    for (const body of [{ crateName: 5 }, { crateName: "x".repeat(101) }, { isPublic: "yes" }, { description: "d".repeat(1001) }, "not json"]) {
+    for (const body of [
+      { crateName: 5 },
+      { crateName: "x".repeat(101) },
+      { isPublic: "yes" },
+      { description: "d".repeat(1001) },
+      "not json",
+    ]) {
       const res = await pl("/crate", { body, token: a.token });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("Bad Request");
@@ -74,20 +109,46 @@ describe("GET, PATCH and DELETE /crate/{id}", () => {
   it("lets only the owner edit", async () => {
     const [a, b] = await Promise.all([signUp(), signUp()]);
     const crate = await newCrate(a.token, { crateName: "Mine" });
-    const res = await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { crateName: "Renamed", description: null, isPublic: false }, token: a.token });
+    const res = await pl(`/crate/${crate.crateUuid}`, {
+      method: "PATCH",
+      body: { crateName: "Renamed", description: null, isPublic: false },
+      token: a.token,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ crateName: "Renamed", description: null, isPublic: false });
     // Private now: to others it does not exist; while public, others are forbidden.
-    expect((await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { crateName: "Theirs" }, token: b.token })).status).toBe(404);
-    await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { isPublic: true }, token: a.token });
-    const forbidden = await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { crateName: "Theirs" }, token: b.token });
+    expect(
+      (
+        await pl(`/crate/${crate.crateUuid}`, {
+          method: "PATCH",
+          body: { crateName: "Theirs" },
+          token: b.token,
+        })
+      ).status,
+    ).toBe(404);
+    await pl(`/crate/${crate.crateUuid}`, {
+      method: "PATCH",
+      body: { isPublic: true },
+      token: a.token,
+    });
+    const forbidden = await pl(`/crate/${crate.crateUuid}`, {
+      method: "PATCH",
+      body: { crateName: "Theirs" },
+      token: b.token,
+    });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.message).toBe(SONG_MSG.crateForbidden);
-    expect((await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { crateName: "X" } })).status).toBe(401);
+    expect(
+      (await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body: { crateName: "X" } })).status,
+    ).toBe(401);
     for (const body of [{}, { crateName: "" }, { crateName: 1 }, { isPublic: "no" }]) {
-      expect((await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body, token: a.token })).status).toBe(400);
+      expect(
+        (await pl(`/crate/${crate.crateUuid}`, { method: "PATCH", body, token: a.token })).status,
+      ).toBe(400);
     }
-    expect((await pl(`/crate/${crate.crateUuid}`, { token: a.token })).body.crateName).toBe("Renamed");
+    expect((await pl(`/crate/${crate.crateUuid}`, { token: a.token })).body.crateName).toBe(
+      "Renamed",
+    );
   });
 
   it("lets only the owner delete, with the crate's songs", async () => {
@@ -95,7 +156,9 @@ describe("GET, PATCH and DELETE /crate/{id}", () => {
     const crate = await newCrate(a.token);
     await addSongs(a.token, `/crate/${crate.crateUuid}`, await seedSongs(2));
     expect((await pl(`/crate/${crate.crateUuid}`, { method: "DELETE" })).status).toBe(401);
-    expect((await pl(`/crate/${crate.crateUuid}`, { method: "DELETE", token: b.token })).status).toBe(403);
+    expect(
+      (await pl(`/crate/${crate.crateUuid}`, { method: "DELETE", token: b.token })).status,
+    ).toBe(403);
     expect((await pl("/crate/nope", { method: "DELETE", token: a.token })).status).toBe(400);
     const before = await countRows("crate_songs");
     const res = await pl(`/crate/${crate.crateUuid}`, { method: "DELETE", token: a.token });
@@ -111,8 +174,24 @@ describe("GET, PATCH and DELETE /crate/{id}", () => {
     const del = await pl(`/crate/${likes.crateUuid}`, { method: "DELETE", token: a.token });
     expect(del.status).toBe(403);
     expect(del.body.message).toBe(CRATE_MSG.specialLocked);
-    expect((await pl(`/crate/${likes.crateUuid}`, { method: "PATCH", body: { crateName: "mine" }, token: a.token })).status).toBe(403);
-    expect((await pl(`/crate/${likes.crateUuid}`, { method: "PATCH", body: { description: "what I like" }, token: a.token })).body.description).toBe("what I like");
+    expect(
+      (
+        await pl(`/crate/${likes.crateUuid}`, {
+          method: "PATCH",
+          body: { crateName: "mine" },
+          token: a.token,
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await pl(`/crate/${likes.crateUuid}`, {
+          method: "PATCH",
+          body: { description: "what I like" },
+          token: a.token,
+        })
+      ).body.description,
+    ).toBe("what I like");
   });
 });
 
@@ -133,7 +212,8 @@ describe("crate lists", () => {
     expect(all.body.data[0].crateType).toBe("default");
     const page = await pl("/crate/user?limit=1&offset=1", { token: a.token });
     expect(page.body).toMatchObject({ total: 2, data: [{ crateName: "One" }] });
-    for (const q of ["limit=0", "limit=101", "offset=-1", "includeSpecial=maybe"]) expect((await pl(`/crate/user?${q}`, { token: a.token })).status).toBe(400);
+    for (const q of ["limit=0", "limit=101", "offset=-1", "includeSpecial=maybe"])
+      expect((await pl(`/crate/user?${q}`, { token: a.token })).status).toBe(400);
     expect((await pl("/crate/user")).status).toBe(401);
     expect((await pl("/crate/user", { token: await guestToken() })).status).toBe(403);
   });
@@ -171,17 +251,42 @@ describe("PUT /crate/{crateId}/copy", () => {
     const src = await newCrate(a.token, { crateName: "Original", description: "d" });
     const list = await seedSongs(4);
     const added = await addSongs(a.token, `/crate/${src.crateUuid}`, list);
-    await pl(`/crate/${src.crateUuid}/songs/${added[3].crateSongUuid}/position`, { method: "PUT", body: { newPosition: 0 }, token: a.token });
-    const res = await pl(`/crate/${src.crateUuid}/copy`, { method: "PUT", body: {}, token: a.token });
+    await pl(`/crate/${src.crateUuid}/songs/${added[3].crateSongUuid}/position`, {
+      method: "PUT",
+      body: { newPosition: 0 },
+      token: a.token,
+    });
+    const res = await pl(`/crate/${src.crateUuid}/copy`, {
+      method: "PUT",
+      body: {},
+      token: a.token,
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ crateName: "Original (copy)", description: "d", userUuid: a.uuid, crateSongsNumber: 4, crateType: null });
+    expect(res.body).toMatchObject({
+      crateName: "Original (copy)",
+      description: "d",
+      userUuid: a.uuid,
+      crateSongsNumber: 4,
+      crateType: null,
+    });
     expect(res.body.crateUuid).not.toBe(src.crateUuid);
     const expected = [list[3], list[0], list[1], list[2]].map((s) => s.songId);
     expect(await songOrder(a.token, `/crate/${res.body.crateUuid}`)).toEqual(expected);
     expect(await songOrder(a.token, `/crate/${src.crateUuid}`)).toEqual(expected);
-    const [copyRows, srcRows] = [await expectDense(res.body.crateUuid), (await crateRows(src.crateUuid)).rows];
-    expect(copyRows.map((r) => r.crateSongUuid).filter((u) => srcRows.some((s) => s.crateSongUuid === u))).toEqual([]);
-    const named = await pl(`/crate/${src.crateUuid}/copy`, { method: "PUT", body: { crateName: "Mine too" }, token: a.token });
+    const [copyRows, srcRows] = [
+      await expectDense(res.body.crateUuid),
+      (await crateRows(src.crateUuid)).rows,
+    ];
+    expect(
+      copyRows
+        .map((r) => r.crateSongUuid)
+        .filter((u) => srcRows.some((s) => s.crateSongUuid === u)),
+    ).toEqual([]);
+    const named = await pl(`/crate/${src.crateUuid}/copy`, {
+      method: "PUT",
+      body: { crateName: "Mine too" },
+      token: a.token,
+    });
     expect(named.body.crateName).toBe("Mine too");
   });
 
@@ -190,11 +295,29 @@ describe("PUT /crate/{crateId}/copy", () => {
     const pub = await newCrate(a.token, { crateName: "Public" });
     const priv = await newCrate(a.token, { crateName: "Private", isPublic: false });
     const before = await countRows("crates");
-    expect((await pl(`/crate/${pub.crateUuid}/copy`, { method: "PUT", body: {}, token: b.token })).status).toBe(403);
-    expect((await pl(`/crate/${priv.crateUuid}/copy`, { method: "PUT", body: {}, token: b.token })).status).toBe(404);
-    expect((await pl(`/crate/${pub.crateUuid}/copy`, { method: "PUT", body: {} })).status).toBe(401);
-    expect((await pl(`/crate/${pub.crateUuid}/copy`, { method: "PUT", body: { crateName: 3 }, token: a.token })).status).toBe(400);
-    expect((await pl("/crate/xyz/copy", { method: "PUT", body: {}, token: a.token })).status).toBe(400);
+    expect(
+      (await pl(`/crate/${pub.crateUuid}/copy`, { method: "PUT", body: {}, token: b.token }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await pl(`/crate/${priv.crateUuid}/copy`, { method: "PUT", body: {}, token: b.token }))
+        .status,
+    ).toBe(404);
+    expect((await pl(`/crate/${pub.crateUuid}/copy`, { method: "PUT", body: {} })).status).toBe(
+      401,
+    );
+    expect(
+      (
+        await pl(`/crate/${pub.crateUuid}/copy`, {
+          method: "PUT",
+          body: { crateName: 3 },
+          token: a.token,
+        })
+      ).status,
+    ).toBe(400);
+    expect((await pl("/crate/xyz/copy", { method: "PUT", body: {}, token: a.token })).status).toBe(
+      400,
+    );
     expect(await countRows("crates")).toBe(before);
   });
 });

@@ -1,7 +1,13 @@
 import { abortAllDurableObjects, env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../shared/json-patch";
-import type { RoomState, RoomStateMessage, ServerMessage, StatefulMessage, StatelessMessage } from "../shared/protocol";
+import type {
+  RoomState,
+  RoomStateMessage,
+  ServerMessage,
+  StatefulMessage,
+  StatelessMessage,
+} from "../shared/protocol";
 import { signToken } from "../workers/lib/jwt";
 import { endGrace } from "./room-helpers";
 
@@ -40,7 +46,9 @@ class TestSocket {
     return m as StatefulMessage;
   }
 
-  async nextStateless<N extends StatelessMessage["name"]>(name: N): Promise<Extract<StatelessMessage, { name: N }>> {
+  async nextStateless<N extends StatelessMessage["name"]>(
+    name: N,
+  ): Promise<Extract<StatelessMessage, { name: N }>> {
     const m = await this.next();
     expect(m.name).toBe(name);
     return m as Extract<StatelessMessage, { name: N }>;
@@ -55,10 +63,13 @@ class TestSocket {
   }
 }
 
-const token = (sub: string, type: "user" | "guest" = "user") => signToken(env, { sub, type, roles: type === "guest" ? [] : ["user"] });
+const token = (sub: string, type: "user" | "guest" = "user") =>
+  signToken(env, { sub, type, roles: type === "guest" ? [] : ["user"] });
 
 async function join(room: string, sub: string, type: "user" | "guest" = "user") {
-  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${await token(sub, type)}`, { headers: { Upgrade: "websocket" } });
+  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${await token(sub, type)}`, {
+    headers: { Upgrade: "websocket" },
+  });
   expect(res.status).toBe(101);
   const socket = new TestSocket(res.webSocket!);
   return { socket, joined: await socket.nextState() };
@@ -70,7 +81,9 @@ describe("Room: connecting", () => {
   it("refuses a websocket without a valid token with a JSON 401", async () => {
     const room = crypto.randomUUID();
     for (const query of ["", "?token=not.a.jwt"]) {
-      const res = await SELF.fetch(`http://x/parties/room/${room}${query}`, { headers: { Upgrade: "websocket" } });
+      const res = await SELF.fetch(`http://x/parties/room/${room}${query}`, {
+        headers: { Upgrade: "websocket" },
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ statusCode: 401, error: "Unauthorized" });
     }
@@ -78,7 +91,9 @@ describe("Room: connecting", () => {
 
   it("closes with 4001 a connection that reaches the object without the gateway's caller header", async () => {
     const room = crypto.randomUUID();
-    const res = await env.Room.getByName(room).fetch(`http://x/parties/room/${room}`, { headers: { Upgrade: "websocket" } });
+    const res = await env.Room.getByName(room).fetch(`http://x/parties/room/${room}`, {
+      headers: { Upgrade: "websocket" },
+    });
     expect(res.status).toBe(101);
     const socket = new TestSocket(res.webSocket!);
     const closed = await socket.closed;
@@ -102,7 +117,13 @@ describe("Room: connecting", () => {
       // No D1 account behind this token: a made-up name; the spot on the floor is the uuid's.
       allUserData: {
         [alice]: {
-          userProfile: { uuid: alice, nickname: `User ${alice.slice(0, 4).toUpperCase()}`, avatarId: "default", color: null, badges: [] },
+          userProfile: {
+            uuid: alice,
+            nickname: `User ${alice.slice(0, 4).toUpperCase()}`,
+            avatarId: "default",
+            color: null,
+            badges: [],
+          },
           position: { x: expect.any(Number), y: expect.any(Number) },
         },
       },
@@ -112,7 +133,13 @@ describe("Room: connecting", () => {
       chat: [],
     } satisfies Omit<RoomState, "settings">);
     // Until the room-service pushes settings, the defaults, with the object's name as slug.
-    expect(settings).toMatchObject({ slug: room, uuid: room, numberOfDjs: 5, djType: "EVERYONE", roomRoles: [] });
+    expect(settings).toMatchObject({
+      slug: room,
+      uuid: room,
+      numberOfDjs: 5,
+      djType: "EVERYONE",
+      roomRoles: [],
+    });
     socket.close();
   });
 });
@@ -156,7 +183,9 @@ describe("Room: presence patches", () => {
     // nothing was broadcast for the second tab's arrival or the first tab's departure.
     const left = await a.socket.nextPatch("userLeft");
     expect(left.seq).toBe(joined.seq + 1);
-    expect(uuids(applyPatch(applyPatch(a.joined.state, joined.statePatch), left.statePatch).allUsers)).not.toContain(bob);
+    expect(
+      uuids(applyPatch(applyPatch(a.joined.state, joined.statePatch), left.statePatch).allUsers),
+    ).not.toContain(bob);
     a.socket.close();
   });
 
@@ -166,11 +195,18 @@ describe("Room: presence patches", () => {
     const guest = crypto.randomUUID();
     const g = await join(room, guest, "guest");
     expect(uuids(g.joined.state.allUsers)).not.toContain(guest);
-    expect(g.joined.state.audienceUsers).toContainEqual({ uuid: guest, tokenRole: "guest", highestRole: null, canDj: false });
+    expect(g.joined.state.audienceUsers).toContainEqual({
+      uuid: guest,
+      tokenRole: "guest",
+      highestRole: null,
+      canDj: false,
+    });
 
     const joined = await a.socket.nextPatch("userJoined");
     // A guest changes the audience (and the floor and allUserData, which list guests too), never allUsers.
-    expect(joined.statePatch.every((op) => /^\/(audienceUsers|floorUsers|allUserData)\//.test(op.path))).toBe(true);
+    expect(
+      joined.statePatch.every((op) => /^\/(audienceUsers|floorUsers|allUserData)\//.test(op.path)),
+    ).toBe(true);
     expect(applyPatch(a.joined.state, joined.statePatch)).toEqual(g.joined.state);
     g.socket.close();
     a.socket.close();
@@ -202,7 +238,13 @@ describe("Room: client messages", () => {
     const b = await join(room, crypto.randomUUID());
     const joined = await a.socket.nextPatch("userJoined");
 
-    const bad = ["not json", JSON.stringify({ action: "nope" }), JSON.stringify({ action: "ping" }), JSON.stringify({ action: "ping", clientTime: "soon" }), "x".repeat(20_000)];
+    const bad = [
+      "not json",
+      JSON.stringify({ action: "nope" }),
+      JSON.stringify({ action: "ping" }),
+      JSON.stringify({ action: "ping", clientTime: "soon" }),
+      "x".repeat(20_000),
+    ];
     for (const frame of bad) {
       b.socket.send(frame);
       const error = await b.socket.nextStateless("error");

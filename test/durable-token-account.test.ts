@@ -1,4 +1,9 @@
-import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { TokenAccount } from "../durable/token-account";
 
@@ -7,7 +12,10 @@ import type { TokenAccount } from "../durable/token-account";
  * through the stub: in this pool every rejecting RPC also leaks an unhandled rejection,
  * even when the test handles it (cloudflare/workers-sdk#14736); runInDurableObject does not.
  */
-async function failure(stub: DurableObjectStub<TokenAccount>, call: (o: TokenAccount) => unknown): Promise<string> {
+async function failure(
+  stub: DurableObjectStub<TokenAccount>,
+  call: (o: TokenAccount) => unknown,
+): Promise<string> {
   // The casts: test/env.d.ts widens Cloudflare.Env, so our classes miss the helper's constraint.
   return runInDurableObject(stub as DurableObjectStub, (o) => {
     try {
@@ -60,7 +68,8 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     const stub = account();
     await stub.credit(10, "k");
     expect(await failure(stub, (o) => o.credit(11, "k"))).toMatch(/different amount/);
-    for (const bad of [0, -5, 1.5, Number.NaN]) expect(await failure(stub, (o) => o.credit(bad, `bad-${bad}`))).toMatch(/positive integer/);
+    for (const bad of [0, -5, 1.5, Number.NaN])
+      expect(await failure(stub, (o) => o.credit(bad, `bad-${bad}`))).toMatch(/positive integer/);
     expect(await failure(stub, (o) => o.credit(1, ""))).toMatch(/Idempotency key/);
     expect((await stub.getAccount()).balance).toBe(10);
   });
@@ -71,7 +80,12 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect((await stub.setStatus("disabled")).status).toBe("disabled");
     expect(await failure(stub, (o) => o.credit(5, "after"))).toMatch("Token account is disabled.");
     expect(await stub.credit(5, "before")).toEqual({ ...first, duplicate: true });
-    expect(await stub.getAccount()).toEqual({ balance: 5, heldBalance: 0, updatedAt: first.updatedAt, status: "disabled" });
+    expect(await stub.getAccount()).toEqual({
+      balance: 5,
+      heldBalance: 0,
+      updatedAt: first.updatedAt,
+      status: "disabled",
+    });
     await stub.setStatus("active");
     expect((await stub.credit(5, "after")).balance).toBe(10);
   });
@@ -86,7 +100,11 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect((await stub.getAccount()).balance).toBe(42);
     expect(await stub.credit(30, "a")).toEqual({ ...first, duplicate: true });
     const ledger = await runInDurableObject(stub as DurableObjectStub, (_instance, state) =>
-      state.storage.sql.exec<{ amount: number; idempotency_key: string }>(`SELECT amount, idempotency_key FROM ledger ORDER BY created_at`).toArray(),
+      state.storage.sql
+        .exec<{ amount: number; idempotency_key: string }>(
+          `SELECT amount, idempotency_key FROM ledger ORDER BY created_at`,
+        )
+        .toArray(),
     );
     expect(ledger).toEqual([
       { amount: 30, idempotency_key: "a" },
@@ -97,7 +115,9 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
   it("lets exactly 300 of 1,000 concurrent holds through on a balance of 300; the rest are refused", async () => {
     const stub = account();
     await stub.credit(300, "funds");
-    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => stub.hold(1, `h-${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => stub.hold(1, `h-${i}`)),
+    );
     const held = results.filter((r) => r.ok);
     expect(held).toHaveLength(300);
     expect(results.filter((r) => !r.ok && r.code === "insufficient_funds")).toHaveLength(700);
@@ -106,7 +126,13 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect(new Set(held.map((r) => r.balance)).size).toBe(300);
     expect(await stub.getAccount()).toMatchObject({ balance: 0, heldBalance: 300 });
     // Committing half and voiding half: 150 charged, 150 back.
-    await Promise.all(held.map((h, i) => (i % 2 ? stub.commit(h.ok ? h.holdId! : "", `c-${i}`) : stub.void(h.ok ? h.holdId! : "", `v-${i}`))));
+    await Promise.all(
+      held.map((h, i) =>
+        i % 2
+          ? stub.commit(h.ok ? h.holdId! : "", `c-${i}`)
+          : stub.void(h.ok ? h.holdId! : "", `v-${i}`),
+      ),
+    );
     expect(await stub.getAccount()).toMatchObject({ balance: 150, heldBalance: 0 });
   });
 
@@ -134,7 +160,11 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect(await stub.getAccount()).toMatchObject({ balance: committed ? 30 : 50, heldBalance: 0 });
     // A retry of the hold itself reports where it stands, so a purchase does not deliver twice.
     const again = await stub.hold(20, "buy-1");
-    expect(again).toMatchObject({ ok: true, duplicate: true, holdStatus: committed ? "committed" : "voided" });
+    expect(again).toMatchObject({
+      ok: true,
+      duplicate: true,
+      holdStatus: committed ? "committed" : "voided",
+    });
   });
 
   it("voids an expired hold in the alarm and frees its tokens; a late commit is refused", async () => {
@@ -148,10 +178,19 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect(await runDurableObjectAlarm(stub as unknown as DurableObjectStub)).toBe(true);
     expect(await stub.getAccount()).toMatchObject({ balance: 1, heldBalance: 9 });
     // Time passes for the slow hold only.
-    await runInDurableObject(stub as unknown as DurableObjectStub, (_o, state) => state.storage.sql.exec(`UPDATE ledger SET expires_at = ? WHERE id = ?`, Date.now() - 1, hold.holdId));
+    await runInDurableObject(stub as unknown as DurableObjectStub, (_o, state) =>
+      state.storage.sql.exec(
+        `UPDATE ledger SET expires_at = ? WHERE id = ?`,
+        Date.now() - 1,
+        hold.holdId,
+      ),
+    );
     expect(await runDurableObjectAlarm(stub as unknown as DurableObjectStub)).toBe(true);
     expect(await stub.getAccount()).toMatchObject({ balance: 9, heldBalance: 1 });
-    expect(await stub.commit(hold.holdId!, "late")).toMatchObject({ ok: false, code: "hold_voided" });
+    expect(await stub.commit(hold.holdId!, "late")).toMatchObject({
+      ok: false,
+      code: "hold_voided",
+    });
     expect(await stub.commit(keep.holdId!, "in-time")).toMatchObject({ ok: true, balance: 9 });
     expect(await stub.getAccount()).toMatchObject({ balance: 9, heldBalance: 0 });
     const ledger = await stub.transactions(10, 0);
@@ -161,11 +200,24 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
   it("refuses holds on a disabled account and stale expectations, changing nothing", async () => {
     const stub = account();
     const credit = await stub.credit(10, "funds");
-    expect(await stub.hold(1, "stale-time", { unmodifiedSince: new Date(Date.parse(credit.updatedAt) - 1).toISOString() })).toMatchObject({ ok: false, code: "stale" });
-    expect(await stub.hold(1, "stale-balance", { balance: 9 })).toMatchObject({ ok: false, code: "stale" });
-    expect(await stub.hold(1, "fresh", { unmodifiedSince: credit.updatedAt, balance: 10 })).toMatchObject({ ok: true, balance: 9 });
+    expect(
+      await stub.hold(1, "stale-time", {
+        unmodifiedSince: new Date(Date.parse(credit.updatedAt) - 1).toISOString(),
+      }),
+    ).toMatchObject({ ok: false, code: "stale" });
+    expect(await stub.hold(1, "stale-balance", { balance: 9 })).toMatchObject({
+      ok: false,
+      code: "stale",
+    });
+    expect(
+      await stub.hold(1, "fresh", { unmodifiedSince: credit.updatedAt, balance: 10 }),
+    ).toMatchObject({ ok: true, balance: 9 });
     await stub.setStatus("disabled");
     expect(await stub.hold(1, "while-disabled")).toMatchObject({ ok: false, code: "disabled" });
-    expect(await stub.getAccount()).toMatchObject({ balance: 9, heldBalance: 1, status: "disabled" });
+    expect(await stub.getAccount()).toMatchObject({
+      balance: 9,
+      heldBalance: 1,
+      status: "disabled",
+    });
   });
 });

@@ -4,23 +4,34 @@ import { describe, expect, it } from "vitest";
 import { SERVICES } from "../workers/lib/service";
 
 describe("gateway", () => {
-  it.each(Object.entries(SERVICES))("%s answers its public health check with name and version", async (name, version) => {
-    const res = await SELF.fetch(`http://x/api/${name}/info-admin/${name}-status`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ service: name, version, status: "ok" });
-  });
+  it.each(Object.entries(SERVICES))(
+    "%s answers its public health check with name and version",
+    async (name, version) => {
+      const res = await SELF.fetch(`http://x/api/${name}/info-admin/${name}-status`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ service: name, version, status: "ok" });
+    },
+  );
 
   it("answers an unknown /api path with a JSON 404 naming the method and path", async () => {
     const res = await call("user-service", "/no/such/thing", { method: "PATCH" });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ statusCode: 404, message: "Cannot PATCH /api/user-service/no/such/thing", error: "Not Found" });
+    expect(res.body).toEqual({
+      statusCode: 404,
+      message: "Cannot PATCH /api/user-service/no/such/thing",
+      error: "Not Found",
+    });
     const unknownService = await SELF.fetch("http://x/api/nope");
     expect(unknownService.status).toBe(404);
-    expect(((await unknownService.json()) as { message: string }).message).toBe("Cannot GET /api/nope");
+    expect(((await unknownService.json()) as { message: string }).message).toBe(
+      "Cannot GET /api/nope",
+    );
   });
 
   it("refuses a forged bearer token with 401 even on a public route", async () => {
-    const res = await call("user-service", "/info-admin/user-service-status", { token: "not.a.jwt" });
+    const res = await call("user-service", "/info-admin/user-service-status", {
+      token: "not.a.jwt",
+    });
     expect(res.status).toBe(401);
     expect(res.body.message).toBe("Invalid or expired token.");
   });

@@ -21,7 +21,11 @@ export interface CallInit {
 
 /** Calls `/api/<service><path>` through the real Worker; `body` is JSON unless FormData. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function call(service: string, path: string, init: CallInit = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function call(
+  service: string,
+  path: string,
+  init: CallInit = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
   let body: BodyInit | undefined;
@@ -30,7 +34,11 @@ export async function call(service: string, path: string, init: CallInit = {}): 
     body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const res = await SELF.fetch(`http://hangout.test/api/${service}${path}`, { method: init.method ?? (body ? "POST" : "GET"), headers, body });
+  const res = await SELF.fetch(`http://hangout.test/api/${service}${path}`, {
+    method: init.method ?? (body ? "POST" : "GET"),
+    headers,
+    body,
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -45,7 +53,8 @@ export async function call(service: string, path: string, init: CallInit = {}): 
 export const user = (path: string, init?: CallInit) => call("user-service", path, init);
 
 let n = 0;
-export const uniqueEmail = (tag = "user") => `${tag}.${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
+export const uniqueEmail = (tag = "user") =>
+  `${tag}.${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
 
 export interface TestAccount {
   token: string;
@@ -56,16 +65,22 @@ export interface TestAccount {
 }
 
 /** Signs up a new account through the real route (its verification mail goes to the outbox). */
-export async function signUp(over: { email?: string; password?: string; nickname?: string } = {}): Promise<TestAccount> {
+export async function signUp(
+  over: { email?: string; password?: string; nickname?: string } = {},
+): Promise<TestAccount> {
   const email = over.email ?? uniqueEmail();
   const password = over.password ?? "correct horse battery";
   const res = await user("/users/sign-up", { body: { email, password, nickname: over.nickname } });
-  if (res.status !== 201) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { token: res.body.token, email, password, uuid: res.body.user.uuid, id: res.body.user.id };
 }
 
 /** An account holding `roles` (set directly in D1, as an admin would), with a fresh token. */
-export async function accountWithRoles(roles: UserRole[], over: { email?: string } = {}): Promise<TestAccount> {
+export async function accountWithRoles(
+  roles: UserRole[],
+  over: { email?: string } = {},
+): Promise<TestAccount> {
   const a = await signUp(over);
   await db(env).update(users).set({ roles }).where(eq(users.uuid, a.uuid));
   const token = await signToken(env, { sub: a.uuid, type: "user", roles });
@@ -83,8 +98,14 @@ export async function guestToken(): Promise<string> {
 export async function outbox(to: string, count = 1) {
   return vi.waitFor(
     async () => {
-      const rows = await db(env).select().from(devOutbox).where(eq(devOutbox.to, to)).orderBy(desc(devOutbox.id)).all();
-      if (rows.length < count) throw new Error(`waiting for ${count} mail(s) to ${to}, have ${rows.length}`);
+      const rows = await db(env)
+        .select()
+        .from(devOutbox)
+        .where(eq(devOutbox.to, to))
+        .orderBy(desc(devOutbox.id))
+        .all();
+      if (rows.length < count)
+        throw new Error(`waiting for ${count} mail(s) to ${to}, have ${rows.length}`);
       return rows;
     },
     { timeout: 5000, interval: 50 },

@@ -4,7 +4,8 @@ import worker from "../workers/app";
 import { PLAY_15_SECONDS, PLAY_RECORD, PLAY_TOPICS, PLAY_TOTAL } from "../shared/play-tracking";
 import { accountWithRoles, admin, call, guestToken, signUp } from "./helpers";
 
-const audit = (path: string, init?: Parameters<typeof call>[2]) => call("audit-service", path, init);
+const audit = (path: string, init?: Parameters<typeof call>[2]) =>
+  call("audit-service", path, init);
 
 /** A valid play record as the web player sends it. */
 function record(over: Record<string, unknown> = {}) {
@@ -37,7 +38,9 @@ interface Row {
 }
 /** Rows stored as `eventId`, or under it (`topic:playId` finds `topic:playId:<listener>`). */
 const rowsFor = (eventId: string) =>
-  env.DB.prepare("select event_id, topic, user_uuid, data from audit_events where event_id = ?1 or substr(event_id, 1, length(?1) + 1) = ?1 || ':' order by event_id")
+  env.DB.prepare(
+    "select event_id, topic, user_uuid, data from audit_events where event_id = ?1 or substr(event_id, 1, length(?1) + 1) = ?1 || ':' order by event_id",
+  )
     .bind(eventId)
     .all<Row>()
     .then((r) => r.results);
@@ -63,22 +66,39 @@ describe("POST /kinesis", () => {
     const [row] = await stored(`${PLAY_15_SECONDS}:${body.kinesisDataRecord.playId}`);
     expect(row).toMatchObject({ topic: PLAY_15_SECONDS, user_uuid: a.uuid });
     const data = JSON.parse(row.data);
-    expect(data).toMatchObject({ playId: body.kinesisDataRecord.playId, songInfo: body.kinesisDataRecord.songInfo, userUuid: a.uuid, sent15sec: true });
+    expect(data).toMatchObject({
+      playId: body.kinesisDataRecord.playId,
+      songInfo: body.kinesisDataRecord.songInfo,
+      userUuid: a.uuid,
+      sent15sec: true,
+    });
     expect(data.deviceData).toEqual({ platform: "web", isDiscord: false, isLoggedIn: true });
   });
 
   it("accepts a guest's token; login status comes from the token, not the body", async () => {
-    const kinesisDataRecord = record({ deviceData: { platform: "android", isDiscord: true, isLoggedIn: true } });
-    const res = await audit("/kinesis", { token: await guestToken(), body: { topic: PLAY_TOTAL, kinesisDataRecord } });
+    const kinesisDataRecord = record({
+      deviceData: { platform: "android", isDiscord: true, isLoggedIn: true },
+    });
+    const res = await audit("/kinesis", {
+      token: await guestToken(),
+      body: { topic: PLAY_TOTAL, kinesisDataRecord },
+    });
     expect(res.status).toBe(202);
     const [row] = await stored(`${PLAY_TOTAL}:${kinesisDataRecord.playId}`);
-    expect(JSON.parse(row.data).deviceData).toEqual({ platform: "android", isDiscord: true, isLoggedIn: false });
+    expect(JSON.parse(row.data).deviceData).toEqual({
+      platform: "android",
+      isDiscord: true,
+      isLoggedIn: false,
+    });
   });
 
   it("stores the caller's uuid even when the body claims another user", async () => {
     const [a, victim] = await Promise.all([signUp(), signUp()]);
     const kinesisDataRecord = record({ userUuid: victim.uuid });
-    expect((await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord } })).status).toBe(202);
+    expect(
+      (await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord } }))
+        .status,
+    ).toBe(202);
     const [row] = await stored(`${PLAY_RECORD}:${kinesisDataRecord.playId}`);
     expect(row.user_uuid).toBe(a.uuid);
     expect(JSON.parse(row.data).userUuid).toBe(a.uuid);
@@ -88,9 +108,21 @@ describe("POST /kinesis", () => {
     const [a, b, owner, dj] = await Promise.all([signUp(), signUp(), signUp(), signUp()]);
     // What the room page's player sends (app/lib/usePlayTracking.ts, roomPlayContext): the room object's playId.
     const roomPlayId = crypto.randomUUID();
-    const room = { roomSlug: "the-club", roomOwnerUuid: owner.uuid, djUuid: dj.uuid, playId: roomPlayId };
+    const room = {
+      roomSlug: "the-club",
+      roomOwnerUuid: owner.uuid,
+      djUuid: dj.uuid,
+      playId: roomPlayId,
+    };
     for (const who of [a, b]) {
-      expect((await audit("/kinesis", { token: who.token, body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) } })).status).toBe(202);
+      expect(
+        (
+          await audit("/kinesis", {
+            token: who.token,
+            body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) },
+          })
+        ).status,
+      ).toBe(202);
     }
     const rows = await vi.waitFor(
       async () => {
@@ -101,11 +133,18 @@ describe("POST /kinesis", () => {
       { timeout: 5000, interval: 50 },
     );
     expect(rows.map((r) => r.user_uuid).sort()).toEqual([a.uuid, b.uuid].sort());
-    for (const row of rows) expect(JSON.parse(row.data)).toMatchObject({ ...room, userUuid: row.user_uuid });
+    for (const row of rows)
+      expect(JSON.parse(row.data)).toMatchObject({ ...room, userUuid: row.user_uuid });
     // A retry of one listener's event is still stored once.
-    await audit("/kinesis", { token: a.token, body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) } });
+    await audit("/kinesis", {
+      token: a.token,
+      body: { topic: PLAY_15_SECONDS, kinesisDataRecord: record(room) },
+    });
     const later = record();
-    await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord: later } });
+    await audit("/kinesis", {
+      token: a.token,
+      body: { topic: PLAY_RECORD, kinesisDataRecord: later },
+    });
     await stored(`${PLAY_RECORD}:${later.playId}`);
     expect(await rowsFor(`${PLAY_15_SECONDS}:${roomPlayId}`)).toHaveLength(2);
   });
@@ -113,10 +152,14 @@ describe("POST /kinesis", () => {
   it("stores a retried POST once", async () => {
     const a = await signUp();
     const body = { topic: PLAY_RECORD, kinesisDataRecord: record() };
-    for (let i = 0; i < 2; i++) expect((await audit("/kinesis", { token: a.token, body })).status).toBe(202);
+    for (let i = 0; i < 2; i++)
+      expect((await audit("/kinesis", { token: a.token, body })).status).toBe(202);
     // A later event from the same client: once it is stored, both retries have been consumed.
     const later = record();
-    await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord: later } });
+    await audit("/kinesis", {
+      token: a.token,
+      body: { topic: PLAY_RECORD, kinesisDataRecord: later },
+    });
     await stored(`${PLAY_RECORD}:${later.playId}`);
     expect(await stored(`${PLAY_RECORD}:${body.kinesisDataRecord.playId}`)).toHaveLength(1);
   });
@@ -128,9 +171,17 @@ describe("POST /kinesis", () => {
     const eventId = `${PLAY_TOTAL}:${kinesisDataRecord.playId}:${a.uuid}`;
     await stored(eventId);
     // The message the route queued, delivered again (at-least-once delivery).
-    const body = { eventId, topic: PLAY_TOTAL, userUuid: a.uuid, data: { ...kinesisDataRecord, userUuid: a.uuid }, occurredAt: Date.now() };
+    const body = {
+      eventId,
+      topic: PLAY_TOTAL,
+      userUuid: a.uuid,
+      data: { ...kinesisDataRecord, userUuid: a.uuid },
+      occurredAt: Date.now(),
+    };
     for (let delivery = 0; delivery < 2; delivery++) {
-      const batch = createMessageBatch("hangout-audit", [{ id: `k${delivery}`, timestamp: new Date(), attempts: delivery + 1, body }]);
+      const batch = createMessageBatch("hangout-audit", [
+        { id: `k${delivery}`, timestamp: new Date(), attempts: delivery + 1, body },
+      ]);
       const ctx = createExecutionContext();
       await worker.queue(batch, env);
       expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
@@ -142,15 +193,44 @@ describe("POST /kinesis", () => {
     ["an unknown topic", { topic: "play-60-seconds", kinesisDataRecord: record() }],
     ["no topic", { kinesisDataRecord: record() }],
     ["no record", { topic: PLAY_TOTAL }],
-    ["a playId that is not a uuid", { topic: PLAY_TOTAL, kinesisDataRecord: record({ playId: "nope" }) }],
-    ["a song without songId", { topic: PLAY_TOTAL, kinesisDataRecord: record({ songInfo: { trackName: "x" } }) }],
-    ["an unknown platform", { topic: PLAY_TOTAL, kinesisDataRecord: record({ deviceData: { platform: "tv", isDiscord: false, isLoggedIn: true } }) }],
+    [
+      "a playId that is not a uuid",
+      { topic: PLAY_TOTAL, kinesisDataRecord: record({ playId: "nope" }) },
+    ],
+    [
+      "a song without songId",
+      { topic: PLAY_TOTAL, kinesisDataRecord: record({ songInfo: { trackName: "x" } }) },
+    ],
+    [
+      "an unknown platform",
+      {
+        topic: PLAY_TOTAL,
+        kinesisDataRecord: record({
+          deviceData: { platform: "tv", isDiscord: false, isLoggedIn: true },
+        }),
+      },
+    ],
     ["no deviceData", { topic: PLAY_TOTAL, kinesisDataRecord: record({ deviceData: undefined }) }],
-    ["a date that is not ISO", { topic: PLAY_TOTAL, kinesisDataRecord: record({ startedDate: "yesterday" }) }],
-    ["updatedDate before startedDate", { topic: PLAY_TOTAL, kinesisDataRecord: record({ updatedDate: "2000-01-01T00:00:00.000Z" }) }],
+    [
+      "a date that is not ISO",
+      { topic: PLAY_TOTAL, kinesisDataRecord: record({ startedDate: "yesterday" }) },
+    ],
+    [
+      "updatedDate before startedDate",
+      { topic: PLAY_TOTAL, kinesisDataRecord: record({ updatedDate: "2000-01-01T00:00:00.000Z" }) },
+    ],
     ["a negative volume", { topic: PLAY_TOTAL, kinesisDataRecord: record({ volumeEnd: -1 }) }],
-    ["flags that are not booleans", { topic: PLAY_TOTAL, kinesisDataRecord: record({ sent15sec: "yes" }) }],
-    ["songInfo over 4 KB", { topic: PLAY_TOTAL, kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(4100) } }) }],
+    [
+      "flags that are not booleans",
+      { topic: PLAY_TOTAL, kinesisDataRecord: record({ sent15sec: "yes" }) },
+    ],
+    [
+      "songInfo over 4 KB",
+      {
+        topic: PLAY_TOTAL,
+        kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(4100) } }),
+      },
+    ],
     ["a body that is not an object", [1, 2, 3]],
     ["malformed JSON", "{not json"],
   ];
@@ -165,20 +245,38 @@ describe("POST /kinesis", () => {
 
   it("names the field when songInfo is too large", async () => {
     const a = await signUp();
-    const res = await audit("/kinesis", { token: a.token, body: { topic: PLAY_TOTAL, kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(4100) } }) } });
+    const res = await audit("/kinesis", {
+      token: a.token,
+      body: {
+        topic: PLAY_TOTAL,
+        kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(4100) } }),
+      },
+    });
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.message)).toContain("songInfo must be at most 4096 bytes");
   });
 
   it("accepts dates with a UTC offset (native clients)", async () => {
     const a = await signUp();
-    const kinesisDataRecord = record({ startedDate: "2025-01-01T12:00:00+02:00", updatedDate: "2025-01-01T12:00:30+02:00" });
-    expect((await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord } })).status).toBe(202);
+    const kinesisDataRecord = record({
+      startedDate: "2025-01-01T12:00:00+02:00",
+      updatedDate: "2025-01-01T12:00:30+02:00",
+    });
+    expect(
+      (await audit("/kinesis", { token: a.token, body: { topic: PLAY_RECORD, kinesisDataRecord } }))
+        .status,
+    ).toBe(202);
   });
 
   it("413 for a body far over the cap (refused before parsing)", async () => {
     const a = await signUp();
-    const res = await audit("/kinesis", { token: a.token, body: { topic: PLAY_TOTAL, kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(40_000) } }) } });
+    const res = await audit("/kinesis", {
+      token: a.token,
+      body: {
+        topic: PLAY_TOTAL,
+        kinesisDataRecord: record({ songInfo: { songId: "s", notes: "x".repeat(40_000) } }),
+      },
+    });
     expect(res.status).toBe(413);
   });
 

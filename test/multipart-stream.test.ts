@@ -14,7 +14,10 @@ const streamOf = (bytes: Uint8Array, size: number) =>
 /** What the platform's own FormData encoder makes, so the parser is checked against a real client. */
 async function encoded(form: FormData) {
   const res = new Response(form);
-  return { bytes: new Uint8Array(await res.arrayBuffer()), boundary: boundaryOf(res.headers.get("Content-Type"))! };
+  return {
+    bytes: new Uint8Array(await res.arrayBuffer()),
+    boundary: boundaryOf(res.headers.get("Content-Type"))!,
+  };
 }
 
 async function parse(bytes: Uint8Array, boundary: string, size: number) {
@@ -22,7 +25,12 @@ async function parse(bytes: Uint8Array, boundary: string, size: number) {
   for await (const part of readParts(streamOf(bytes, size), boundary)) {
     const chunks: Uint8Array[] = [];
     for await (const c of part.chunks()) chunks.push(c.slice());
-    out.push({ name: part.name, filename: part.filename, contentType: part.contentType, data: concat(...chunks) });
+    out.push({
+      name: part.name,
+      filename: part.filename,
+      contentType: part.contentType,
+      data: concat(...chunks),
+    });
   }
   return out;
 }
@@ -38,7 +46,10 @@ describe("streaming multipart reader", () => {
     const { bytes, boundary } = await encoded(form);
     for (const size of [1, 3, 64, 4096, bytes.length]) {
       const parts = await parse(bytes, boundary, size);
-      expect(parts.map((p) => [p.name, p.filename, p.contentType]), `chunks of ${size}`).toEqual([
+      expect(
+        parts.map((p) => [p.name, p.filename, p.contentType]),
+        `chunks of ${size}`,
+      ).toEqual([
         ["trackName", undefined, undefined],
         ["file", "a b.mp3", "audio/mpeg"],
         ["isPublic", undefined, undefined],
@@ -70,24 +81,36 @@ describe("streaming multipart reader", () => {
   it("refuses malformed bodies with a MultipartError", async () => {
     const enc = (s: string) => new TextEncoder().encode(s);
     const cases: [string, string][] = [
-      ["--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated", "not closed by its boundary"],
+      [
+        '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated',
+        "not closed by its boundary",
+      ],
       ["--b\r\nContent-Type: text/plain\r\n\r\nx\r\n--b--", "not form-data"],
       ["--b\r\nContent-Disposition: form-data\r\n\r\nx\r\n--b--", "has no name"],
       ["--b\r\nno colon here\r\n\r\nx\r\n--b--", "header has no name"],
       ["no boundary at all", "not closed by its boundary"],
-      [`--b\r\nContent-Disposition: form-data; name="a"; x="${"y".repeat(9000)}"\r\n\r\nx\r\n--b--`, "headers are too long"],
+      [
+        `--b\r\nContent-Disposition: form-data; name="a"; x="${"y".repeat(9000)}"\r\n\r\nx\r\n--b--`,
+        "headers are too long",
+      ],
     ];
     for (const [body, message] of cases) {
       await expect(parse(enc(body), "b", 7), message).rejects.toThrow(MultipartError);
       await expect(parse(enc(body), "b", 7)).rejects.toThrow(message);
     }
-    const many = Array.from({ length: 101 }, (_, i) => `--b\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join("") + "--b--";
+    const many =
+      Array.from(
+        { length: 101 },
+        (_, i) => `--b\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+      ).join("") + "--b--";
     await expect(parse(enc(many), "b", 1000)).rejects.toThrow("more than 100 parts");
   });
 
   it("takes the boundary from a multipart/form-data Content-Type only", () => {
     expect(boundaryOf("multipart/form-data; boundary=abc123")).toBe("abc123");
-    expect(boundaryOf('Multipart/Form-Data; charset=utf-8; boundary="with space"')).toBe("with space");
+    expect(boundaryOf('Multipart/Form-Data; charset=utf-8; boundary="with space"')).toBe(
+      "with space",
+    );
     expect(boundaryOf("application/json")).toBeUndefined();
     expect(boundaryOf("multipart/form-data")).toBeUndefined();
     expect(boundaryOf("multipart/mixed; boundary=x")).toBeUndefined();

@@ -28,8 +28,15 @@ export function stubFetch(routes: [string | RegExp, Handler][]) {
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const body = init?.body === undefined || init.body === null ? null : String(init.body);
-    calls.push({ url, method: init?.method ?? "GET", body, headers: new Headers(init?.headers), signal: init?.signal ?? null });
-    for (const [m, h] of routes) if (typeof m === "string" ? url.href.startsWith(m) : m.test(url.href)) return h(url, init);
+    calls.push({
+      url,
+      method: init?.method ?? "GET",
+      body,
+      headers: new Headers(init?.headers),
+      signal: init?.signal ?? null,
+    });
+    for (const [m, h] of routes)
+      if (typeof m === "string" ? url.href.startsWith(m) : m.test(url.href)) return h(url, init);
     throw new Error(`unrouted fetch in test: ${url.href}`);
   });
   const count = (prefix: string) => calls.filter((c) => c.url.href.startsWith(prefix)).length;
@@ -67,10 +74,21 @@ export function providerEnv(tag = `t${n++}${Math.random().toString(36).slice(2, 
     AUDIUS_API_URL: hosts.audius,
   };
   /** Only the named providers' settings. */
-  const only = (...names: ("spotify" | "soundcloud" | "seven" | "apple" | "youtube" | "audius")[]) => {
+  const only = (
+    ...names: ("spotify" | "soundcloud" | "seven" | "apple" | "youtube" | "audius")[]
+  ) => {
     const pick: Partial<Env> = {};
-    const prefixes = { spotify: "SPOTIFY_", soundcloud: "SOUNDCLOUD_", seven: "SEVEN_DIGITAL_", apple: "APPLE_MUSIC_", youtube: "YOUTUBE_", audius: "AUDIUS_" };
-    for (const name of names) for (const [k, v] of Object.entries(all)) if (k.startsWith(prefixes[name])) (pick as Record<string, unknown>)[k] = v;
+    const prefixes = {
+      spotify: "SPOTIFY_",
+      soundcloud: "SOUNDCLOUD_",
+      seven: "SEVEN_DIGITAL_",
+      apple: "APPLE_MUSIC_",
+      youtube: "YOUTUBE_",
+      audius: "AUDIUS_",
+    };
+    for (const name of names)
+      for (const [k, v] of Object.entries(all))
+        if (k.startsWith(prefixes[name])) (pick as Record<string, unknown>)[k] = v;
     return pick;
   };
   return { hosts, all, only };
@@ -78,13 +96,20 @@ export function providerEnv(tag = `t${n++}${Math.random().toString(36).slice(2, 
 
 /** Calls `/api/playlist-service<path>` on the gateway with `over` merged into the env. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function ps(path: string, o: { token?: string; body?: unknown; method?: string; env?: Partial<Env> } = {}): Promise<{ status: number; body: any }> {
+export async function ps(
+  path: string,
+  o: { token?: string; body?: unknown; method?: string; env?: Partial<Env> } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (o.token) headers.Authorization = `Bearer ${o.token}`;
   if (o.body !== undefined) headers["Content-Type"] = "application/json";
   const res = await api.request(
     `/api/playlist-service${path}`,
-    { method: o.method ?? (o.body !== undefined ? "POST" : "GET"), headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) },
+    {
+      method: o.method ?? (o.body !== undefined ? "POST" : "GET"),
+      headers,
+      body: o.body === undefined ? undefined : JSON.stringify(o.body),
+    },
     { ...env, ...o.env } as Env,
   );
   const text = await res.text();
@@ -92,20 +117,44 @@ export async function ps(path: string, o: { token?: string; body?: unknown; meth
 }
 
 /** A catalogue song row (VERIFIED and public unless `extra` says otherwise). */
-export const addSong = (trackName: string, artistName: string, extra: Partial<typeof songs.$inferInsert> = {}) =>
+export const addSong = (
+  trackName: string,
+  artistName: string,
+  extra: Partial<typeof songs.$inferInsert> = {},
+) =>
   db(env)
     .insert(songs)
-    .values({ songId: crypto.randomUUID(), songShortId: newShortId(), trackName, artistName, duration: 200, status: "VERIFIED", isPublic: true, ...extra })
+    .values({
+      songId: crypto.randomUUID(),
+      songShortId: newShortId(),
+      trackName,
+      artistName,
+      duration: 200,
+      status: "VERIFIED",
+      isPublic: true,
+      ...extra,
+    })
     .returning()
     .get();
 
 /** A crate owned by `userUuid` holding `songIds` (row ids) in order. */
 export async function addCrate(userUuid: string, songRowIds: number[], crateName = "Road trip") {
-  const crate = await db(env).insert(crates).values({ crateUuid: crypto.randomUUID(), userUuid, crateName }).returning().get();
+  const crate = await db(env)
+    .insert(crates)
+    .values({ crateUuid: crypto.randomUUID(), userUuid, crateName })
+    .returning()
+    .get();
   if (songRowIds.length) {
     await db(env)
       .insert(crateSongs)
-      .values(songRowIds.map((songId, position) => ({ crateSongUuid: crypto.randomUUID(), crateId: crate.id, songId, position })));
+      .values(
+        songRowIds.map((songId, position) => ({
+          crateSongUuid: crypto.randomUUID(),
+          crateId: crate.id,
+          songId,
+          position,
+        })),
+      );
   }
   return crate;
 }
@@ -138,7 +187,13 @@ export const fake = {
     artists: [{ name: "Spot Artist" }],
     duration_ms: (700 + i * 10) * 1000,
     explicit: false,
-    album: { name: "Spot Album", images: [{ url: `https://i.scdn.test/${i}-640`, width: 640 }, { url: `https://i.scdn.test/${i}-300`, width: 300 }] },
+    album: {
+      name: "Spot Album",
+      images: [
+        { url: `https://i.scdn.test/${i}-640`, width: 640 },
+        { url: `https://i.scdn.test/${i}-300`, width: 300 },
+      ],
+    },
     external_ids: { isrc: `USSPT00000${i.toString().padStart(2, "0")}` },
     external_urls: { spotify: `https://open.spotify.com/track/sp${String(i).padStart(20, "0")}` },
     preview_url: null,
@@ -146,4 +201,5 @@ export const fake = {
   }),
 };
 
-export const tokenAnswer = (token: string) => json({ access_token: token, token_type: "bearer", expires_in: 3600 });
+export const tokenAnswer = (token: string) =>
+  json({ access_token: token, token_type: "bearer", expires_in: 3600 });

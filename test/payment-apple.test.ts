@@ -7,7 +7,18 @@ import { db } from "../workers/db/client";
 import { subscriptions, users } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
 import { admin, countRows, signUp, type TestAccount } from "./helpers";
-import { appleJws, appleReady, balanceOf, makeBundle, makeProduct, pay, rogueChain, rogueKey, trustedChain, uniq } from "./payment-helpers";
+import {
+  appleJws,
+  appleReady,
+  balanceOf,
+  makeBundle,
+  makeProduct,
+  pay,
+  rogueChain,
+  rogueKey,
+  trustedChain,
+  uniq,
+} from "./payment-helpers";
 
 const der = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 const root = () => pemToDer(env.APPLE_ROOT_CA_PEM!);
@@ -40,7 +51,9 @@ describe.skipIf(!appleReady)("x509 chain walk", () => {
     expect(await verifyChain([], root())).toBeNull();
     const later = parseCertificate(leaf).notAfter + 1000;
     expect(await verifyChain([leaf, int], root(), later)).toBeNull();
-    expect(await verifyChain([leaf, int], root(), parseCertificate(leaf).notBefore - 1000)).toBeNull();
+    expect(
+      await verifyChain([leaf, int], root(), parseCertificate(leaf).notBefore - 1000),
+    ).toBeNull();
   });
 
   it("a flipped bit anywhere in a certificate, or garbage, never verifies and never throws", async () => {
@@ -64,9 +77,16 @@ describe.skipIf(!appleReady)("x509 chain walk", () => {
   it("verifyAppleJws: the trusted leaf's signature verifies; rogue chain, wrong key or alg do not", async () => {
     const payload = { hello: "world" };
     expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload))).toEqual(payload);
-    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload, { rogue: true }))).toBeNull();
+    expect(
+      await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload, { rogue: true })),
+    ).toBeNull();
     // The trusted chain in the header, but signed with another key: a forgery.
-    expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, await appleJws(payload, { chain: trustedChain(), key: rogueKey() }))).toBeNull();
+    expect(
+      await verifyAppleJws(
+        env.APPLE_ROOT_CA_PEM!,
+        await appleJws(payload, { chain: trustedChain(), key: rogueKey() }),
+      ),
+    ).toBeNull();
     expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, "a.b.c")).toBeNull();
     const good = await appleJws(payload);
     const [h, , s] = good.split(".");
@@ -81,24 +101,51 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     boss = await admin();
   });
 
-  const notify = async (type: string, tx: Record<string, unknown>, o: { subtype?: string; uuid?: string; rogue?: boolean; rogueTx?: boolean } = {}) => {
+  const notify = async (
+    type: string,
+    tx: Record<string, unknown>,
+    o: { subtype?: string; uuid?: string; rogue?: boolean; rogueTx?: boolean } = {},
+  ) => {
     const signedTransactionInfo = await appleJws(tx, { rogue: o.rogueTx });
     const signedPayload = await appleJws(
-      { notificationType: type, subtype: o.subtype, notificationUUID: o.uuid ?? crypto.randomUUID(), version: "2.0", signedDate: Date.now(), data: { bundleId: "com.hangout", environment: "Sandbox", signedTransactionInfo } },
+      {
+        notificationType: type,
+        subtype: o.subtype,
+        notificationUUID: o.uuid ?? crypto.randomUUID(),
+        version: "2.0",
+        signedDate: Date.now(),
+        data: { bundleId: "com.hangout", environment: "Sandbox", signedTransactionInfo },
+      },
       { rogue: o.rogue },
     );
     return pay("/webhook/apple", { body: { signedPayload } });
   };
-  const levelOf = async (uuid: string) => (await db(env).select({ l: users.subscriptionLevel }).from(users).where(eq(users.uuid, uuid)).get())?.l ?? null;
+  const levelOf = async (uuid: string) =>
+    (
+      await db(env)
+        .select({ l: users.subscriptionLevel })
+        .from(users)
+        .where(eq(users.uuid, uuid))
+        .get()
+    )?.l ?? null;
 
   it("ONE_TIME_CHARGE credits the bundle once, however often it is delivered", async () => {
     const buyer = await signUp();
     const id = `com.hangout.${uniq("tokens")}`;
     await makeProduct(boss.token, { id });
     await makeBundle(id, 900);
-    const tx = { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: id, purchaseDate: Date.now(), appAccountToken: buyer.uuid, storefront: "USA" };
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("o"),
+      productId: id,
+      purchaseDate: Date.now(),
+      appAccountToken: buyer.uuid,
+      storefront: "USA",
+    };
     const uuid = crypto.randomUUID();
-    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => notify("ONE_TIME_CHARGE", tx, { uuid })));
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => notify("ONE_TIME_CHARGE", tx, { uuid })),
+    );
     expect(answers.every((a) => a.status === 200)).toBe(true);
     // A different notification about the same transaction still credits once.
     await notify("ONE_TIME_CHARGE", tx);
@@ -110,10 +157,23 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     const id = `com.hangout.${uniq("plan")}`;
     await makeProduct(boss.token, { id, paymentType: "recurring", subscriptionLevel: "vip" });
     const original = uniq("orig");
-    const tx = { transactionId: uniq("t"), originalTransactionId: original, productId: id, purchaseDate: Date.now(), originalPurchaseDate: Date.now(), expiresDate: Date.now() + 30 * 86_400_000, appAccountToken: subscriber.uuid, storefront: "esp" };
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: original,
+      productId: id,
+      purchaseDate: Date.now(),
+      originalPurchaseDate: Date.now(),
+      expiresDate: Date.now() + 30 * 86_400_000,
+      appAccountToken: subscriber.uuid,
+      storefront: "esp",
+    };
     expect((await notify("SUBSCRIBED", tx, { subtype: "INITIAL_BUY" })).status).toBe(200);
     expect(await levelOf(subscriber.uuid)).toBe("vip");
-    const row = await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, original)).get();
+    const row = await db(env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.externalId, original))
+      .get();
     expect(row).toMatchObject({ source: "apple", status: "active", region: "ESP", level: "vip" });
 
     await notify("DID_FAIL_TO_RENEW", tx, { subtype: "GRACE_PERIOD" });
@@ -122,7 +182,13 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     expect(await levelOf(subscriber.uuid)).toBe("vip");
     await notify("EXPIRED", tx, { subtype: "VOLUNTARY" });
     expect(await levelOf(subscriber.uuid)).toBeNull();
-    expect((await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, original)).all())).toHaveLength(1);
+    expect(
+      await db(env)
+        .select()
+        .from(subscriptions)
+        .where(eq(subscriptions.externalId, original))
+        .all(),
+    ).toHaveLength(1);
     await notify("DID_RENEW", { ...tx, transactionId: uniq("t3") });
     expect(await levelOf(subscriber.uuid)).toBe("vip");
     await notify("DID_FAIL_TO_RENEW", tx);
@@ -134,16 +200,26 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     const id = `com.hangout.${uniq("tokens")}`;
     await makeProduct(boss.token, { id });
     await makeBundle(id, 50);
-    const tx = { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: id, appAccountToken: buyer.uuid };
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("o"),
+      productId: id,
+      appAccountToken: buyer.uuid,
+    };
     const events = await countRows("payment_events");
     for (const o of [{ rogue: true }, { rogueTx: true }]) {
       const r = await notify("ONE_TIME_CHARGE", tx, o);
       expect(r.status).toBe(400);
       expect(r.body.message).toBe(MSG.appleBadPayload);
     }
-    const forged = await appleJws({ notificationType: "ONE_TIME_CHARGE", notificationUUID: crypto.randomUUID() }, { chain: trustedChain(), key: rogueKey() });
+    const forged = await appleJws(
+      { notificationType: "ONE_TIME_CHARGE", notificationUUID: crypto.randomUUID() },
+      { chain: trustedChain(), key: rogueKey() },
+    );
     expect((await pay("/webhook/apple", { body: { signedPayload: forged } })).status).toBe(400);
-    expect((await pay("/webhook/apple", { body: { signedPayload: "not.a.jws" } })).status).toBe(400);
+    expect((await pay("/webhook/apple", { body: { signedPayload: "not.a.jws" } })).status).toBe(
+      400,
+    );
     expect((await pay("/webhook/apple", { body: {} })).status).toBe(400);
     expect((await pay("/webhook/apple", { body: "[]" })).status).toBe(400);
     expect(await balanceOf(buyer.uuid)).toBe(0);
@@ -151,7 +227,12 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
   });
 
   it("a notification for an unknown user or product is acknowledged and changes nothing", async () => {
-    const r = await notify("ONE_TIME_CHARGE", { transactionId: uniq("t"), originalTransactionId: uniq("o"), productId: "com.nothing", appAccountToken: crypto.randomUUID() });
+    const r = await notify("ONE_TIME_CHARGE", {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("o"),
+      productId: "com.nothing",
+      appAccountToken: crypto.randomUUID(),
+    });
     expect(r.status).toBe(200);
     expect(r.body.outcome.handled).toBe(false);
   });

@@ -6,7 +6,19 @@ import { checkoutSessions, subscriptions, users } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
 import { avatarIdOf, makeAvatar, wear } from "./avatars-helpers";
 import { admin, countRows, signUp, type TestAccount } from "./helpers";
-import { balanceOf, live, makeBundle, makeProduct, pay, payWith, postStripe, signed, stripeEvent, stubStripe, uniq } from "./payment-helpers";
+import {
+  balanceOf,
+  live,
+  makeBundle,
+  makeProduct,
+  pay,
+  payWith,
+  postStripe,
+  signed,
+  stripeEvent,
+  stubStripe,
+  uniq,
+} from "./payment-helpers";
 
 let boss: TestAccount;
 beforeAll(async () => {
@@ -33,7 +45,14 @@ async function bundleProduct(tokens: number) {
   return p;
 }
 
-const levelOf = async (uuid: string) => (await db(env).select({ l: users.subscriptionLevel }).from(users).where(eq(users.uuid, uuid)).get())?.l ?? null;
+const levelOf = async (uuid: string) =>
+  (
+    await db(env)
+      .select({ l: users.subscriptionLevel })
+      .from(users)
+      .where(eq(users.uuid, uuid))
+      .get()
+  )?.l ?? null;
 
 describe("POST /webhook/stripe: signatures", () => {
   it("a missing, malformed, wrong-secret or tampered signature is 400 and changes nothing", async () => {
@@ -42,7 +61,10 @@ describe("POST /webhook/stripe: signatures", () => {
     const event = completed(buyer.uuid, p.id);
     const good = await signed(event);
     const forged = await signed(event, "whsec_not_the_secret");
-    const tampered = JSON.stringify({ ...event, data: { object: { ...event.data.object, metadata: { productId: "other" } } } });
+    const tampered = JSON.stringify({
+      ...event,
+      data: { object: { ...event.data.object, metadata: { productId: "other" } } },
+    });
     const eventsBefore = await countRows("payment_events");
     const attempts: [string, string | undefined][] = [
       [good.body, undefined],
@@ -88,7 +110,9 @@ describe("POST /webhook/stripe: a bundle bought", () => {
     expect(await balanceOf(buyer.uuid)).toBe(250);
     // Stripe may also send the same session under a new event id (e.g. async_payment_succeeded):
     // the credit is keyed by the session, so it still counts once.
-    const again = await signed(stripeEvent("checkout.session.async_payment_succeeded", event.data.object));
+    const again = await signed(
+      stripeEvent("checkout.session.async_payment_succeeded", event.data.object),
+    );
     await Promise.all(Array.from({ length: 5 }, () => postStripe(again.body, again.header)));
     expect(await balanceOf(buyer.uuid)).toBe(250);
     const second = await signed(completed(buyer.uuid, p.id));
@@ -103,13 +127,20 @@ describe("POST /webhook/stripe: a bundle bought", () => {
     const a = await signed(pending);
     expect((await postStripe(a.body, a.header)).body.outcome.handled).toBe(false);
     expect(await balanceOf(buyer.uuid)).toBe(0);
-    const paid = await signed(stripeEvent("checkout.session.async_payment_succeeded", { ...pending.data.object, payment_status: "paid" }));
+    const paid = await signed(
+      stripeEvent("checkout.session.async_payment_succeeded", {
+        ...pending.data.object,
+        payment_status: "paid",
+      }),
+    );
     await postStripe(paid.body, paid.header);
     expect(await balanceOf(buyer.uuid)).toBe(40);
   });
 
   it("events it does not use are acknowledged and change nothing", async () => {
-    const { body, header } = await signed(stripeEvent("invoice.created", { id: "in_1", object: "invoice" }));
+    const { body, header } = await signed(
+      stripeEvent("invoice.created", { id: "in_1", object: "invoice" }),
+    );
     const r = await postStripe(body, header);
     expect(r.status).toBe(200);
     expect(r.body.outcome.handled).toBe(false);
@@ -120,37 +151,66 @@ describe("local test mode", () => {
   it("checkout, the local page's data, pay: the bundle is credited through the webhook path", async () => {
     const buyer = await signUp();
     const p = await bundleProduct(120);
-    const start = await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token });
+    const start = await pay(`/api/v1/products/${p.id}/checkout`, {
+      method: "POST",
+      token: buyer.token,
+    });
     const id = start.body.sessionId;
     const page = await pay(`/checkout/local/${id}`, { token: buyer.token });
     expect(page.status).toBe(200);
-    expect(page.body).toMatchObject({ session: { id, status: "open", mode: "payment" }, product: { id: p.id, price: p.price } });
+    expect(page.body).toMatchObject({
+      session: { id, status: "open", mode: "payment" },
+      product: { id: p.id, price: p.price },
+    });
     const eventsBefore = await countRows("payment_events");
 
-    const done = await pay(`/checkout/local/${id}/complete`, { method: "POST", token: buyer.token });
+    const done = await pay(`/checkout/local/${id}/complete`, {
+      method: "POST",
+      token: buyer.token,
+    });
     expect(done.status).toBe(200);
     expect(done.body.redirectTo).toBe(`/tokens?session_id=${id}`);
     expect(await balanceOf(buyer.uuid)).toBe(120);
     // It went through the webhook: the signed event was recorded like Stripe's.
     expect(await countRows("payment_events")).toBe(eventsBefore + 1);
-    expect((await db(env).select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).get())?.status).toBe("complete");
+    expect(
+      (await db(env).select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).get())
+        ?.status,
+    ).toBe("complete");
 
     // Paying again (a double click, a second tab) replays the same event: no second credit.
-    await Promise.all([1, 2, 3].map(() => pay(`/checkout/local/${id}/complete`, { method: "POST", token: buyer.token })));
+    await Promise.all(
+      [1, 2, 3].map(() =>
+        pay(`/checkout/local/${id}/complete`, { method: "POST", token: buyer.token }),
+      ),
+    );
     expect(await balanceOf(buyer.uuid)).toBe(120);
   });
 
   it("only the buyer may see or pay their session; cancel closes it without a charge", async () => {
     const [buyer, other] = await Promise.all([signUp(), signUp()]);
     const p = await bundleProduct(60);
-    const id = (await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token })).body.sessionId;
+    const id = (
+      await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token })
+    ).body.sessionId;
     expect((await pay(`/checkout/local/${id}`, { token: other.token })).status).toBe(404);
-    expect((await pay(`/checkout/local/${id}/complete`, { method: "POST", token: other.token })).status).toBe(404);
+    expect(
+      (await pay(`/checkout/local/${id}/complete`, { method: "POST", token: other.token })).status,
+    ).toBe(404);
     expect((await pay(`/checkout/local/${id}/complete`, { method: "POST" })).status).toBe(401);
-    expect((await pay(`/checkout/local/not-a-session/complete`, { method: "POST", token: buyer.token })).status).toBe(400);
-    const cancel = await pay(`/checkout/local/${id}/cancel`, { method: "POST", token: buyer.token });
+    expect(
+      (await pay(`/checkout/local/not-a-session/complete`, { method: "POST", token: buyer.token }))
+        .status,
+    ).toBe(400);
+    const cancel = await pay(`/checkout/local/${id}/cancel`, {
+      method: "POST",
+      token: buyer.token,
+    });
     expect(cancel.body).toMatchObject({ status: "expired", redirectTo: "/tokens?canceled=1" });
-    const late = await pay(`/checkout/local/${id}/complete`, { method: "POST", token: buyer.token });
+    const late = await pay(`/checkout/local/${id}/complete`, {
+      method: "POST",
+      token: buyer.token,
+    });
     expect(late.status).toBe(409);
     expect(late.body.message).toBe(MSG.sessionClosed);
     expect(await balanceOf(buyer.uuid)).toBe(0);
@@ -160,8 +220,13 @@ describe("local test mode", () => {
   it("is refused (403) when a Stripe key is set, and credits nothing", async () => {
     const buyer = await signUp();
     const p = await bundleProduct(70);
-    const id = (await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token })).body.sessionId;
-    const r = await payWith(live, `/checkout/local/${id}/complete`, { method: "POST", token: buyer.token });
+    const id = (
+      await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token })
+    ).body.sessionId;
+    const r = await payWith(live, `/checkout/local/${id}/complete`, {
+      method: "POST",
+      token: buyer.token,
+    });
     expect(r.status).toBe(403);
     expect(r.body.message).toBe(MSG.localOnly);
     expect((await payWith(live, `/checkout/local/${id}`, { token: buyer.token })).status).toBe(403);
@@ -172,44 +237,103 @@ describe("local test mode", () => {
 describe("subscriptions from Stripe events", () => {
   it("checkout in subscription mode sets the level; updates follow; deletion clears it", async () => {
     const subscriber = await signUp();
-    const plan = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "gold", price: 799 });
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "gold",
+      price: 799,
+    });
     const subId = `sub_${uniq("x")}`;
     const start = await signed(
-      completed(subscriber.uuid, plan.id, { mode: "subscription", subscription: subId, customer: "cus_42", customer_details: { address: { country: "ES" } } }),
+      completed(subscriber.uuid, plan.id, {
+        mode: "subscription",
+        subscription: subId,
+        customer: "cus_42",
+        customer_details: { address: { country: "ES" } },
+      }),
     );
     expect((await postStripe(start.body, start.header)).status).toBe(200);
     expect(await levelOf(subscriber.uuid)).toBe("gold");
-    const row = await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, subId)).get();
-    expect(row).toMatchObject({ userUuid: subscriber.uuid, level: "gold", status: "active", region: "ES", customerId: "cus_42", source: "stripe" });
+    const row = await db(env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.externalId, subId))
+      .get();
+    expect(row).toMatchObject({
+      userUuid: subscriber.uuid,
+      level: "gold",
+      status: "active",
+      region: "ES",
+      customerId: "cus_42",
+      source: "stripe",
+    });
 
-    const sub = { id: subId, object: "subscription", customer: "cus_42", start_date: Math.floor(Date.now() / 1000), metadata: { userUuid: subscriber.uuid, productId: plan.id }, items: { data: [] } };
-    const pastDue = await signed(stripeEvent("customer.subscription.updated", { ...sub, status: "past_due" }));
+    const sub = {
+      id: subId,
+      object: "subscription",
+      customer: "cus_42",
+      start_date: Math.floor(Date.now() / 1000),
+      metadata: { userUuid: subscriber.uuid, productId: plan.id },
+      items: { data: [] },
+    };
+    const pastDue = await signed(
+      stripeEvent("customer.subscription.updated", { ...sub, status: "past_due" }),
+    );
     await postStripe(pastDue.body, pastDue.header);
     expect(await levelOf(subscriber.uuid)).toBe("gold");
 
-    const deleted = await signed(stripeEvent("customer.subscription.deleted", { ...sub, status: "canceled", ended_at: Math.floor(Date.now() / 1000) }));
+    const deleted = await signed(
+      stripeEvent("customer.subscription.deleted", {
+        ...sub,
+        status: "canceled",
+        ended_at: Math.floor(Date.now() / 1000),
+      }),
+    );
     await postStripe(deleted.body, deleted.header);
     expect(await levelOf(subscriber.uuid)).toBeNull();
-    const ended = await db(env).select().from(subscriptions).where(eq(subscriptions.externalId, subId)).get();
+    const ended = await db(env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.externalId, subId))
+      .get();
     expect(ended?.status).toBe("canceled");
     expect(ended?.endDate).toBeGreaterThan(0);
 
     // A late, out-of-order "active" update cannot revive an ended Stripe subscription.
-    const late = await signed(stripeEvent("customer.subscription.updated", { ...sub, status: "active" }));
+    const late = await signed(
+      stripeEvent("customer.subscription.updated", { ...sub, status: "active" }),
+    );
     await postStripe(late.body, late.header);
     expect(await levelOf(subscriber.uuid)).toBeNull();
   });
 
   it("a subscriber-only avatar comes off when the subscription ends", async () => {
     const subscriber = await signUp();
-    const plan = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "plus" });
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "plus",
+    });
     const subId = `sub_${uniq("av")}`;
-    const start = await signed(completed(subscriber.uuid, plan.id, { mode: "subscription", subscription: subId, customer: "cus_av" }));
+    const start = await signed(
+      completed(subscriber.uuid, plan.id, {
+        mode: "subscription",
+        subscription: subId,
+        customer: "cus_av",
+      }),
+    );
     await postStripe(start.body, start.header);
     const perk = await makeAvatar(boss.token, { status: "SUBSCRIBER_ONLY" });
     await wear(subscriber.token, perk.slug);
     expect(await avatarIdOf(subscriber.uuid)).toBe(perk.slug);
-    const end = await signed(stripeEvent("customer.subscription.deleted", { id: subId, object: "subscription", status: "canceled", customer: "cus_av", start_date: 1, metadata: {} }));
+    const end = await signed(
+      stripeEvent("customer.subscription.deleted", {
+        id: subId,
+        object: "subscription",
+        status: "canceled",
+        customer: "cus_av",
+        start_date: 1,
+        metadata: {},
+      }),
+    );
     await postStripe(end.body, end.header);
     expect(await levelOf(subscriber.uuid)).toBeNull();
     expect(await avatarIdOf(subscriber.uuid)).toBeNull();
@@ -217,9 +341,19 @@ describe("subscriptions from Stripe events", () => {
 
   it("customer.subscription.created alone (from the metadata) starts a subscription", async () => {
     const subscriber = await signUp();
-    const plan = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "silver" });
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "silver",
+    });
     const e = await signed(
-      stripeEvent("customer.subscription.created", { id: `sub_${uniq("y")}`, object: "subscription", status: "active", customer: "cus_7", start_date: 1_700_000_000, metadata: { userUuid: subscriber.uuid, productId: plan.id } }),
+      stripeEvent("customer.subscription.created", {
+        id: `sub_${uniq("y")}`,
+        object: "subscription",
+        status: "active",
+        customer: "cus_7",
+        start_date: 1_700_000_000,
+        metadata: { userUuid: subscriber.uuid, productId: plan.id },
+      }),
     );
     expect((await postStripe(e.body, e.header)).body.outcome).toMatchObject({ handled: true });
     expect(await levelOf(subscriber.uuid)).toBe("silver");
@@ -227,41 +361,92 @@ describe("subscriptions from Stripe events", () => {
 
   it("local test mode: subscribe, see the level, cancel in the local portal, level cleared", async () => {
     const subscriber = await signUp();
-    const plan = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "pro" });
-    const start = await pay(`/subscription/checkout/${plan.id}`, { method: "POST", token: subscriber.token });
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "pro",
+    });
+    const start = await pay(`/subscription/checkout/${plan.id}`, {
+      method: "POST",
+      token: subscriber.token,
+    });
     expect(start.status).toBe(201);
-    const done = await pay(`/checkout/local/${start.body.sessionId}/complete`, { method: "POST", token: subscriber.token });
+    const done = await pay(`/checkout/local/${start.body.sessionId}/complete`, {
+      method: "POST",
+      token: subscriber.token,
+    });
     expect(done.body.redirectTo).toBe(`/subscription?session_id=${start.body.sessionId}`);
     const mine = await pay("/subscription", { token: subscriber.token });
     expect(mine.body.subscriptionLevel).toBe("pro");
-    expect(mine.body.data[0]).toMatchObject({ level: "pro", status: "active", source: "local", productId: plan.id });
+    expect(mine.body.data[0]).toMatchObject({
+      level: "pro",
+      status: "active",
+      source: "local",
+      productId: plan.id,
+    });
 
     // One running subscription at a time.
-    const again = await pay(`/subscription/checkout/${plan.id}`, { method: "POST", token: subscriber.token });
+    const again = await pay(`/subscription/checkout/${plan.id}`, {
+      method: "POST",
+      token: subscriber.token,
+    });
     expect(again.status).toBe(409);
     expect(again.body.message).toBe(MSG.alreadySubscribed);
 
     const portal = await pay("/subscription/portal", { method: "POST", token: subscriber.token });
     expect(portal.body.url).toBe("http://hangout.test/subscription/local-portal");
     const other = await signUp();
-    expect((await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, { method: "POST", token: other.token })).status).toBe(404);
-    const cancel = await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, { method: "POST", token: subscriber.token });
+    expect(
+      (
+        await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, {
+          method: "POST",
+          token: other.token,
+        })
+      ).status,
+    ).toBe(404);
+    const cancel = await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, {
+      method: "POST",
+      token: subscriber.token,
+    });
     expect(cancel.body.status).toBe("canceled");
-    expect((await pay("/subscription", { token: subscriber.token })).body.subscriptionLevel).toBeNull();
-    expect((await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, { method: "POST", token: subscriber.token })).status).toBe(409);
+    expect(
+      (await pay("/subscription", { token: subscriber.token })).body.subscriptionLevel,
+    ).toBeNull();
+    expect(
+      (
+        await pay(`/subscription/local-portal/${mine.body.data[0].id}/cancel`, {
+          method: "POST",
+          token: subscriber.token,
+        })
+      ).status,
+    ).toBe(409);
   });
 
   it("with a Stripe key the portal is Stripe's, for the subscriber's customer", async () => {
     const subscriber = await signUp();
-    const plan = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "pro" });
-    const e = await signed(completed(subscriber.uuid, plan.id, { mode: "subscription", subscription: `sub_${uniq("z")}`, customer: "cus_portal" }));
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "pro",
+    });
+    const e = await signed(
+      completed(subscriber.uuid, plan.id, {
+        mode: "subscription",
+        subscription: `sub_${uniq("z")}`,
+        customer: "cus_portal",
+      }),
+    );
     await postStripe(e.body, e.header);
     const sent = stubStripe();
-    const r = await payWith(live, "/subscription/portal", { method: "POST", token: subscriber.token });
+    const r = await payWith(live, "/subscription/portal", {
+      method: "POST",
+      token: subscriber.token,
+    });
     expect(r.status).toBe(200);
     expect(r.body.url).toBe("https://billing.stripe.com/p/session/cus_portal");
     expect(sent[0].form.get("return_url")).toBe("http://hangout.test/subscription");
     const nobody = await signUp();
-    expect((await payWith(live, "/subscription/portal", { method: "POST", token: nobody.token })).body.message).toBe(MSG.noSubscription);
+    expect(
+      (await payWith(live, "/subscription/portal", { method: "POST", token: nobody.token })).body
+        .message,
+    ).toBe(MSG.noSubscription);
   });
 });

@@ -19,7 +19,16 @@ const T0 = Date.UTC(2030, 0, 1);
 const addSubscription = (over: Partial<typeof subscriptions.$inferInsert>) =>
   db(env)
     .insert(subscriptions)
-    .values({ id: crypto.randomUUID(), userUuid: member.uuid, level: "pro", status: "active", source: "stripe", externalId: `sub_${uniq()}`, startDate: T0, ...over })
+    .values({
+      id: crypto.randomUUID(),
+      userUuid: member.uuid,
+      level: "pro",
+      status: "active",
+      source: "stripe",
+      externalId: `sub_${uniq()}`,
+      startDate: T0,
+      ...over,
+    })
     .run();
 
 describe("GET /subscription/count (admin)", () => {
@@ -29,11 +38,25 @@ describe("GET /subscription/count (admin)", () => {
   });
 
   it("counts subscriptions running inside the window, by region and level", async () => {
-    const level = uniq("lvl").replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40);
-    await addSubscription({ level, region: "US", startDate: T0, endDate: T0 + 30 * DAY, status: "expired" });
+    const level = uniq("lvl")
+      .replace(/[^A-Za-z0-9_-]/g, "")
+      .slice(0, 40);
+    await addSubscription({
+      level,
+      region: "US",
+      startDate: T0,
+      endDate: T0 + 30 * DAY,
+      status: "expired",
+    });
     await addSubscription({ level, region: "US", startDate: T0 + 10 * DAY, endDate: null });
     await addSubscription({ level, region: "ES", startDate: T0 + 40 * DAY, endDate: null });
-    await addSubscription({ level, region: "US", startDate: T0 - 90 * DAY, endDate: T0 - 60 * DAY, status: "canceled" });
+    await addSubscription({
+      level,
+      region: "US",
+      startDate: T0 - 90 * DAY,
+      endDate: T0 - 60 * DAY,
+      status: "canceled",
+    });
     const count = async (q: string) => {
       const r = await pay(`/subscription/count?level=${level}&${q}`, { token: boss.token });
       expect(r.status, q).toBe(200);
@@ -49,7 +72,13 @@ describe("GET /subscription/count (admin)", () => {
   });
 
   it("bad input is a 400 with a message", async () => {
-    for (const q of ["startDate=yesterday", "endDate=2030-13-45", "region=Spain", "level=a%20b", "startDate=2030-02-01&endDate=2030-01-01"]) {
+    for (const q of [
+      "startDate=yesterday",
+      "endDate=2030-13-45",
+      "region=Spain",
+      "level=a%20b",
+      "startDate=2030-02-01&endDate=2030-01-01",
+    ]) {
       const r = await pay(`/subscription/count?${q}`, { token: boss.token });
       expect(r.status, q).toBe(400);
       expect(r.body.message).toBeTruthy();
@@ -60,12 +89,20 @@ describe("GET /subscription/count (admin)", () => {
 describe("reading subscriptions", () => {
   it("GET /subscription/user/{id}: self or admin only", async () => {
     const other = await signUp();
-    expect((await pay(`/subscription/user/${member.uuid}`, { token: member.token })).status).toBe(200);
-    expect((await pay(`/subscription/user/${member.uuid}`, { token: boss.token })).status).toBe(200);
-    expect((await pay(`/subscription/user/${member.uuid}`, { token: other.token })).status).toBe(403);
+    expect((await pay(`/subscription/user/${member.uuid}`, { token: member.token })).status).toBe(
+      200,
+    );
+    expect((await pay(`/subscription/user/${member.uuid}`, { token: boss.token })).status).toBe(
+      200,
+    );
+    expect((await pay(`/subscription/user/${member.uuid}`, { token: other.token })).status).toBe(
+      403,
+    );
     expect((await pay(`/subscription/user/${member.uuid}`)).status).toBe(401);
     expect((await pay("/subscription/user/not-a-uuid", { token: boss.token })).status).toBe(400);
-    expect((await pay(`/subscription/user/${crypto.randomUUID()}`, { token: boss.token })).status).toBe(404);
+    expect(
+      (await pay(`/subscription/user/${crypto.randomUUID()}`, { token: boss.token })).status,
+    ).toBe(404);
   });
 
   it("GET /subscription lists the caller's own, newest first, with their level", async () => {
@@ -76,9 +113,22 @@ describe("reading subscriptions", () => {
   });
 
   it("GET /subscription/products lists active plans only, cheapest first", async () => {
-    const cheap = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "basic", price: 100 });
-    const dear = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "pro", price: 900 });
-    const hidden = await makeProduct(boss.token, { paymentType: "recurring", subscriptionLevel: "pro", price: 500, active: false });
+    const cheap = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "basic",
+      price: 100,
+    });
+    const dear = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "pro",
+      price: 900,
+    });
+    const hidden = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: "pro",
+      price: 500,
+      active: false,
+    });
     const oneTime = await makeProduct(boss.token);
     const r = await pay("/subscription/products", { token: member.token });
     const ids = r.body.data.map((p: { id: string }) => p.id);
@@ -90,9 +140,16 @@ describe("reading subscriptions", () => {
 
   it("POST /subscription/checkout/{id} refuses one-time products, unknown ids and anonymous callers", async () => {
     const oneTime = await makeProduct(boss.token);
-    expect((await pay(`/subscription/checkout/${oneTime.id}`, { method: "POST", token: member.token })).body.message).toBe(MSG.notRecurring);
-    expect((await pay(`/subscription/checkout/nope`, { method: "POST", token: member.token })).status).toBe(404);
-    expect((await pay(`/subscription/checkout/${oneTime.id}`, { method: "POST" })).status).toBe(401);
+    expect(
+      (await pay(`/subscription/checkout/${oneTime.id}`, { method: "POST", token: member.token }))
+        .body.message,
+    ).toBe(MSG.notRecurring);
+    expect(
+      (await pay(`/subscription/checkout/nope`, { method: "POST", token: member.token })).status,
+    ).toBe(404);
+    expect((await pay(`/subscription/checkout/${oneTime.id}`, { method: "POST" })).status).toBe(
+      401,
+    );
   });
 
   it("POST /subscription/portal with nothing to manage is a 404 with a message", async () => {

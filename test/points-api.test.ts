@@ -15,9 +15,14 @@ let current: { id: number; name: string; startDate: string };
 
 /** Waits until the lifetime board shows `balance` for `uuid` (the real queue delivered). */
 const settled = (uuid: string, balance: number) =>
-  vi.waitFor(async () => expect((await env.Leaderboard.getByName(LIFETIME_BOARD).rankOf(uuid))?.balance).toBe(balance), { timeout: 10_000, interval: 50 });
+  vi.waitFor(
+    async () =>
+      expect((await env.Leaderboard.getByName(LIFETIME_BOARD).rankOf(uuid))?.balance).toBe(balance),
+    { timeout: 10_000, interval: 50 },
+  );
 
-const grant = (userUuid: string, points: number, eventId: string = crypto.randomUUID()) => merch("/points/service", { headers: KEY, body: { eventId, userUuid, points } });
+const grant = (userUuid: string, points: number, eventId: string = crypto.randomUUID()) =>
+  merch("/points/service", { headers: KEY, body: { eventId, userUuid, points } });
 
 beforeAll(async () => {
   adminToken = (await admin()).token;
@@ -30,20 +35,38 @@ describe("points calls", () => {
     const a = await signUp();
     const first = await grant(a.uuid, 5, "svc-once");
     expect(first.status).toBe(202);
-    expect(first.body).toMatchObject({ eventId: "svc-once", userUuid: a.uuid, points: 5, queued: true });
+    expect(first.body).toMatchObject({
+      eventId: "svc-once",
+      userUuid: a.uuid,
+      points: 5,
+      queued: true,
+    });
     await grant(a.uuid, 5, "svc-once");
     await grant(a.uuid, 2, "svc-other");
     await settled(a.uuid, 7);
-    await vi.waitFor(async () => expect((await merch(`/points/ranking-status/${a.uuid}`)).body).toMatchObject({ userUuid: a.uuid, balance: 7, rank: expect.any(Number), season: { id: current.id } }));
+    await vi.waitFor(async () =>
+      expect((await merch(`/points/ranking-status/${a.uuid}`)).body).toMatchObject({
+        userUuid: a.uuid,
+        balance: 7,
+        rank: expect.any(Number),
+        season: { id: current.id },
+      }),
+    );
   });
 
   it("POST /points/season/admin/handle-points: an adjustment (negative too) with a generated id that a retry can reuse", async () => {
     const a = await signUp();
     await grant(a.uuid, 10);
-    const adj = await merch("/points/season/admin/handle-points", { token: adminToken, body: { userUuid: a.uuid, points: -4, reason: "duplicate likes" } });
+    const adj = await merch("/points/season/admin/handle-points", {
+      token: adminToken,
+      body: { userUuid: a.uuid, points: -4, reason: "duplicate likes" },
+    });
     expect(adj.status).toBe(202);
     expect(adj.body.eventId).toMatch(/^[0-9a-f-]{36}$/);
-    const again = await merch("/points/season/admin/handle-points", { token: adminToken, body: { userUuid: a.uuid, points: -4, eventId: adj.body.eventId } });
+    const again = await merch("/points/season/admin/handle-points", {
+      token: adminToken,
+      body: { userUuid: a.uuid, points: -4, eventId: adj.body.eventId },
+    });
     expect(again.status).toBe(202);
     await settled(a.uuid, 6);
     // The same id from the service is another event: ids are namespaced by source.
@@ -70,11 +93,21 @@ describe("points calls", () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.message).toBeTruthy();
     }
-    expect((await merch("/points/service", { headers: KEY, body: { eventId: "e", userUuid: crypto.randomUUID(), points: 1 } })).status).toBe(404);
+    expect(
+      (
+        await merch("/points/service", {
+          headers: KEY,
+          body: { eventId: "e", userUuid: crypto.randomUUID(), points: 1 },
+        })
+      ).status,
+    ).toBe(404);
     const w = freshWindow(1);
     const past = Date.UTC(2002, 0, 1);
     await createSeason(adminToken, `ended-${w.start}`, past, past + DAY);
-    const frozen = await merch("/points/service", { headers: KEY, body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: past + 5 } });
+    const frozen = await merch("/points/service", {
+      headers: KEY,
+      body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: past + 5 },
+    });
     expect(frozen.status).toBe(409);
     expect(frozen.body.message).toMatch(/frozen/);
     // A real event afterwards proves the refused ones never reached a board.
@@ -86,10 +119,14 @@ describe("points calls", () => {
     const plain = await signUp();
     const body = { eventId: "e", userUuid: plain.uuid, points: 1 };
     expect((await merch("/points/service", { body })).status).toBe(401);
-    expect((await merch("/points/service", { body, headers: { "X-Service-Key": "wrong" } })).status).toBe(401);
+    expect(
+      (await merch("/points/service", { body, headers: { "X-Service-Key": "wrong" } })).status,
+    ).toBe(401);
     expect((await merch("/points/service", { body, token: plain.token })).status).toBe(403);
     expect((await merch("/points/season/admin/handle-points", { body })).status).toBe(401);
-    expect((await merch("/points/season/admin/handle-points", { body, token: plain.token })).status).toBe(403);
+    expect(
+      (await merch("/points/season/admin/handle-points", { body, token: plain.token })).status,
+    ).toBe(403);
   });
 });
 
@@ -115,14 +152,19 @@ describe("rankings", () => {
     expect(tied[0].userUuid < tied[1].userUuid).toBe(true);
     expect(rows[0]).toMatchObject({ nickname: "Ranker 3", balance: 80 });
     expect(rows[0]).toHaveProperty("avatarId");
-    for (const r of all.body.data) expect(r.rank).toBe(1 + all.body.data.filter((o: { balance: number }) => o.balance > r.balance).length);
+    for (const r of all.body.data)
+      expect(r.rank).toBe(
+        1 + all.body.data.filter((o: { balance: number }) => o.balance > r.balance).length,
+      );
     // Pages agree with the whole list.
     for (let skip = 0; skip < all.body.total; skip++) {
       const page = await merch(`/points/season-ranking?take=2&skip=${skip}`);
       expect(page.body.data).toEqual(all.body.data.slice(skip, skip + 2));
     }
     expect(all.body.season).toMatchObject({ id: current.id });
-    expect((await merch("/points/season-ranking-current?take=100")).body.data).toEqual(all.body.data);
+    expect((await merch("/points/season-ranking-current?take=100")).body.data).toEqual(
+      all.body.data,
+    );
   });
 
   it("shows a signed-in caller their own row even off the page; 'me' is null for someone with no points", async () => {
@@ -131,41 +173,70 @@ describe("rankings", () => {
     expect(page.body.data).toHaveLength(1);
     expect(page.body.me).toMatchObject({ userUuid: low.uuid, balance: 10, nickname: "Ranker 4" });
     const stranger = await signUp();
-    expect((await merch("/points/season-ranking?take=1", { token: stranger.token })).body.me).toBeNull();
+    expect(
+      (await merch("/points/season-ranking?take=1", { token: stranger.token })).body.me,
+    ).toBeNull();
     expect((await merch("/points/season-ranking?take=1")).body.me).toBeUndefined();
   });
 
   it("answers a season by name, the next and previous season, and the lifetime ranking", async () => {
-    const byName = await merch(`/points/season-ranking/${encodeURIComponent(current.name)}?take=100`);
+    const byName = await merch(
+      `/points/season-ranking/${encodeURIComponent(current.name)}?take=100`,
+    );
     expect(byName.status).toBe(200);
     expect(byName.body.season.id).toBe(current.id);
     expect((await merch("/points/season-ranking/no-such-season")).status).toBe(404);
 
     const w = freshWindow(5);
     const later = await createSeason(adminToken, `Later ${w.start}`, w.start, w.end);
-    const next = await merch(`/points/season-ranking/next-season/${encodeURIComponent(current.startDate)}`);
+    const next = await merch(
+      `/points/season-ranking/next-season/${encodeURIComponent(current.startDate)}`,
+    );
     expect(next.status).toBe(200);
     expect(next.body).toMatchObject({ season: { id: later.id }, data: [], total: 0 });
     const prev = await merch(`/points/season-ranking/prev-season/${w.start}`);
     expect(prev.body.season.id).toBe(current.id);
     expect((await merch(`/points/season-ranking/next-season/${w.start}`)).status).toBe(404);
-    expect((await merch("/points/season-ranking/prev-season/2000-01-01T00:00:00Z")).status).toBe(404);
+    expect((await merch("/points/season-ranking/prev-season/2000-01-01T00:00:00Z")).status).toBe(
+      404,
+    );
     expect((await merch("/points/season-ranking/next-season/tomorrow")).status).toBe(400);
 
     const life = await merch("/points/all-seasons-ranking?take=100");
     expect(life.body.season).toBeNull();
-    expect(life.body.data.find((r: { userUuid: string }) => r.userUuid === people[3].uuid)).toMatchObject({ balance: 80 });
-    for (const q of ["take=0", "take=101", "skip=-1", "take=abc"]) expect((await merch(`/points/season-ranking?${q}`)).status, q).toBe(400);
+    expect(
+      life.body.data.find((r: { userUuid: string }) => r.userUuid === people[3].uuid),
+    ).toMatchObject({ balance: 80 });
+    for (const q of ["take=0", "take=101", "skip=-1", "take=abc"])
+      expect((await merch(`/points/season-ranking?${q}`)).status, q).toBe(400);
   });
 
   it("answers ranking status: current season, lifetime sum, both for me and for anyone", async () => {
     const top = people[3];
-    expect((await merch(`/points/ranking-status/${top.uuid}`)).body).toMatchObject({ userUuid: top.uuid, nickname: "Ranker 3", balance: 80, season: { id: current.id } });
-    expect((await merch(`/points/ranking-status/sum/${top.uuid}`)).body).toMatchObject({ balance: 80, season: null, rank: expect.any(Number) });
+    expect((await merch(`/points/ranking-status/${top.uuid}`)).body).toMatchObject({
+      userUuid: top.uuid,
+      nickname: "Ranker 3",
+      balance: 80,
+      season: { id: current.id },
+    });
+    expect((await merch(`/points/ranking-status/sum/${top.uuid}`)).body).toMatchObject({
+      balance: 80,
+      season: null,
+      rank: expect.any(Number),
+    });
     const nobody = crypto.randomUUID();
-    expect((await merch(`/points/ranking-status/${nobody}`)).body).toMatchObject({ balance: 0, rank: null, nickname: null });
+    expect((await merch(`/points/ranking-status/${nobody}`)).body).toMatchObject({
+      balance: 0,
+      rank: null,
+      nickname: null,
+    });
     const mine = await merch("/points/current-ranking-status", { token: top.token });
-    expect(mine.body).toMatchObject({ userUuid: top.uuid, season: { id: current.id }, current: { balance: 80 }, lifetime: { balance: 80 } });
+    expect(mine.body).toMatchObject({
+      userUuid: top.uuid,
+      season: { id: current.id },
+      current: { balance: 80 },
+      lifetime: { balance: 80 },
+    });
     expect((await merch(`/points/current-ranking-status/${top.uuid}`)).body).toEqual(mine.body);
     expect((await merch("/points/current-ranking-status")).status).toBe(401);
     expect((await merch("/points/ranking-status/not-a-uuid")).status).toBe(400);
@@ -173,32 +244,69 @@ describe("rankings", () => {
 
   it("lists the mirrors for admins with userUuid, seasonId and balance filters, and gets rows by id", async () => {
     const top = people[3];
-    const list = await merch(`/admin/ranking-status?seasonId=${current.id}&userUuid=${top.uuid}`, { token: adminToken });
+    const list = await merch(`/admin/ranking-status?seasonId=${current.id}&userUuid=${top.uuid}`, {
+      token: adminToken,
+    });
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ count: 1, total: 1, page: 1, pageCount: 1, data: [{ userUuid: top.uuid, seasonId: current.id, balance: 80, nickname: "Ranker 3" }] });
-    const byBalance = await merch(`/admin/ranking-status?seasonId=${current.id}&balance=30&sort=userUuid,ASC`, { token: adminToken });
-    expect(byBalance.body.data.map((r: { userUuid: string }) => r.userUuid)).toEqual([people[0].uuid, people[2].uuid].sort());
-    const sorted = await merch(`/admin/ranking-status?seasonId=${current.id}&limit=2&page=1`, { token: adminToken });
+    expect(list.body).toMatchObject({
+      count: 1,
+      total: 1,
+      page: 1,
+      pageCount: 1,
+      data: [{ userUuid: top.uuid, seasonId: current.id, balance: 80, nickname: "Ranker 3" }],
+    });
+    const byBalance = await merch(
+      `/admin/ranking-status?seasonId=${current.id}&balance=30&sort=userUuid,ASC`,
+      { token: adminToken },
+    );
+    expect(byBalance.body.data.map((r: { userUuid: string }) => r.userUuid)).toEqual(
+      [people[0].uuid, people[2].uuid].sort(),
+    );
+    const sorted = await merch(`/admin/ranking-status?seasonId=${current.id}&limit=2&page=1`, {
+      token: adminToken,
+    });
     expect(sorted.body.data.map((r: { balance: number }) => r.balance)).toEqual([80, 50]);
     expect(sorted.body.pageCount).toBeGreaterThanOrEqual(3);
     const one = await merch(`/admin/ranking-status/${list.body.data[0].id}`, { token: adminToken });
     expect(one.body).toMatchObject({ userUuid: top.uuid, balance: 80 });
 
-    const life = await merch(`/admin/ranking-status-lifetime?userUuid=${top.uuid}`, { token: adminToken });
+    const life = await merch(`/admin/ranking-status-lifetime?userUuid=${top.uuid}`, {
+      token: adminToken,
+    });
     expect(life.body.data).toMatchObject([{ userUuid: top.uuid, balance: 80 }]);
-    expect((await merch(`/admin/ranking-status-lifetime/${life.body.data[0].id}`, { token: adminToken })).body).toMatchObject({ balance: 80 });
+    expect(
+      (await merch(`/admin/ranking-status-lifetime/${life.body.data[0].id}`, { token: adminToken }))
+        .body,
+    ).toMatchObject({ balance: 80 });
     expect((await merch("/admin/ranking-status/99999999", { token: adminToken })).status).toBe(404);
-    for (const q of ["seasonId=abc", "userUuid=x", "sort=password,ASC", "limit=0", "balance=1.5"]) expect((await merch(`/admin/ranking-status?${q}`, { token: adminToken })).status, q).toBe(400);
+    for (const q of ["seasonId=abc", "userUuid=x", "sort=password,ASC", "limit=0", "balance=1.5"])
+      expect((await merch(`/admin/ranking-status?${q}`, { token: adminToken })).status, q).toBe(
+        400,
+      );
   });
 
   it("every admin ranking call is 401 without a token and 403 for a plain user", async () => {
     const plain = await signUp();
-    for (const path of ["/admin/ranking-status", "/admin/ranking-status/1", "/admin/ranking-status-lifetime", "/admin/ranking-status-lifetime/1"]) {
+    for (const path of [
+      "/admin/ranking-status",
+      "/admin/ranking-status/1",
+      "/admin/ranking-status-lifetime",
+      "/admin/ranking-status-lifetime/1",
+    ]) {
       expect((await merch(path)).status, path).toBe(401);
       expect((await merch(path, { token: plain.token })).status, path).toBe(403);
     }
-    expect((await merch(`/points/backfill-achieved-avatars/${current.id}`, { method: "POST" })).status).toBe(401);
-    expect((await merch(`/points/backfill-achieved-avatars/${current.id}`, { method: "POST", token: plain.token })).status).toBe(403);
+    expect(
+      (await merch(`/points/backfill-achieved-avatars/${current.id}`, { method: "POST" })).status,
+    ).toBe(401);
+    expect(
+      (
+        await merch(`/points/backfill-achieved-avatars/${current.id}`, {
+          method: "POST",
+          token: plain.token,
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -206,18 +314,30 @@ describe("avatar backfill", () => {
   it("awards a season's avatars to everyone at or above the threshold, once however often it runs", async () => {
     const w = freshWindow(3);
     const s = await createSeason(adminToken, `Awards ${w.start}`, w.start, w.end);
-    const users = Array.from({ length: 30 }, (_, i) => ({ uuid: crypto.randomUUID(), points: i * 10 })); // 0..290
-    await deliver(users.map((u, i) => event(`aw-${i}-${u.uuid}`, u.uuid, u.points || 1, w.start + i)));
+    const users = Array.from({ length: 30 }, (_, i) => ({
+      uuid: crypto.randomUUID(),
+      points: i * 10,
+    })); // 0..290
+    await deliver(
+      users.map((u, i) => event(`aw-${i}-${u.uuid}`, u.uuid, u.points || 1, w.start + i)),
+    );
     const gold = `gold-${w.start}`;
     const silver = `silver-${w.start}`;
     const other = `other-${w.start}`;
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Gold', 'SEASON_AWARD', ?, 200)").bind(gold, s.id),
-      env.DB.prepare("INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Silver', 'SEASON_AWARD', ?, 100)").bind(silver, s.id),
+      env.DB.prepare(
+        "INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Gold', 'SEASON_AWARD', ?, 200)",
+      ).bind(gold, s.id),
+      env.DB.prepare(
+        "INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Silver', 'SEASON_AWARD', ?, 100)",
+      ).bind(silver, s.id),
       // Not a season award, or another season's: never given here.
-      env.DB.prepare("INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Other', 'PUBLIC', ?, 1)").bind(other, s.id),
+      env.DB.prepare(
+        "INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Other', 'PUBLIC', ?, 1)",
+      ).bind(other, s.id),
     ]);
-    const run = (q = "") => merch(`/points/backfill-achieved-avatars/${s.id}${q}`, { method: "POST", token: adminToken });
+    const run = (q = "") =>
+      merch(`/points/backfill-achieved-avatars/${s.id}${q}`, { method: "POST", token: adminToken });
 
     const capped = await run("?limit=5");
     expect(capped.body).toMatchObject({ awarded: 5, complete: false });
@@ -229,15 +349,34 @@ describe("avatar backfill", () => {
     const [again1, again2] = await Promise.all([run(), run()]);
     expect(again1.body.awarded + again2.body.awarded).toBe(0);
 
-    const { results } = await env.DB.prepare("SELECT avatar_slug AS slug, user_uuid AS u, type, season_id AS sid FROM avatar_assignments WHERE avatar_slug IN (?, ?, ?)").bind(gold, silver, other).all<{ slug: string; u: string; type: string; sid: number }>();
+    const { results } = await env.DB.prepare(
+      "SELECT avatar_slug AS slug, user_uuid AS u, type, season_id AS sid FROM avatar_assignments WHERE avatar_slug IN (?, ?, ?)",
+    )
+      .bind(gold, silver, other)
+      .all<{ slug: string; u: string; type: string; sid: number }>();
     expect(results).toHaveLength(30);
-    expect(new Set(results.filter((r) => r.slug === gold).map((r) => r.u))).toEqual(new Set(users.filter((u) => u.points >= 200).map((u) => u.uuid)));
-    expect(new Set(results.filter((r) => r.slug === silver).map((r) => r.u))).toEqual(new Set(users.filter((u) => u.points >= 100).map((u) => u.uuid)));
+    expect(new Set(results.filter((r) => r.slug === gold).map((r) => r.u))).toEqual(
+      new Set(users.filter((u) => u.points >= 200).map((u) => u.uuid)),
+    );
+    expect(new Set(results.filter((r) => r.slug === silver).map((r) => r.u))).toEqual(
+      new Set(users.filter((u) => u.points >= 100).map((u) => u.uuid)),
+    );
     expect(results.every((r) => r.type === "SEASON_AWARD" && r.sid === s.id)).toBe(true);
 
-    expect((await merch("/points/backfill-achieved-avatars/99999999", { method: "POST", token: adminToken })).status).toBe(404);
-    for (const q of ["?limit=0", "?limit=abc", "?limit=10001"]) expect((await run(q)).status, q).toBe(400);
-    expect((await merch("/points/backfill-achieved-avatars/abc", { method: "POST", token: adminToken })).status).toBe(400);
+    expect(
+      (
+        await merch("/points/backfill-achieved-avatars/99999999", {
+          method: "POST",
+          token: adminToken,
+        })
+      ).status,
+    ).toBe(404);
+    for (const q of ["?limit=0", "?limit=abc", "?limit=10001"])
+      expect((await run(q)).status, q).toBe(400);
+    expect(
+      (await merch("/points/backfill-achieved-avatars/abc", { method: "POST", token: adminToken }))
+        .status,
+    ).toBe(400);
     expect(await env.Leaderboard.getByName(seasonBoard(s.id)).count()).toBe(30);
   });
 });

@@ -20,24 +20,37 @@ export function freshWindow(days = 10): { start: number; end: number } {
 }
 
 export async function createSeason(token: string, name: string, start: number, end: number) {
-  const res = await merch("/points/season", { token, body: { name, startDate: new Date(start).toISOString(), endDate: new Date(end).toISOString() } });
+  const res = await merch("/points/season", {
+    token,
+    body: { name, startDate: new Date(start).toISOString(), endDate: new Date(end).toISOString() },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: number; name: string; startDate: string; endDate: string };
 }
 
-export const event = (eventId: string, userUuid: string, points: number, occurredAt: number): PointsMessage => ({ eventId, userUuid, points, occurredAt, source: "service", data: {} });
+export const event = (
+  eventId: string,
+  userUuid: string,
+  points: number,
+  occurredAt: number,
+): PointsMessage => ({ eventId, userUuid, points, occurredAt, source: "service", data: {} });
 
 /**
  * Runs the real consumer on `bodies`, `size` messages a batch (the configured batch size),
  * and answers the ids it acked and retried.
  */
-export async function deliver(bodies: unknown[], size = 100): Promise<{ acked: number; retried: number }> {
+export async function deliver(
+  bodies: unknown[],
+  size = 100,
+): Promise<{ acked: number; retried: number }> {
   let acked = 0;
   let retried = 0;
   for (let i = 0; i < bodies.length; i += size) {
     const batch = createMessageBatch(
       "hangout-points",
-      bodies.slice(i, i + size).map((body, k) => ({ id: `m${i + k}`, timestamp: new Date(), attempts: 1, body })),
+      bodies
+        .slice(i, i + size)
+        .map((body, k) => ({ id: `m${i + k}`, timestamp: new Date(), attempts: 1, body })),
     );
     const ctx = createExecutionContext();
     await worker.queue!(batch as MessageBatch, env);

@@ -11,9 +11,15 @@ vi.setConfig({ testTimeout: 120_000 });
 const lifetime = () => env.Leaderboard.getByName(LIFETIME_BOARD);
 const board = (seasonId: number) => env.Leaderboard.getByName(seasonBoard(seasonId));
 
-async function mirrored(table: "ranking_status" | "ranking_status_lifetime", users: string[], seasonId?: number) {
+async function mirrored(
+  table: "ranking_status" | "ranking_status_lifetime",
+  users: string[],
+  seasonId?: number,
+) {
   const where = seasonId === undefined ? "" : ` AND season_id = ${seasonId}`;
-  const { results } = await env.DB.prepare(`SELECT user_uuid, balance, version FROM ${table} WHERE user_uuid IN (SELECT value FROM json_each(?))${where}`)
+  const { results } = await env.DB.prepare(
+    `SELECT user_uuid, balance, version FROM ${table} WHERE user_uuid IN (SELECT value FROM json_each(?))${where}`,
+  )
     .bind(JSON.stringify(users))
     .all<{ user_uuid: string; balance: number; version: number }>();
   return new Map(results.map((r) => [r.user_uuid, r.balance]));
@@ -31,8 +37,19 @@ describe("points consumer", () => {
     const users = Array.from({ length: 200 }, () => crypto.randomUUID());
     // Times: before any season (lifetime only), inside A, exactly at A's end (B's start), inside B.
     const times = [w.start - 1, w.start, w.start + 5000, mid - 1, mid, mid + 7, w.end - 1];
-    const unique = Array.from({ length: 8000 }, (_, i) => event(`bulk-${i}-${crypto.randomUUID()}`, users[(i * 7) % users.length], (i % 9) - 2, times[i % times.length]));
-    const expected = { a: new Map<string, number>(), b: new Map<string, number>(), life: new Map<string, number>() };
+    const unique = Array.from({ length: 8000 }, (_, i) =>
+      event(
+        `bulk-${i}-${crypto.randomUUID()}`,
+        users[(i * 7) % users.length],
+        (i % 9) - 2,
+        times[i % times.length],
+      ),
+    );
+    const expected = {
+      a: new Map<string, number>(),
+      b: new Map<string, number>(),
+      life: new Map<string, number>(),
+    };
     for (const e of unique) {
       add(expected.life, e.userUuid, e.points);
       if (e.occurredAt >= w.start && e.occurredAt < mid) add(expected.a, e.userUuid, e.points);
@@ -42,14 +59,19 @@ describe("points consumer", () => {
     expect(deliveries).toHaveLength(10_000);
 
     const t0 = performance.now();
-    const lanes = [0, 1, 2, 3].map((k) => deliveries.filter((_, i) => Math.floor(i / 100) % 4 === k));
+    const lanes = [0, 1, 2, 3].map((k) =>
+      deliveries.filter((_, i) => Math.floor(i / 100) % 4 === k),
+    );
     const results = await Promise.all(lanes.map((lane) => deliver(lane)));
     const ms = performance.now() - t0;
-    console.log(`points consumer: 10,000 deliveries in ${Math.round(ms)} ms (${Math.round(10_000 / (ms / 1000))}/s)`);
+    console.log(
+      `points consumer: 10,000 deliveries in ${Math.round(ms)} ms (${Math.round(10_000 / (ms / 1000))}/s)`,
+    );
     expect(results.reduce((n, r) => n + r.acked, 0)).toBe(10_000);
     expect(results.reduce((n, r) => n + r.retried, 0)).toBe(0);
 
-    const onBoard = async (stub: ReturnType<typeof board>) => new Map((await stub.top(1000, 0)).map((r) => [r.userUuid, r.balance]));
+    const onBoard = async (stub: ReturnType<typeof board>) =>
+      new Map((await stub.top(1000, 0)).map((r) => [r.userUuid, r.balance]));
     expect(await onBoard(board(a.id))).toEqual(expected.a);
     expect(await onBoard(board(b.id))).toEqual(expected.b);
     const life = new Map<string, number>();
@@ -71,7 +93,11 @@ describe("points consumer", () => {
     const w = freshWindow(2);
     const s = await createSeason(token, `edge-${crypto.randomUUID()}`, w.start, w.end);
     const u = crypto.randomUUID();
-    await deliver([event(`edge-in-${u}`, u, 3, w.end - 1), event(`edge-at-${u}`, u, 5, w.end), event(`edge-before-${u}`, u, 7, w.start - 1)]);
+    await deliver([
+      event(`edge-in-${u}`, u, 3, w.end - 1),
+      event(`edge-at-${u}`, u, 5, w.end),
+      event(`edge-before-${u}`, u, 7, w.start - 1),
+    ]);
     expect(await board(s.id).rankOf(u)).toEqual({ userUuid: u, balance: 3, rank: 1 });
     expect((await lifetime().rankOf(u))?.balance).toBe(15);
     expect(await mirrored("ranking_status", [u])).toEqual(new Map([[u, 3]]));
@@ -85,14 +111,21 @@ describe("points consumer", () => {
     await deliver([event(`late-${u}`, u, 4, w.end - 10)]);
     expect((await board(s.id).rankOf(u))?.balance).toBe(4);
     // The frozen board's own check (a consumer that read the season list before a change).
-    const refused = await board(s.id).addPointsBatch([{ eventId: `after-${u}`, userUuid: u, points: 100, occurredAt: w.end + 1 }]);
+    const refused = await board(s.id).addPointsBatch([
+      { eventId: `after-${u}`, userUuid: u, points: 100, occurredAt: w.end + 1 },
+    ]);
     expect(refused.refused).toEqual([{ eventId: `after-${u}`, reason: "outsideWindow" }]);
     expect((await board(s.id).rankOf(u))?.balance).toBe(4);
   });
 
   it("acks malformed messages and still applies the good ones beside them", async () => {
     const u = crypto.randomUUID();
-    const r = await deliver([{ eventId: "x" }, "not an object", event(`ok-${u}`, u, 2, 5), { ...event(`frac-${u}`, u, 1.5, 5) }]);
+    const r = await deliver([
+      { eventId: "x" },
+      "not an object",
+      event(`ok-${u}`, u, 2, 5),
+      { ...event(`frac-${u}`, u, 1.5, 5) },
+    ]);
     expect(r).toEqual({ acked: 4, retried: 0 });
     expect((await lifetime().rankOf(u))?.balance).toBe(2);
   });

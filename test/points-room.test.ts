@@ -10,23 +10,53 @@ vi.setConfig({ testTimeout: 60_000 });
 
 /** Points from room votes (issue 6): a like earns the DJ 1, a star 2, once per listener and kind. */
 
-const vote = (over: Partial<VoteForPoints>): VoteForPoints => ({ playId: "p1", djUuid: "dj", voterUuid: "fan", voterType: "user", like: undefined, star: undefined, at: 1000, ...over });
+const vote = (over: Partial<VoteForPoints>): VoteForPoints => ({
+  playId: "p1",
+  djUuid: "dj",
+  voterUuid: "fan",
+  voterType: "user",
+  like: undefined,
+  star: undefined,
+  at: 1000,
+  ...over,
+});
 
 describe("vote points rules", () => {
   it("a like earns 1 and a star 2, with ids that make a repeated vote count once", () => {
     expect(votePointsEvents(vote({ like: true, star: true }))).toEqual([
-      { eventId: "vote:p1:fan:like", userUuid: "dj", points: 1, occurredAt: 1000, source: "room", data: { playId: "p1", voterUuid: "fan", kind: "like" } },
-      { eventId: "vote:p1:fan:star", userUuid: "dj", points: 2, occurredAt: 1000, source: "room", data: { playId: "p1", voterUuid: "fan", kind: "star" } },
+      {
+        eventId: "vote:p1:fan:like",
+        userUuid: "dj",
+        points: 1,
+        occurredAt: 1000,
+        source: "room",
+        data: { playId: "p1", voterUuid: "fan", kind: "like" },
+      },
+      {
+        eventId: "vote:p1:fan:star",
+        userUuid: "dj",
+        points: 2,
+        occurredAt: 1000,
+        source: "room",
+        data: { playId: "p1", voterUuid: "fan", kind: "star" },
+      },
     ]);
     // An unchanged like sends nothing again; a dislike or a withdrawn star earns nothing.
     expect(votePointsEvents(vote({ like: true, before: { vote_like: 1, star: 0 } }))).toEqual([]);
     expect(votePointsEvents(vote({ like: false }))).toEqual([]);
-    expect(votePointsEvents(vote({ star: false, before: { vote_like: null, star: 1 } }))).toEqual([]);
-    expect(votePointsEvents(vote({ star: true, before: { vote_like: 1, star: 0 } })).map((e) => e.points)).toEqual([2]);
+    expect(votePointsEvents(vote({ star: false, before: { vote_like: null, star: 1 } }))).toEqual(
+      [],
+    );
+    expect(
+      votePointsEvents(vote({ star: true, before: { vote_like: 1, star: 0 } })).map(
+        (e) => e.points,
+      ),
+    ).toEqual([2]);
   });
 
   it("guests, bots, ghosts and the DJ themself earn nobody points", () => {
-    for (const voterType of ["guest", "bot", "ghost"] as const) expect(votePointsEvents(vote({ voterType, like: true, star: true }))).toEqual([]);
+    for (const voterType of ["guest", "bot", "ghost"] as const)
+      expect(votePointsEvents(vote({ voterType, like: true, star: true }))).toEqual([]);
     expect(votePointsEvents(vote({ voterUuid: "dj", like: true, star: true }))).toEqual([]);
   });
 });
@@ -34,7 +64,12 @@ describe("vote points rules", () => {
 describe("room votes to points", () => {
   it("listeners' likes and stars raise the playing DJ's points on the season and lifetime boards, once each", async () => {
     const now = Date.now();
-    const season = await createSeason((await admin()).token, `Room season ${now}`, now - 60_000, now + 86_400_000);
+    const season = await createSeason(
+      (await admin()).token,
+      `Room season ${now}`,
+      now - 60_000,
+      now + 86_400_000,
+    );
     const room = newRoom();
     await applySettings(room, { autoSkipRatio: 0 });
     const dj = await person();
@@ -57,10 +92,21 @@ describe("room votes to points", () => {
     await d.until((s) => s.voteCounts.likes === 4 && s.voteCounts.stars === 1, "votes counted");
 
     const lifetime = env.Leaderboard.getByName(LIFETIME_BOARD);
-    await vi.waitFor(async () => expect((await lifetime.rankOf(dj.uuid))?.balance).toBe(4), { timeout: 10_000, interval: 50 });
-    expect(await env.Leaderboard.getByName(seasonBoard(season.id)).rankOf(dj.uuid)).toEqual({ userUuid: dj.uuid, balance: 4, rank: 1 });
+    await vi.waitFor(async () => expect((await lifetime.rankOf(dj.uuid))?.balance).toBe(4), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    expect(await env.Leaderboard.getByName(seasonBoard(season.id)).rankOf(dj.uuid)).toEqual({
+      userUuid: dj.uuid,
+      balance: 4,
+      rank: 1,
+    });
     await vi.waitFor(async () => {
-      const row = await env.DB.prepare("SELECT balance FROM ranking_status WHERE user_uuid = ? AND season_id = ?").bind(dj.uuid, season.id).first<{ balance: number }>();
+      const row = await env.DB.prepare(
+        "SELECT balance FROM ranking_status WHERE user_uuid = ? AND season_id = ?",
+      )
+        .bind(dj.uuid, season.id)
+        .first<{ balance: number }>();
       expect(row?.balance).toBe(4);
     });
     // Listeners earn nothing by voting.

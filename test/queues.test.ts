@@ -6,14 +6,22 @@ import { countRows, signUp, user } from "./helpers";
 
 afterEach(() => vi.restoreAllMocks());
 
-const mail = (id: string, to = "someone@example.com") => ({ channel: "email", id, to, subject: "Hello", text: "Body" });
+const mail = (id: string, to = "someone@example.com") => ({
+  channel: "email",
+  id,
+  to,
+  subject: "Hello",
+  text: "Body",
+});
 
 describe("notifications queue", () => {
   it("puts mail in the dev outbox once, however often a message is delivered", async () => {
     const id = crypto.randomUUID();
     const before = await countRows("dev_outbox");
     for (let attempt = 0; attempt < 3; attempt++) {
-      const batch = createMessageBatch("hangout-notifications", [{ id: `m${attempt}`, timestamp: new Date(), attempts: attempt + 1, body: mail(id) }]);
+      const batch = createMessageBatch("hangout-notifications", [
+        { id: `m${attempt}`, timestamp: new Date(), attempts: attempt + 1, body: mail(id) },
+      ]);
       const ctx = createExecutionContext();
       await worker.queue(batch, env);
       const result = await getQueueResult(batch, ctx);
@@ -23,7 +31,9 @@ describe("notifications queue", () => {
   });
 
   it("drops a malformed message (ack) instead of retrying it forever", async () => {
-    const batch = createMessageBatch("hangout-notifications", [{ id: "bad", timestamp: new Date(), attempts: 1, body: { channel: "pigeon" } }]);
+    const batch = createMessageBatch("hangout-notifications", [
+      { id: "bad", timestamp: new Date(), attempts: 1, body: { channel: "pigeon" } },
+    ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, env);
     expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["bad"]);
@@ -38,16 +48,31 @@ describe("notifications queue", () => {
     });
     const withProvider = { ...env, EMAIL_API_URL: "https://mail.example/send", EMAIL_API_KEY: "k" };
     const batch = createMessageBatch("hangout-notifications", [
-      { id: "ok", timestamp: new Date(), attempts: 1, body: mail(crypto.randomUUID(), "up@example.com") },
-      { id: "fail", timestamp: new Date(), attempts: 1, body: mail(crypto.randomUUID(), "down@example.com") },
+      {
+        id: "ok",
+        timestamp: new Date(),
+        attempts: 1,
+        body: mail(crypto.randomUUID(), "up@example.com"),
+      },
+      {
+        id: "fail",
+        timestamp: new Date(),
+        attempts: 1,
+        body: mail(crypto.randomUUID(), "down@example.com"),
+      },
     ]);
     const ctx = createExecutionContext();
     await worker.queue(batch, withProvider);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["ok"]);
     expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["fail"]);
-    expect(calls.map((c) => c.url)).toEqual(["https://mail.example/send", "https://mail.example/send"]);
-    await expect(sendEmail(withProvider, { ...mail("x", "down@example.com"), channel: "email" })).rejects.toThrow(/503/);
+    expect(calls.map((c) => c.url)).toEqual([
+      "https://mail.example/send",
+      "https://mail.example/send",
+    ]);
+    await expect(
+      sendEmail(withProvider, { ...mail("x", "down@example.com"), channel: "email" }),
+    ).rejects.toThrow(/503/);
   });
 
   it("gives the provider call a time limit, so a provider that never answers fails the message instead of hanging", async () => {
@@ -55,7 +80,9 @@ describe("notifications queue", () => {
     vi.spyOn(globalThis, "fetch").mockImplementation((_input, init) => {
       signal = init?.signal;
       // Answers never; only the abort ends the call.
-      return new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+      return new Promise((_, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(new Error("aborted"))),
+      );
     });
     const withProvider = { ...env, EMAIL_API_URL: "https://mail.example/send" };
     const sending = sendEmail(withProvider, { ...mail("slow"), channel: "email" });
@@ -72,7 +99,11 @@ describe("audit queue", () => {
     await user("/auth/login", { body: { email: a.email, password: a.password } });
     await vi.waitFor(
       async () => {
-        const row = await env.DB.prepare("select topic from audit_events where user_uuid = ? and topic = 'user.login'").bind(a.uuid).first();
+        const row = await env.DB.prepare(
+          "select topic from audit_events where user_uuid = ? and topic = 'user.login'",
+        )
+          .bind(a.uuid)
+          .first();
         expect(row).not.toBeNull();
       },
       { timeout: 5000, interval: 50 },
@@ -87,7 +118,13 @@ describe("audit queue batches", () => {
       id: `a${i}`,
       timestamp: new Date(),
       attempts: 1,
-      body: { eventId: `${topic}-${i}`, topic, userUuid: null, data: { i }, occurredAt: Date.now() },
+      body: {
+        eventId: `${topic}-${i}`,
+        topic,
+        userUuid: null,
+        data: { i },
+        occurredAt: Date.now(),
+      },
     }));
     for (let delivery = 0; delivery < 2; delivery++) {
       const batch = createMessageBatch("hangout-audit", messages);
@@ -95,7 +132,9 @@ describe("audit queue batches", () => {
       await worker.queue(batch, env);
       expect((await getQueueResult(batch, ctx)).ackAll).toBe(true);
     }
-    const row = await env.DB.prepare("select count(*) as n from audit_events where topic = ?").bind(topic).first<{ n: number }>();
+    const row = await env.DB.prepare("select count(*) as n from audit_events where topic = ?")
+      .bind(topic)
+      .first<{ n: number }>();
     expect(row?.n).toBe(50);
   });
 });

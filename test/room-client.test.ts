@@ -21,28 +21,69 @@ import {
 
 const T = 1_700_000_000_000;
 /** A 200 s song that started `ago` seconds before T. */
-const np = (ago: number, duration: number | null = 200) => ({ song: { duration }, startTime: T - ago * 1000, endTime: T - ago * 1000 + 200_000 });
+const np = (ago: number, duration: number | null = 200) => ({
+  song: { duration },
+  startTime: T - ago * 1000,
+  endTime: T - ago * 1000 + 200_000,
+});
 
 describe("roomPlayback: which player plays a room song", () => {
   it("an upload plays through HLS, even when the song also has a YouTube id", () => {
-    expect(roomPlayback({ streamUrls: { uploadService: "/hls/x.m3u8" }, musicProviders: { youtube: "dQw4w9WgXcQ" } })).toEqual({ kind: "upload", url: "/hls/x.m3u8" });
+    expect(
+      roomPlayback({
+        streamUrls: { uploadService: "/hls/x.m3u8" },
+        musicProviders: { youtube: "dQw4w9WgXcQ" },
+      }),
+    ).toEqual({ kind: "upload", url: "/hls/x.m3u8" });
   });
   it("a song only YouTube has goes to the YouTube player; links are reduced to the id", () => {
-    expect(roomPlayback({ musicProviders: { youtube: "dQw4w9WgXcQ", spotify: "abc" } })).toEqual({ kind: "youtube", videoId: "dQw4w9WgXcQ" });
-    expect(roomPlayback({ musicProviders: { youtube: "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3" } })).toEqual({ kind: "youtube", videoId: "dQw4w9WgXcQ" });
+    expect(roomPlayback({ musicProviders: { youtube: "dQw4w9WgXcQ", spotify: "abc" } })).toEqual({
+      kind: "youtube",
+      videoId: "dQw4w9WgXcQ",
+    });
+    expect(
+      roomPlayback({
+        musicProviders: { youtube: "https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=3" },
+      }),
+    ).toEqual({ kind: "youtube", videoId: "dQw4w9WgXcQ" });
   });
   it("nothing playable: none, naming the first provider the song knows", () => {
-    expect(roomPlayback({ musicProviders: { spotify: "abc" } })).toEqual({ kind: "none", provider: "spotify" });
-    expect(roomPlayback({ musicProviders: { youtube: "not an id!" } })).toEqual({ kind: "none", provider: "youtube" });
+    expect(roomPlayback({ musicProviders: { spotify: "abc" } })).toEqual({
+      kind: "none",
+      provider: "spotify",
+    });
+    expect(roomPlayback({ musicProviders: { youtube: "not an id!" } })).toEqual({
+      kind: "none",
+      provider: "youtube",
+    });
     expect(roomPlayback(null)).toEqual({ kind: "none", provider: null });
   });
 });
 
 describe("youtubeVideoId", () => {
-  const ok = ["dQw4w9WgXcQ", " dQw4w9WgXcQ ", "https://youtu.be/dQw4w9WgXcQ", "youtu.be/dQw4w9WgXcQ?t=1", "https://m.youtube.com/watch?v=dQw4w9WgXcQ", "https://www.youtube.com/embed/dQw4w9WgXcQ", "https://youtube.com/shorts/dQw4w9WgXcQ", "https://music.youtube.com/watch?v=dQw4w9WgXcQ"];
-  for (const v of ok) it(`reads ${JSON.stringify(v)}`, () => expect(youtubeVideoId(v)).toBe("dQw4w9WgXcQ"));
-  const bad = [null, "", "short", "dQw4w9WgXcQX", "https://evil.example/watch?v=dQw4w9WgXcQ", "javascript:alert(1)", "https://youtube.com/watch?v=bad<script>"];
-  for (const v of bad) it(`refuses ${JSON.stringify(v)}`, () => expect(youtubeVideoId(v)).toBeNull());
+  const ok = [
+    "dQw4w9WgXcQ",
+    " dQw4w9WgXcQ ",
+    "https://youtu.be/dQw4w9WgXcQ",
+    "youtu.be/dQw4w9WgXcQ?t=1",
+    "https://m.youtube.com/watch?v=dQw4w9WgXcQ",
+    "https://www.youtube.com/embed/dQw4w9WgXcQ",
+    "https://youtube.com/shorts/dQw4w9WgXcQ",
+    "https://music.youtube.com/watch?v=dQw4w9WgXcQ",
+  ];
+  for (const v of ok)
+    it(`reads ${JSON.stringify(v)}`, () => expect(youtubeVideoId(v)).toBe("dQw4w9WgXcQ"));
+  const bad = [
+    null,
+    "",
+    "short",
+    "dQw4w9WgXcQX",
+    "https://evil.example/watch?v=dQw4w9WgXcQ",
+    "javascript:alert(1)",
+    "https://youtube.com/watch?v=bad<script>",
+  ];
+  for (const v of bad)
+    it(`refuses ${JSON.stringify(v)}`, () => expect(youtubeVideoId(v)).toBeNull());
 });
 
 describe("YouTube offset: the HLS rule by the server clock", () => {
@@ -65,11 +106,22 @@ describe("YouTube offset: the HLS rule by the server clock", () => {
 
 /** A document whose appended script is handed to the test to fire its events. */
 function fakePage() {
-  const scripts: { src: string; onerror: (() => void) | null; remove: () => void; removed?: boolean }[] = [];
+  const scripts: {
+    src: string;
+    onerror: (() => void) | null;
+    remove: () => void;
+    removed?: boolean;
+  }[] = [];
   const win: { YT?: Partial<YouTubeApi>; onYouTubeIframeAPIReady?: () => void } = {};
   const doc = {
     createElement: () => {
-      const s = { src: "", async: false, onerror: null as (() => void) | null, removed: false, remove: () => (s.removed = true) };
+      const s = {
+        src: "",
+        async: false,
+        onerror: null as (() => void) | null,
+        removed: false,
+        remove: () => (s.removed = true),
+      };
       return s as unknown as HTMLScriptElement;
     },
     head: { appendChild: (s: HTMLScriptElement) => scripts.push(s as never) },
@@ -116,8 +168,15 @@ describe("loadYouTubeApi (no network: a fake page)", () => {
 
 describe("roomPlayContext: the room fields of a play record", () => {
   it("carries the slug (lowercase), owner, DJ and the room object's playId", () => {
-    expect(roomPlayContext({ djUuid: "dj-1", playId: "p-1" }, { slug: "The-Club", ownerUuid: "owner-1" })).toEqual({ roomSlug: "the-club", roomOwnerUuid: "owner-1", djUuid: "dj-1", playId: "p-1" });
-    expect(roomPlayContext({ djUuid: "dj-1", playId: "p-1" }, { slug: "club", ownerUuid: null })).toMatchObject({ roomOwnerUuid: null });
+    expect(
+      roomPlayContext(
+        { djUuid: "dj-1", playId: "p-1" },
+        { slug: "The-Club", ownerUuid: "owner-1" },
+      ),
+    ).toEqual({ roomSlug: "the-club", roomOwnerUuid: "owner-1", djUuid: "dj-1", playId: "p-1" });
+    expect(
+      roomPlayContext({ djUuid: "dj-1", playId: "p-1" }, { slug: "club", ownerUuid: null }),
+    ).toMatchObject({ roomOwnerUuid: null });
   });
   it("is null when nothing plays or the room is not known yet", () => {
     expect(roomPlayContext(null, { slug: "club" })).toBeNull();
@@ -128,7 +187,12 @@ describe("roomPlayContext: the room fields of a play record", () => {
 
 describe("floorSpot: a listener's place on the floor", () => {
   it("maps the room's position into the floor, keeping the avatar inside", () => {
-    expect(floorSpot({ x: 0.25, y: 0.75 })).toEqual({ left: "calc(0.25 * (100% - 40px))", top: "calc(0.75 * (100% - 40px))", x: 0.25, y: 0.75 });
+    expect(floorSpot({ x: 0.25, y: 0.75 })).toEqual({
+      left: "calc(0.25 * (100% - 40px))",
+      top: "calc(0.75 * (100% - 40px))",
+      x: 0.25,
+      y: 0.75,
+    });
     expect(floorSpot({ x: 1.5, y: -1 })).toMatchObject({ x: 0.999, y: 0 });
   });
   it("someone the room has no data for yet stands in the middle", () => {

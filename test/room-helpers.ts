@@ -2,7 +2,13 @@ import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { expect, vi } from "vitest";
 import { applyPatch } from "../shared/json-patch";
-import type { ClientMessage, RoomState, RoomStateMessage, ServerMessage, StatefulMessage } from "../shared/protocol";
+import type {
+  ClientMessage,
+  RoomState,
+  RoomStateMessage,
+  ServerMessage,
+  StatefulMessage,
+} from "../shared/protocol";
 import { roomSettingsSchema, type RoomSettings } from "../shared/rooms";
 import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
@@ -32,7 +38,9 @@ export class RoomClient {
   #waiters: { pred: () => boolean; resolve: () => void }[] = [];
 
   constructor(readonly ws: WebSocket) {
-    ws.addEventListener("message", (e) => this.#receive(JSON.parse(e.data as string) as ServerMessage));
+    ws.addEventListener("message", (e) =>
+      this.#receive(JSON.parse(e.data as string) as ServerMessage),
+    );
     ws.addEventListener("error", () => {}); // a dropped socket is expected in the eviction tests
     this.closed = new Promise((resolve) => ws.addEventListener("close", resolve));
     ws.accept();
@@ -60,16 +68,27 @@ export class RoomClient {
   /** Resolves once `pred` holds (checked now and after every message). */
   async until(pred: (s: RoomState) => boolean, what = "state condition"): Promise<RoomState> {
     const check = () => this.state !== null && pred(this.state);
-    if (!check()) await withTimeout(new Promise<void>((resolve) => this.#waiters.push({ pred: check, resolve })), what);
+    if (!check())
+      await withTimeout(
+        new Promise<void>((resolve) => this.#waiters.push({ pred: check, resolve })),
+        what,
+      );
     return this.state!;
   }
 
   /** Resolves with the first message (from index `from`) that matches. */
-  async waitFor<M extends ServerMessage>(pred: (m: ServerMessage) => m is M, from?: number): Promise<M>;
+  async waitFor<M extends ServerMessage>(
+    pred: (m: ServerMessage) => m is M,
+    from?: number,
+  ): Promise<M>;
   async waitFor(pred: (m: ServerMessage) => boolean, from?: number): Promise<ServerMessage>;
   async waitFor(pred: (m: ServerMessage) => boolean, from = 0): Promise<ServerMessage> {
     const find = () => this.messages.slice(from).find(pred);
-    if (!find()) await withTimeout(new Promise<void>((resolve) => this.#waiters.push({ pred: () => !!find(), resolve })), "message");
+    if (!find())
+      await withTimeout(
+        new Promise<void>((resolve) => this.#waiters.push({ pred: () => !!find(), resolve })),
+        "message",
+      );
     return find()!;
   }
 
@@ -100,7 +119,12 @@ export class RoomClient {
 }
 
 function withTimeout<T>(p: Promise<T>, what: string, ms = 8000): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))]);
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) =>
+      setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms),
+    ),
+  ]);
 }
 
 export interface RoomPerson {
@@ -109,23 +133,35 @@ export interface RoomPerson {
 }
 
 /** A token for a fresh uuid (no D1 account: enough where no D1 fact matters). */
-export async function person(type: "user" | "guest" = "user", roles: UserRole[] = type === "guest" ? [] : ["user"]): Promise<RoomPerson> {
+export async function person(
+  type: "user" | "guest" = "user",
+  roles: UserRole[] = type === "guest" ? [] : ["user"],
+): Promise<RoomPerson> {
   const uuid = crypto.randomUUID();
   return { uuid, token: await signToken(env, { sub: uuid, type, roles }) };
 }
 
 /** A signed-up account, with its e-mail verified or a subscription set in D1 if asked. */
-export async function account(over: { emailVerified?: boolean; subscriptionLevel?: string } = {}): Promise<RoomPerson> {
+export async function account(
+  over: { emailVerified?: boolean; subscriptionLevel?: string } = {},
+): Promise<RoomPerson> {
   const a = await signUp();
   await db(env)
     .update(users)
-    .set({ emailVerified: over.emailVerified ?? false, subscriptionLevel: over.subscriptionLevel ?? null })
+    .set({
+      emailVerified: over.emailVerified ?? false,
+      subscriptionLevel: over.subscriptionLevel ?? null,
+    })
     .where(eq(users.uuid, a.uuid));
   return { uuid: a.uuid, token: a.token };
 }
 
 /** Puts `count` new songs (each `seconds` long unless `over` says) in the user's queue crate; answers them in order. */
-export async function seedQueue(uuid: string, count: number, over: Partial<SongRow> = {}): Promise<SongRow[]> {
+export async function seedQueue(
+  uuid: string,
+  count: number,
+  over: Partial<SongRow> = {},
+): Promise<SongRow[]> {
   const list: SongRow[] = [];
   for (let i = 0; i < count; i++) list.push(await seedSong({ duration: 200, ...over }));
   const queue = await specialCrate(env, uuid, "queue");
@@ -140,7 +176,9 @@ export async function seedQueue(uuid: string, count: number, over: Partial<SongR
 /** Opens a socket through the real gateway (with a join ticket, if given) and waits for the full state. */
 export async function connect(room: string, who: RoomPerson, ticket?: string): Promise<RoomClient> {
   const q = new URLSearchParams({ token: who.token, ...(ticket ? { ticket } : {}) });
-  const res = await SELF.fetch(`http://x/parties/room/${room}?${q}`, { headers: { Upgrade: "websocket" } });
+  const res = await SELF.fetch(`http://x/parties/room/${room}?${q}`, {
+    headers: { Upgrade: "websocket" },
+  });
   expect(res.status).toBe(101);
   const client = new RoomClient(res.webSocket!);
   await client.waitFor((m) => m.name === "roomState");
@@ -150,7 +188,10 @@ export async function connect(room: string, who: RoomPerson, ticket?: string): P
 export const stub = (room: string) => env.Room.getByName(room);
 
 /** Pushes settings as the room-service would: defaults plus `over`. */
-export async function applySettings(room: string, over: Partial<RoomSettings> = {}): Promise<RoomSettings> {
+export async function applySettings(
+  room: string,
+  over: Partial<RoomSettings> = {},
+): Promise<RoomSettings> {
   const settings = roomSettingsSchema.parse({ uuid: room, slug: room, name: room, ...over });
   await stub(room).applySettings(settings);
   return settings;
@@ -168,7 +209,10 @@ export async function takeSeat(c: RoomClient, uuid: string) {
 /** Applying every frame a client got reproduces the room's state (its own tracking did that). */
 export async function expectInSync(room: string, c: RoomClient) {
   const state = await stub(room).getState();
-  await c.until((s) => JSON.stringify(s) === JSON.stringify(state), "client state equal to getState()");
+  await c.until(
+    (s) => JSON.stringify(s) === JSON.stringify(state),
+    "client state equal to getState()",
+  );
   expect(c.state).toEqual(state);
   expect(c.breaches).toEqual([]);
 }
@@ -178,13 +222,18 @@ export async function expectInSync(room: string, c: RoomClient) {
  * song end). Waits for the room to have set one (a close is handled asynchronously).
  */
 export async function runAlarm(room: string) {
-  await vi.waitFor(async () => expect(await runDurableObjectAlarm(stub(room))).toBe(true), { timeout: 5000, interval: 20 });
+  await vi.waitFor(async () => expect(await runDurableObjectAlarm(stub(room))).toBe(true), {
+    timeout: 5000,
+    interval: 20,
+  });
 }
 export const endGrace = runAlarm;
 
 /** Opens a socket through the gateway without waiting for anything (a refused join). */
 export async function open(room: string, who: RoomPerson): Promise<RoomClient> {
-  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, { headers: { Upgrade: "websocket" } });
+  const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, {
+    headers: { Upgrade: "websocket" },
+  });
   expect(res.status).toBe(101);
   return new RoomClient(res.webSocket!);
 }

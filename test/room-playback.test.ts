@@ -9,7 +9,19 @@ import { recentSongPlays } from "../workers/db/schema";
 import { clearSongs } from "../workers/playlist-service/crate-positions";
 import { specialCrate } from "../workers/playlist-service/crate-store";
 import { crateRows } from "./crate-helpers";
-import { applySettings, connect, expectInSync, newRoom, person, runAlarm, seedQueue, stub, takeSeat, uuids, type RoomClient } from "./room-helpers";
+import {
+  applySettings,
+  connect,
+  expectInSync,
+  newRoom,
+  person,
+  runAlarm,
+  seedQueue,
+  stub,
+  takeSeat,
+  uuids,
+  type RoomClient,
+} from "./room-helpers";
 
 /** Playback (seed 001 Playback; issue 4): rotation, alarm-driven advance, skip, leaving, eviction. */
 
@@ -32,8 +44,11 @@ describe("Room playback: rotation", () => {
     const np = playing(a)!;
     expect(np.djUuid).toBe(djs[0].uuid);
     expect(np.endTime - np.startTime).toBe(200_000);
-    expect(np.song).toMatchObject({ trackName: queues[0][0].trackName, crateSongUuid: expect.any(String), duration: 200 });
-
+    expect(np.song).toMatchObject({
+      trackName: queues[0][0].trackName,
+      crateSongUuid: expect.any(String),
+      duration: 200,
+    });
 
     const expected = [queues[1][0], queues[2][0], queues[0][1], queues[1][1]];
     const playIds = [np.playId];
@@ -48,7 +63,11 @@ describe("Room playback: rotation", () => {
     // After A's second turn the stage order is B, C, A again with B playing.
     expect(uuids(a.state!.djs)).toEqual([djs[1].uuid, djs[2].uuid, djs[0].uuid]);
 
-    const rows = await db(env).select().from(recentSongPlays).where(eq(recentSongPlays.roomSlug, room)).all();
+    const rows = await db(env)
+      .select()
+      .from(recentSongPlays)
+      .where(eq(recentSongPlays.roomSlug, room))
+      .all();
     expect(rows.map((r) => r.playId).sort()).toEqual(playIds.slice(0, 4).sort());
     // A played both songs: each went to the end in turn, so the queue is back in its order.
     const queueA = await specialCrate(env, djs[0].uuid, "queue");
@@ -70,7 +89,10 @@ describe("Room playback: rotation", () => {
     for (let i = 0; i < 3; i++) await takeSeat(clients[i], djs[i].uuid);
     await clients[2].until((s) => s.nowPlaying?.djUuid === djs[0].uuid);
     clients[0].send({ action: "removeDj" });
-    const s = await clients[2].until((st) => st.nowPlaying?.djUuid === djs[1].uuid, "B plays after A leaves");
+    const s = await clients[2].until(
+      (st) => st.nowPlaying?.djUuid === djs[1].uuid,
+      "B plays after A leaves",
+    );
     expect(s.nowPlaying!.song.songId).toBe(queues[1][0].songId);
     expect(uuids(s.djs)).toEqual([djs[1].uuid, djs[2].uuid]);
     for (const c of clients) c.close();
@@ -88,7 +110,10 @@ describe("Room playback: rotation", () => {
     expect(long.duration).toBe(600);
     // After it ends, the long one is too long and the short one was just played: nothing to play.
     await runAlarm(room);
-    const s = await c.until((st) => st.djs.length === 0 && st.nowPlaying === null, "the DJ steps down");
+    const s = await c.until(
+      (st) => st.djs.length === 0 && st.nowPlaying === null,
+      "the DJ steps down",
+    );
     expect(s.nowPlaying).toBeNull();
     c.close();
   });
@@ -124,7 +149,8 @@ describe("Room playback: skip", () => {
     const first = (await l.until((s) => s.nowPlaying !== null)).nowPlaying!.playId;
     expect(await l.refused({ action: "skipSong" })).toMatch(/Only the current DJ/);
     d.send({ action: "skipSong" });
-    const second = (await l.until((s) => !!s.nowPlaying && s.nowPlaying.playId !== first)).nowPlaying!.playId;
+    const second = (await l.until((s) => !!s.nowPlaying && s.nowPlaying.playId !== first))
+      .nowPlaying!.playId;
     await stub(room).setRole(listener.uuid, "moderator", null);
     l.send({ action: "skipSong" });
     await l.until((s) => !!s.nowPlaying && s.nowPlaying.playId !== second, "a moderator's skip");
@@ -155,8 +181,14 @@ describe("Room playback: eviction, protocol, reset", () => {
     expect(back.seq).toBeGreaterThanOrEqual(f.seq);
     // The alarm survived too: the song still ends and the DJ's next one plays.
     await runAlarm(room);
-    await back.until((s) => !!s.nowPlaying && s.nowPlaying.playId !== before.nowPlaying!.playId, "next song after eviction");
-    const seqs = [back.seq - back.frames().length, ...back.frames().map((m: StatefulMessage) => m.seq)];
+    await back.until(
+      (s) => !!s.nowPlaying && s.nowPlaying.playId !== before.nowPlaying!.playId,
+      "next song after eviction",
+    );
+    const seqs = [
+      back.seq - back.frames().length,
+      ...back.frames().map((m: StatefulMessage) => m.seq),
+    ];
     seqs.slice(1).forEach((s, i) => expect(s).toBe(seqs[i] + 1));
     await expectInSync(room, back);
     back.close();
@@ -179,7 +211,9 @@ describe("Room playback: eviction, protocol, reset", () => {
     expect(state.djs).toEqual([]);
     expect(state.nowPlaying).toBeNull();
     expect(state.settings.numberOfDjs).toBe(3);
-    expect(state.settings.roomRoles).toEqual([{ userUuid: dj.uuid, role: "moderator", expirationTime: null }]);
+    expect(state.settings.roomRoles).toEqual([
+      { userUuid: dj.uuid, role: "moderator", expirationTime: null },
+    ]);
     await expectInSync(room, d);
     d.close();
   });

@@ -9,7 +9,14 @@ import { createRoom, room } from "./room-service-helpers";
 async function play(slug: string, at: number, duration: unknown) {
   await db(env)
     .insert(recentSongPlays)
-    .values({ playId: crypto.randomUUID(), roomSlug: slug, song: { trackName: "t", artistName: "a", duration }, voteCounts: { likes: 0, dislikes: 0, stars: 0 }, djUuid: crypto.randomUUID(), playedAt: at });
+    .values({
+      playId: crypto.randomUUID(),
+      roomSlug: slug,
+      song: { trackName: "t", artistName: "a", duration },
+      voteCounts: { likes: 0, dislikes: 0, stars: 0 },
+      djUuid: crypto.randomUUID(),
+      playedAt: at,
+    });
 }
 
 // A time far from any other test's plays, so totals over a range see only this file's rows.
@@ -26,14 +33,30 @@ describe("GET /rooms/room-played-time/{id}", () => {
     await play(`${r.slug}-other`, base, 999); // another room's play is not counted
     const res = await room(`/rooms/room-played-time/${r.id}`, { token: await guestToken() });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ roomUuid: r.uuid, slug: r.slug, playedSeconds: 200 + 50 + 100 + 180, plays: 5 });
-    expect((await room(`/rooms/room-played-time/${r.slug.toUpperCase()}`, { token: (await signUp()).token })).body.playedSeconds).toBe(530);
+    expect(res.body).toEqual({
+      roomUuid: r.uuid,
+      slug: r.slug,
+      playedSeconds: 200 + 50 + 100 + 180,
+      plays: 5,
+    });
+    expect(
+      (
+        await room(`/rooms/room-played-time/${r.slug.toUpperCase()}`, {
+          token: (await signUp()).token,
+        })
+      ).body.playedSeconds,
+    ).toBe(530);
   });
 
   it("0 for a room that never played; 404 unknown; 400 an over-long id; 401 without a token", async () => {
     const r = await createRoom(await signUp());
     const token = await guestToken();
-    expect((await room(`/rooms/room-played-time/${r.uuid}`, { token })).body).toEqual({ roomUuid: r.uuid, slug: r.slug, playedSeconds: 0, plays: 0 });
+    expect((await room(`/rooms/room-played-time/${r.uuid}`, { token })).body).toEqual({
+      roomUuid: r.uuid,
+      slug: r.slug,
+      playedSeconds: 0,
+      plays: 0,
+    });
     expect((await room("/rooms/room-played-time/no-such-room-here", { token })).status).toBe(404);
     expect((await room(`/rooms/room-played-time/${"x".repeat(65)}`, { token })).status).toBe(400);
     expect((await room(`/rooms/room-played-time/${r.uuid}`)).status).toBe(401);
@@ -49,18 +72,37 @@ describe("GET /info-admin/played-seconds", () => {
     await play(b.slug, t0 + 1_000, 60);
     await play(b.slug, t0 + 10_000_000, 60); // outside `to`
     const who = await admin();
-    const res = await room(`/info-admin/played-seconds?from=${t0}&to=${t0 + 1_000_000}`, { token: who.token });
+    const res = await room(`/info-admin/played-seconds?from=${t0}&to=${t0 + 1_000_000}`, {
+      token: who.token,
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ playedSeconds: 40 + 100 + 60, plays: 3, rooms: 2, from: t0, to: t0 + 1_000_000 });
+    expect(res.body).toEqual({
+      playedSeconds: 40 + 100 + 60,
+      plays: 3,
+      rooms: 2,
+      from: t0,
+      to: t0 + 1_000_000,
+    });
     const all = await room("/info-admin/played-seconds", { token: who.token });
     expect(all.body.plays).toBeGreaterThanOrEqual(4);
   });
 
   it("400 for bad or reversed bounds; 401 without a token; 403 for a user or a global moderator", async () => {
     const who = await admin();
-    for (const q of ["from=yesterday", "to=-5", "from=1.5", "from=10&to=5"]) expect((await room(`/info-admin/played-seconds?${q}`, { token: who.token })).status, q).toBe(400);
+    for (const q of ["from=yesterday", "to=-5", "from=1.5", "from=10&to=5"])
+      expect((await room(`/info-admin/played-seconds?${q}`, { token: who.token })).status, q).toBe(
+        400,
+      );
     expect((await room("/info-admin/played-seconds")).status).toBe(401);
-    expect((await room("/info-admin/played-seconds", { token: (await signUp()).token })).status).toBe(403);
-    expect((await room("/info-admin/played-seconds", { token: (await accountWithRoles(["user", "globalModerator"])).token })).status).toBe(403);
+    expect(
+      (await room("/info-admin/played-seconds", { token: (await signUp()).token })).status,
+    ).toBe(403);
+    expect(
+      (
+        await room("/info-admin/played-seconds", {
+          token: (await accountWithRoles(["user", "globalModerator"])).token,
+        })
+      ).status,
+    ).toBe(403);
   });
 });

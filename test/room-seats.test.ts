@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { account, applySettings, connect, endGrace, expectInSync, newRoom, person, seedQueue, stub, takeSeat, uuids } from "./room-helpers";
+import {
+  account,
+  applySettings,
+  connect,
+  endGrace,
+  expectInSync,
+  newRoom,
+  person,
+  seedQueue,
+  stub,
+  takeSeat,
+  uuids,
+} from "./room-helpers";
 
 /** Seats (seed 001 Validation rules; issue 4 "Seats"): who may sit, a full booth, leaving. */
 
@@ -85,8 +97,13 @@ describe("Room seats: who may DJ", () => {
     const d = await connect(room, guestDj);
     expect(await d.refused({ action: "addDj" })).toMatch(/invite only/);
     await stub(room).setRole(guestDj.uuid, "dj", null);
-    const s = await d.until((st) => st.allUsers.find((u) => u.uuid === guestDj.uuid)?.canDj === true, "canDj after the role");
-    expect(s.settings.roomRoles).toEqual([{ userUuid: guestDj.uuid, role: "dj", expirationTime: null }]);
+    const s = await d.until(
+      (st) => st.allUsers.find((u) => u.uuid === guestDj.uuid)?.canDj === true,
+      "canDj after the role",
+    );
+    expect(s.settings.roomRoles).toEqual([
+      { userUuid: guestDj.uuid, role: "dj", expirationTime: null },
+    ]);
     expect(s.allUsers.find((u) => u.uuid === owner.uuid)?.highestRole).toBe("owner");
     await takeSeat(d, guestDj.uuid);
     await takeSeat(o, owner.uuid);
@@ -146,11 +163,16 @@ describe("Room seats: leaving and removal", () => {
     await d.closed;
     d = await connect(room, dj); // back inside the grace
     expect(uuids(d.state!.djs)).toEqual([dj.uuid]);
-    expect(await stub(room).getUserUuids()).toEqual(expect.arrayContaining([dj.uuid, watcher.uuid]));
+    expect(await stub(room).getUserUuids()).toEqual(
+      expect.arrayContaining([dj.uuid, watcher.uuid]),
+    );
 
     d.close();
     await endGrace(room);
-    const s = await w.until((st) => !uuids(st.allUsers).includes(dj.uuid), "the DJ gone after the grace");
+    const s = await w.until(
+      (st) => !uuids(st.allUsers).includes(dj.uuid),
+      "the DJ gone after the grace",
+    );
     expect(s.djs).toEqual([]);
     expect(s.nowPlaying).toBeNull();
     expect(await stub(room).getUserUuids()).toEqual([watcher.uuid]);

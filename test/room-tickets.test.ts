@@ -9,11 +9,15 @@ type Frame = { name: string; params?: { message?: string } };
 
 async function connect(roomUuid: string, token: string, ticket?: string) {
   const q = new URLSearchParams({ token, ...(ticket ? { ticket } : {}) });
-  const res = await SELF.fetch(`http://x/parties/room/${roomUuid}?${q}`, { headers: { Upgrade: "websocket" } });
+  const res = await SELF.fetch(`http://x/parties/room/${roomUuid}?${q}`, {
+    headers: { Upgrade: "websocket" },
+  });
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
   const frames: Frame[] = [];
-  const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+  const closed = new Promise<number>((resolve) =>
+    ws.addEventListener("close", (e) => resolve(e.code)),
+  );
   const first = new Promise<Frame>((resolve) =>
     ws.addEventListener("message", (e) => {
       const f = JSON.parse(String(e.data)) as Frame;
@@ -32,7 +36,10 @@ describe("join tickets", () => {
     const other = await signUp();
     const r = await createRoom(owner, { password: "let me in" });
     expect((await room(`/rooms/${r.id}/join`, { token: guest.token, body: {} })).status).toBe(403);
-    const joined = await room(`/rooms/${r.id}/join`, { token: guest.token, body: { password: "let me in" } });
+    const joined = await room(`/rooms/${r.id}/join`, {
+      token: guest.token,
+      body: { password: "let me in" },
+    });
     expect(joined.status).toBe(200);
     expect(joined.body.ticket).toEqual(expect.any(String));
 

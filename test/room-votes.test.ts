@@ -4,7 +4,16 @@ import { describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
 import { crateSongs } from "../workers/db/schema";
 import { specialCrate } from "../workers/playlist-service/crate-store";
-import { applySettings, connect, expectInSync, newRoom, person, seedQueue, takeSeat, type RoomClient } from "./room-helpers";
+import {
+  applySettings,
+  connect,
+  expectInSync,
+  newRoom,
+  person,
+  seedQueue,
+  takeSeat,
+  type RoomClient,
+} from "./room-helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -30,8 +39,18 @@ describe("Room votes", () => {
     await Promise.all(voters.map((v) => v.until((s) => s.allUsers.length === 101, "all present")));
     const marks = voters.map((v) => v.frames().length);
 
-    voters.forEach((v, i) => v.send({ action: "voteOnSong", songVotes: { like: i % 4 !== 0, star: i % 10 === 0 } }));
-    await Promise.all(voters.map((v) => v.until((s) => s.voteCounts.likes === 75 && s.voteCounts.dislikes === 25 && s.voteCounts.stars === 10, "counts")));
+    voters.forEach((v, i) =>
+      v.send({ action: "voteOnSong", songVotes: { like: i % 4 !== 0, star: i % 10 === 0 } }),
+    );
+    await Promise.all(
+      voters.map((v) =>
+        v.until(
+          (s) =>
+            s.voteCounts.likes === 75 && s.voteCounts.dislikes === 25 && s.voteCounts.stars === 10,
+          "counts",
+        ),
+      ),
+    );
     for (const [i, v] of voters.entries()) {
       const storm = v.frames().slice(marks[i]);
       // 100 votes, but far fewer frames: one per tick, carrying only the counts and the vibe.
@@ -60,9 +79,16 @@ describe("Room votes", () => {
     fan.send({ action: "voteOnSong", songVotes: { like: false } });
     const s = await fan.until((st) => st.voteCounts.dislikes === 1);
     expect(s.voteCounts).toEqual({ likes: 0, dislikes: 1, stars: 0 });
-    expect(await fan.refused({ action: "voteOnSong", songVotes: {} } as never)).toMatch(/like or star/);
+    expect(await fan.refused({ action: "voteOnSong", songVotes: {} } as never)).toMatch(
+      /like or star/,
+    );
     d.send({ action: "skipSong" });
-    await fan.until((st) => st.voteCounts.dislikes === 0 && st.nowPlaying !== null && st.nowPlaying.playId !== s.nowPlaying!.playId);
+    await fan.until(
+      (st) =>
+        st.voteCounts.dislikes === 0 &&
+        st.nowPlaying !== null &&
+        st.nowPlaying.playId !== s.nowPlaying!.playId,
+    );
     await expectInSync(room, fan);
     fan.close();
     d.close();
@@ -80,7 +106,11 @@ describe("Room votes", () => {
     const likes = await specialCrate(env, fan.uuid, "likes");
     const rows = await vi.waitFor(
       async () => {
-        const r = await db(env).select().from(crateSongs).where(eq(crateSongs.crateId, likes.id)).all();
+        const r = await db(env)
+          .select()
+          .from(crateSongs)
+          .where(eq(crateSongs.crateId, likes.id))
+          .all();
         if (!r.length) throw new Error("not yet");
         return r;
       },
@@ -88,7 +118,9 @@ describe("Room votes", () => {
     );
     expect(rows.map((r) => r.songId)).toEqual([songs[0].id]);
     const g = await connect(room, await person("guest"));
-    expect(await g.refused({ action: "voteOnSong", songVotes: { star: true } })).toBe("Guests cannot star songs.");
+    expect(await g.refused({ action: "voteOnSong", songVotes: { star: true } })).toBe(
+      "Guests cannot star songs.",
+    );
     for (const c of [d, f, g]) c.close();
   });
 
@@ -116,14 +148,27 @@ describe("Room votes", () => {
     const room = newRoom();
     const { d } = await roomWithSong(room);
     const before = d.seq;
-    for (const bad of [{ action: "voteOnSong", songVotes: { like: "yes" } }, { action: "addDj", song: { songId: 5 } }, { action: "updateNextSong" }, { action: "removeDj", djUuid: "" }]) {
+    for (const bad of [
+      { action: "voteOnSong", songVotes: { like: "yes" } },
+      { action: "addDj", song: { songId: 5 } },
+      { action: "updateNextSong" },
+      { action: "removeDj", djUuid: "" },
+    ]) {
       expect(await d.refused(bad as never)).toMatch(/Invalid message/);
     }
     expect(d.seq).toBe(before);
-    d.send({ action: "updateNextSong", song: { songId: "s1", trackName: "Next", artistName: "Up", duration: 100 } });
+    d.send({
+      action: "updateNextSong",
+      song: { songId: "s1", trackName: "Next", artistName: "Up", duration: 100 },
+    });
     const s = await d.until((st) => st.djs[0]?.nextSong?.trackName === "Next");
     expect(d.frames().at(-1)!.name).toBe("updatedNextSong");
-    expect(s.djs[0].nextSong).toEqual({ songId: "s1", trackName: "Next", artistName: "Up", duration: 100 });
+    expect(s.djs[0].nextSong).toEqual({
+      songId: "s1",
+      trackName: "Next",
+      artistName: "Up",
+      duration: 100,
+    });
     await expectInSync(room, d);
     d.close();
   });

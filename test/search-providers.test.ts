@@ -1,7 +1,16 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PROVIDER_TIMEOUT_MS } from "../workers/adapters/music/http";
 import { signUp, type TestAccount } from "./helpers";
-import { addSong, fake, json, providerEnv, ps, stubFetch, tokenAnswer, type Handler } from "./music-stubs";
+import {
+  addSong,
+  fake,
+  json,
+  providerEnv,
+  ps,
+  stubFetch,
+  tokenAnswer,
+  type Handler,
+} from "./music-stubs";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -11,20 +20,54 @@ beforeAll(async () => {
 });
 
 const uniq = () => `pq${crypto.randomUUID().replace(/-/g, "").slice(0, 8)}`;
-const names = (r: { body: { songs: { trackName: string }[] } }) => r.body.songs.map((s) => s.trackName);
+const names = (r: { body: { songs: { trackName: string }[] } }) =>
+  r.body.songs.map((s) => s.trackName);
 
 /** Canned answers for each provider's search, in its own JSON shape. */
-function providerRoutes(p: ReturnType<typeof providerEnv>, o: { seven?: object[]; cloud?: object[]; spotify?: object[]; youtube?: string[] } = {}): [string, Handler][] {
+function providerRoutes(
+  p: ReturnType<typeof providerEnv>,
+  o: { seven?: object[]; cloud?: object[]; spotify?: object[]; youtube?: string[] } = {},
+): [string, Handler][] {
   return [
-    [`${p.hosts.seven}/track/search`, () => json({ status: "ok", searchResults: { totalItems: o.seven?.length ?? 0, searchResult: (o.seven ?? []).map((track) => ({ type: "track", track })) } })],
+    [
+      `${p.hosts.seven}/track/search`,
+      () =>
+        json({
+          status: "ok",
+          searchResults: {
+            totalItems: o.seven?.length ?? 0,
+            searchResult: (o.seven ?? []).map((track) => ({ type: "track", track })),
+          },
+        }),
+    ],
     [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer("sc-token")],
     [`${p.hosts.soundcloud}/tracks`, () => json({ collection: o.cloud ?? [], next_href: null })],
     [`${p.hosts.spotifyAccounts}/api/token`, () => tokenAnswer("sp-token")],
-    [`${p.hosts.spotify}/v1/search`, () => json({ tracks: { items: o.spotify ?? [], total: o.spotify?.length ?? 0 } })],
-    [`${p.hosts.youtube}/search`, () => json({ items: (o.youtube ?? []).map((videoId) => ({ id: { videoId } })), pageInfo: { totalResults: o.youtube?.length ?? 0 } })],
+    [
+      `${p.hosts.spotify}/v1/search`,
+      () => json({ tracks: { items: o.spotify ?? [], total: o.spotify?.length ?? 0 } }),
+    ],
+    [
+      `${p.hosts.youtube}/search`,
+      () =>
+        json({
+          items: (o.youtube ?? []).map((videoId) => ({ id: { videoId } })),
+          pageInfo: { totalResults: o.youtube?.length ?? 0 },
+        }),
+    ],
     [
       `${p.hosts.youtube}/videos`,
-      (url) => json({ items: url.searchParams.get("id")!.split(",").map((id) => ({ id, snippet: { title: `Tube Artist - Tube ${id}`, channelTitle: "Tube" }, contentDetails: { duration: "PT20M" } })) }),
+      (url) =>
+        json({
+          items: url.searchParams
+            .get("id")!
+            .split(",")
+            .map((id) => ({
+              id,
+              snippet: { title: `Tube Artist - Tube ${id}`, channelTitle: "Tube" },
+              contentDetails: { duration: "PT20M" },
+            })),
+        }),
     ],
   ];
 }
@@ -42,9 +85,20 @@ describe("merge order", () => {
         youtube: ["tubeid00001"],
       }),
     );
-    const r = await ps(`/search?q=${q}`, { token: me.token, env: p.only("seven", "soundcloud", "spotify", "youtube") });
+    const r = await ps(`/search?q=${q}`, {
+      token: me.token,
+      env: p.only("seven", "soundcloud", "spotify", "youtube"),
+    });
     expect(r.status).toBe(200);
-    expect(r.body.providers).toEqual({ local: "on", sevenDigital: "on", soundCloudPublic: "on", audius: "off", spotify: "on", apple: "off", youtube: "on" });
+    expect(r.body.providers).toEqual({
+      local: "on",
+      sevenDigital: "on",
+      soundCloudPublic: "on",
+      audius: "off",
+      spotify: "on",
+      apple: "off",
+      youtube: "on",
+    });
     expect(names(r)).toEqual([
       `Local ${q}`,
       "Seven 0",
@@ -77,23 +131,50 @@ describe("merge order", () => {
       links: { sevenDigital: "https://7digital.test/track/0" },
       previews: [],
     });
-    expect(r.body.songs[7]).toMatchObject({ trackName: "Cloud 0", duration: 400, musicProviders: { soundCloudPublic: "3000" }, thumbnails: { soundCloudPublic: "https://sndcdn.test/art-0-t300x300.jpg" } });
-    expect(r.body.songs[15]).toMatchObject({ trackName: "Tube tubeid00001", artistName: "Tube Artist", duration: 1200 });
+    expect(r.body.songs[7]).toMatchObject({
+      trackName: "Cloud 0",
+      duration: 400,
+      musicProviders: { soundCloudPublic: "3000" },
+      thumbnails: { soundCloudPublic: "https://sndcdn.test/art-0-t300x300.jpg" },
+    });
+    expect(r.body.songs[15]).toMatchObject({
+      trackName: "Tube tubeid00001",
+      artistName: "Tube Artist",
+      duration: 1200,
+    });
   });
 
   it("turntable: the default priority (Spotify, Apple, YouTube, SoundCloud, Audius), 7digital last", async () => {
     const q = uniq();
     const p = providerEnv();
-    stubFetch(providerRoutes(p, { seven: [fake.seven(0), fake.seven(1)], cloud: [fake.cloud(0)], spotify: [fake.spotify(0)], youtube: ["tubeid00002"] }));
-    const r = await ps(`/search?q=${q}`, { token: me.token, env: { ...p.only("seven", "soundcloud", "spotify", "youtube"), BRAND: "turntable" } });
+    stubFetch(
+      providerRoutes(p, {
+        seven: [fake.seven(0), fake.seven(1)],
+        cloud: [fake.cloud(0)],
+        spotify: [fake.spotify(0)],
+        youtube: ["tubeid00002"],
+      }),
+    );
+    const r = await ps(`/search?q=${q}`, {
+      token: me.token,
+      env: { ...p.only("seven", "soundcloud", "spotify", "youtube"), BRAND: "turntable" },
+    });
     expect(names(r)).toEqual(["Spot 0", "Tube tubeid00002", "Cloud 0", "Seven 0", "Seven 1"]);
   });
 
   it("v2 reports totals of the sources that answered and the next offset", async () => {
     const q = uniq();
     const p = providerEnv();
-    stubFetch(providerRoutes(p, { seven: Array.from({ length: 3 }, (_, i) => fake.seven(i)), cloud: [fake.cloud(0), fake.cloud(1)] }));
-    const r = await ps(`/search/v2?q=${q}&limit=2`, { token: me.token, env: p.only("seven", "soundcloud") });
+    stubFetch(
+      providerRoutes(p, {
+        seven: Array.from({ length: 3 }, (_, i) => fake.seven(i)),
+        cloud: [fake.cloud(0), fake.cloud(1)],
+      }),
+    );
+    const r = await ps(`/search/v2?q=${q}&limit=2`, {
+      token: me.token,
+      env: p.only("seven", "soundcloud"),
+    });
     expect(r.body.total).toEqual({ local: 0, sevenDigital: 3, soundCloudPublic: null });
     expect(r.body.next).toBe(2);
   });
@@ -105,7 +186,13 @@ describe("token refresh", () => {
     let tokens = 0;
     const { count } = stubFetch([
       [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer(`tok${++tokens}`)],
-      [`${p.hosts.soundcloud}/tracks`, (_u, init) => (new Headers(init?.headers).get("Authorization") === "OAuth tok1" ? json({}, 401) : json({ collection: [fake.cloud(0)] }))],
+      [
+        `${p.hosts.soundcloud}/tracks`,
+        (_u, init) =>
+          new Headers(init?.headers).get("Authorization") === "OAuth tok1"
+            ? json({}, 401)
+            : json({ collection: [fake.cloud(0)] }),
+      ],
     ]);
     const r = await ps(`/search?q=${uniq()}`, { token: me.token, env: p.only("soundcloud") });
     expect(r.body.providers.soundCloudPublic).toBe("on");
@@ -139,19 +226,37 @@ describe("token refresh", () => {
     let tokens = 0;
     const { count, calls } = stubFetch([
       [`${p.hosts.spotifyAccounts}/api/token`, () => tokenAnswer(`sp${++tokens}`)],
-      [`${p.hosts.spotify}/v1/search`, (_u, init) => (new Headers(init?.headers).get("Authorization") === "Bearer sp1" ? json({}, 401) : json({ tracks: { items: [fake.spotify(3)], total: 1 } }))],
+      [
+        `${p.hosts.spotify}/v1/search`,
+        (_u, init) =>
+          new Headers(init?.headers).get("Authorization") === "Bearer sp1"
+            ? json({}, 401)
+            : json({ tracks: { items: [fake.spotify(3)], total: 1 } }),
+      ],
     ]);
-    const r = await ps(`/search?q=${uniq()}&country=de`, { token: me.token, env: p.only("spotify") });
+    const r = await ps(`/search?q=${uniq()}&country=de`, {
+      token: me.token,
+      env: p.only("spotify"),
+    });
     expect(r.body.providers.spotify).toBe("on");
     expect(names(r)).toEqual(["Spot 3"]);
     expect(count(`${p.hosts.spotify}/v1/search`)).toBe(2);
     expect(count(`${p.hosts.spotifyAccounts}/api/token`)).toBe(2);
-    const tokenCall = calls.find((c) => c.url.href.startsWith(`${p.hosts.spotifyAccounts}/api/token`))!;
+    const tokenCall = calls.find((c) =>
+      c.url.href.startsWith(`${p.hosts.spotifyAccounts}/api/token`),
+    )!;
     expect(tokenCall.method).toBe("POST");
     expect(tokenCall.body).toBe("grant_type=client_credentials");
-    expect(tokenCall.headers.get("Authorization")).toBe(`Basic ${btoa(`${p.all.SPOTIFY_CLIENT_ID}:sp-secret`)}`);
+    expect(tokenCall.headers.get("Authorization")).toBe(
+      `Basic ${btoa(`${p.all.SPOTIFY_CLIENT_ID}:sp-secret`)}`,
+    );
     const search = calls.find((c) => c.url.pathname === "/v1/search")!;
-    expect(Object.fromEntries(search.url.searchParams)).toMatchObject({ type: "track", offset: "0", limit: "20", market: "DE" });
+    expect(Object.fromEntries(search.url.searchParams)).toMatchObject({
+      type: "track",
+      offset: "0",
+      limit: "20",
+      market: "DE",
+    });
   });
 
   it("Spotify refusing a 403 is not retried (only 401 means a stale token there)", async () => {
@@ -172,9 +277,14 @@ describe("a failing provider never fails the search", () => {
     await addSong(`Local ${q}`, "Local Band");
     const p = providerEnv();
     const { calls } = stubFetch([
-      ...providerRoutes(p, { seven: [fake.seven(0)] }).filter(([m]) => String(m).startsWith(p.hosts.seven)),
+      ...providerRoutes(p, { seven: [fake.seven(0)] }).filter(([m]) =>
+        String(m).startsWith(p.hosts.seven),
+      ),
       [`${p.hosts.spotifyAccounts}/api/token`, () => tokenAnswer("sp")],
-      [`${p.hosts.spotify}/v1/search`, () => Promise.reject(new DOMException("The operation timed out.", "TimeoutError"))],
+      [
+        `${p.hosts.spotify}/v1/search`,
+        () => Promise.reject(new DOMException("The operation timed out.", "TimeoutError")),
+      ],
       [`${p.hosts.soundcloud}/oauth2/token`, () => json({ error: "down" }, 500)],
       [`${p.hosts.apple}/`, () => new Response("<html>oops</html>", { status: 200 })],
       [`${p.hosts.audius}/`, () => Promise.reject(new TypeError("Network connection lost."))],
@@ -182,7 +292,15 @@ describe("a failing provider never fails the search", () => {
     ]);
     const r = await ps(`/search?q=${q}`, { token: me.token, env: p.all });
     expect(r.status).toBe(200);
-    expect(r.body.providers).toEqual({ local: "on", sevenDigital: "on", soundCloudPublic: "error", audius: "error", spotify: "error", apple: "error", youtube: "error" });
+    expect(r.body.providers).toEqual({
+      local: "on",
+      sevenDigital: "on",
+      soundCloudPublic: "error",
+      audius: "error",
+      spotify: "error",
+      apple: "error",
+      youtube: "error",
+    });
     expect(names(r)).toEqual([`Local ${q}`, "Seven 0"]);
     // Every provider request carries a time limit.
     expect(calls.length).toBeGreaterThan(0);
@@ -206,24 +324,46 @@ describe("duplicates and explicit songs", () => {
     const r = await ps(`/search?q=${q}`, { token: me.token, env: p.only("seven", "spotify") });
     expect(names(r)).toEqual([`Local ${q}`, "Seven 0", "Spot 1"]);
     expect(r.body.songs[0].songId).toBe(local.songId);
-    expect(r.body.songs[1].musicProviders).toEqual({ sevenDigital: "7000", spotify: fake.spotify(0).id });
-    expect(r.body.songs[1].thumbnails).toEqual({ sevenDigital: "https://artwork.test/sleeve/0_350.jpg", spotify: "https://i.scdn.test/0-300" });
+    expect(r.body.songs[1].musicProviders).toEqual({
+      sevenDigital: "7000",
+      spotify: fake.spotify(0).id,
+    });
+    expect(r.body.songs[1].thumbnails).toEqual({
+      sevenDigital: "https://artwork.test/sleeve/0_350.jpg",
+      spotify: "https://i.scdn.test/0-300",
+    });
   });
 
   it("explicit=false filters explicit provider songs too", async () => {
     const q = uniq();
     const p = providerEnv();
-    stubFetch(providerRoutes(p, { seven: [fake.seven(0, { explicitContent: true }), fake.seven(1)], spotify: [fake.spotify(0, { explicit: true }), fake.spotify(1)] }));
-    const clean = await ps(`/search?q=${q}&explicit=false`, { token: me.token, env: p.only("seven", "spotify") });
+    stubFetch(
+      providerRoutes(p, {
+        seven: [fake.seven(0, { explicitContent: true }), fake.seven(1)],
+        spotify: [fake.spotify(0, { explicit: true }), fake.spotify(1)],
+      }),
+    );
+    const clean = await ps(`/search?q=${q}&explicit=false`, {
+      token: me.token,
+      env: p.only("seven", "spotify"),
+    });
     expect(names(clean)).toEqual(["Seven 1", "Spot 1"]);
-    const all = await ps(`/search?q=${q}&explicit=true`, { token: me.token, env: p.only("seven", "spotify") });
+    const all = await ps(`/search?q=${q}&explicit=true`, {
+      token: me.token,
+      env: p.only("seven", "spotify"),
+    });
     expect(names(all)).toEqual(["Seven 0", "Seven 1", "Spot 0", "Spot 1"]);
   });
 
   it("providers= restricts the sources asked", async () => {
     const p = providerEnv();
-    const { count } = stubFetch(providerRoutes(p, { seven: [fake.seven(0)], spotify: [fake.spotify(0)] }));
-    const r = await ps(`/search?q=${uniq()}&providers=spotify`, { token: me.token, env: p.only("seven", "spotify") });
+    const { count } = stubFetch(
+      providerRoutes(p, { seven: [fake.seven(0)], spotify: [fake.spotify(0)] }),
+    );
+    const r = await ps(`/search?q=${uniq()}&providers=spotify`, {
+      token: me.token,
+      env: p.only("seven", "spotify"),
+    });
     expect(r.body.providers).toMatchObject({ local: "off", sevenDigital: "off", spotify: "on" });
     expect(names(r)).toEqual(["Spot 0"]);
     expect(count(p.hosts.seven)).toBe(0);

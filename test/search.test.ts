@@ -5,7 +5,15 @@ import { addSong, ps, stubFetch } from "./music-stubs";
 
 afterEach(() => vi.restoreAllMocks());
 
-const OFF = { local: "on", sevenDigital: "off", soundCloudPublic: "off", audius: "off", spotify: "off", apple: "off", youtube: "off" };
+const OFF = {
+  local: "on",
+  sevenDigital: "off",
+  soundCloudPublic: "off",
+  audius: "off",
+  spotify: "off",
+  apple: "off",
+  youtube: "off",
+};
 
 let me: TestAccount;
 let other: TestAccount;
@@ -33,20 +41,34 @@ describe("GET /search with no provider configured", () => {
     expect(r.body.offset).toBe(0);
     expect(r.body.limit).toBe(20);
     // VERIFIED and (public or mine); another's private song and an unverified one are hidden.
-    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([`Alpha ${tag}`, `Beta ${tag}`, `Mine ${tag}`]);
-    expect(r.body.songs[0]).toMatchObject({ songId: expect.any(String), artistName: "Local Band", status: "VERIFIED" });
+    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([
+      `Alpha ${tag}`,
+      `Beta ${tag}`,
+      `Mine ${tag}`,
+    ]);
+    expect(r.body.songs[0]).toMatchObject({
+      songId: expect.any(String),
+      artistName: "Local Band",
+      status: "VERIFIED",
+    });
     expect(calls).toHaveLength(0);
   });
 
   it("lets guests search (any valid token), and a guest sees only public songs", async () => {
     const r = await ps(`/search?q=${tag}`, { token: guest });
     expect(r.status).toBe(200);
-    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([`Alpha ${tag}`, `Beta ${tag}`]);
+    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([
+      `Alpha ${tag}`,
+      `Beta ${tag}`,
+    ]);
   });
 
   it("explicit=false leaves explicit songs out", async () => {
     const r = await ps(`/search?q=${tag}&explicit=false`, { token: me.token });
-    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([`Alpha ${tag}`, `Mine ${tag}`]);
+    expect(r.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([
+      `Alpha ${tag}`,
+      `Mine ${tag}`,
+    ]);
   });
 
   it("v2 answers the same songs plus totals per source and the next offset", async () => {
@@ -54,7 +76,13 @@ describe("GET /search with no provider configured", () => {
     const v2 = await ps(`/search/v2?q=${tag}&limit=2`, { token: me.token });
     expect(v2.status).toBe(200);
     expect(v2.body.songs).toEqual(v1.body.songs);
-    expect(v2.body).toMatchObject({ providers: OFF, offset: 0, limit: 2, total: { local: 3 }, next: 2 });
+    expect(v2.body).toMatchObject({
+      providers: OFF,
+      offset: 0,
+      limit: 2,
+      total: { local: 3 },
+      next: 2,
+    });
     const last = await ps(`/search/v2?q=${tag}&limit=2&offset=2`, { token: me.token });
     expect(last.body.songs.map((s: { trackName: string }) => s.trackName)).toEqual([`Mine ${tag}`]);
     expect(last.body.next).toBeNull();
@@ -88,7 +116,11 @@ describe("search input and auth", () => {
     for (const path of ["/search?q=", "/search?q=%20%20", "/search", "/search/v2?q=&limit=0"]) {
       const r = await ps(path, { token: me.token });
       expect(r.status, path).toBe(400);
-      expect(r.body).toEqual({ statusCode: 400, message: SONG_MSG.emptySearch, error: "Bad Request" });
+      expect(r.body).toEqual({
+        statusCode: 400,
+        message: SONG_MSG.emptySearch,
+        error: "Bad Request",
+      });
     }
   });
 

@@ -11,16 +11,28 @@ describe("POST /sentry-testing and the error-reporting path", () => {
     const boss = await admin();
     const res = await merch("/sentry-testing", { token: boss.token, method: "POST" });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ statusCode: 500, message: "Internal Server Error", error: "Internal Server Error" });
+    expect(res.body).toEqual({
+      statusCode: 500,
+      message: "Internal Server Error",
+      error: "Internal Server Error",
+    });
     const row = await vi.waitFor(
       async () => {
-        const r = await db(env).select().from(errorReports).where(eq(errorReports.userUuid, boss.uuid)).get();
+        const r = await db(env)
+          .select()
+          .from(errorReports)
+          .where(eq(errorReports.userUuid, boss.uuid))
+          .get();
         if (!r) throw new Error("not recorded yet");
         return r;
       },
       { timeout: 5000, interval: 50 },
     );
-    expect(row).toMatchObject({ service: "merch-service", message: "SentryTestError: Sentry test error raised on purpose.", path: "POST /api/merch-service/sentry-testing" });
+    expect(row).toMatchObject({
+      service: "merch-service",
+      message: "SentryTestError: Sentry test error raised on purpose.",
+      path: "POST /api/merch-service/sentry-testing",
+    });
     expect(row.stack).toContain("SentryTestError");
   });
 

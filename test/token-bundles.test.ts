@@ -9,7 +9,10 @@ import { fileForm, merch, storeAdmin, tinyGif } from "./token-helpers";
 const productId = () => `prod_${crypto.randomUUID().slice(0, 8)}`;
 
 async function makeBundle(over: Record<string, unknown> = {}) {
-  const res = await merch("/token-bundles", { token: (await storeAdmin()).token, body: { productId: productId(), name: "Handful", tokenAmount: 100, ...over } });
+  const res = await merch("/token-bundles", {
+    token: (await storeAdmin()).token,
+    body: { productId: productId(), name: "Handful", tokenAmount: 100, ...over },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -26,8 +29,21 @@ describe("token bundles", { timeout: 30_000 }, () => {
       ["PATCH", `/token-bundles/${bundle.id}/thumbnail`, fileForm(tinyGif())],
     ];
     for (const [method, path, body] of writes) {
-      expect((await merch(path, { method, body: body instanceof FormData ? fileForm(tinyGif()) : body })).status, `${method} ${path}`).toBe(401);
-      expect((await merch(path, { method, token: userToken, body: body instanceof FormData ? fileForm(tinyGif()) : body })).status, `${method} ${path}`).toBe(403);
+      expect(
+        (await merch(path, { method, body: body instanceof FormData ? fileForm(tinyGif()) : body }))
+          .status,
+        `${method} ${path}`,
+      ).toBe(401);
+      expect(
+        (
+          await merch(path, {
+            method,
+            token: userToken,
+            body: body instanceof FormData ? fileForm(tinyGif()) : body,
+          })
+        ).status,
+        `${method} ${path}`,
+      ).toBe(403);
     }
     expect(await countRows("token_bundles")).toBe(rows);
     expect((await merch(`/token-bundles/${bundle.id}`)).body.name).toBe("Handful");
@@ -36,29 +52,73 @@ describe("token bundles", { timeout: 30_000 }, () => {
   it("creates, reads, updates and deletes (POST /{id}); the DTO carries the product's price", async () => {
     const adminToken = (await storeAdmin()).token;
     const pid = productId();
-    await db(env).insert(products).values({ id: pid, name: "Handful of tokens", price: 499, currency: "usd" });
+    await db(env)
+      .insert(products)
+      .values({ id: pid, name: "Handful of tokens", price: 499, currency: "usd" });
     const bundle = await makeBundle({ productId: pid, description: "For a night out" });
-    expect(bundle).toMatchObject({ productId: pid, name: "Handful", tokenAmount: 100, price: 499, currency: "usd", thumbnailUrl: null, description: "For a night out" });
+    expect(bundle).toMatchObject({
+      productId: pid,
+      name: "Handful",
+      tokenAmount: 100,
+      price: 499,
+      currency: "usd",
+      thumbnailUrl: null,
+      description: "For a night out",
+    });
     expect((await makeBundle()).price).toBeNull();
 
-    const patched = await merch(`/token-bundles/${bundle.id}`, { method: "PATCH", token: adminToken, body: { tokenAmount: 150, description: null } });
-    expect(patched).toMatchObject({ status: 200, body: { tokenAmount: 150, description: null, price: 499 } });
+    const patched = await merch(`/token-bundles/${bundle.id}`, {
+      method: "PATCH",
+      token: adminToken,
+      body: { tokenAmount: 150, description: null },
+    });
+    expect(patched).toMatchObject({
+      status: 200,
+      body: { tokenAmount: 150, description: null, price: 499 },
+    });
     expect((await merch(`/token-bundles/${bundle.id}`)).body.tokenAmount).toBe(150);
 
-    expect(await merch(`/token-bundles/${bundle.id}`, { method: "POST", token: adminToken })).toMatchObject({ status: 200, body: { deleted: true } });
-    expect(await merch(`/token-bundles/${bundle.id}`)).toMatchObject({ status: 404, body: { message: STORE_MSG.bundleNotFound } });
-    expect((await merch(`/token-bundles/${bundle.id}`, { method: "POST", token: adminToken })).status).toBe(404);
+    expect(
+      await merch(`/token-bundles/${bundle.id}`, { method: "POST", token: adminToken }),
+    ).toMatchObject({ status: 200, body: { deleted: true } });
+    expect(await merch(`/token-bundles/${bundle.id}`)).toMatchObject({
+      status: 404,
+      body: { message: STORE_MSG.bundleNotFound },
+    });
+    expect(
+      (await merch(`/token-bundles/${bundle.id}`, { method: "POST", token: adminToken })).status,
+    ).toBe(404);
   });
 
   it("answers 400 to bad input and writes nothing", async () => {
     const adminToken = (await storeAdmin()).token;
     const bundle = await makeBundle();
     const rows = await countRows("token_bundles");
-    for (const body of [{}, { productId: "p", name: "n", tokenAmount: 0 }, { productId: "p", name: "", tokenAmount: 5 }, { productId: "p", name: "n", tokenAmount: 5, extra: 1 }, { productId: "p", name: "n", tokenAmount: "5" }]) {
-      expect((await merch("/token-bundles", { token: adminToken, body })).status, JSON.stringify(body)).toBe(400);
+    for (const body of [
+      {},
+      { productId: "p", name: "n", tokenAmount: 0 },
+      { productId: "p", name: "", tokenAmount: 5 },
+      { productId: "p", name: "n", tokenAmount: 5, extra: 1 },
+      { productId: "p", name: "n", tokenAmount: "5" },
+    ]) {
+      expect(
+        (await merch("/token-bundles", { token: adminToken, body })).status,
+        JSON.stringify(body),
+      ).toBe(400);
     }
-    expect((await merch(`/token-bundles/${bundle.id}`, { method: "PATCH", token: adminToken, body: {} })).status).toBe(400);
-    expect((await merch(`/token-bundles/abc`, { method: "PATCH", token: adminToken, body: { name: "x" } })).status).toBe(400);
+    expect(
+      (await merch(`/token-bundles/${bundle.id}`, { method: "PATCH", token: adminToken, body: {} }))
+        .status,
+    ).toBe(400);
+    expect(
+      (
+        await merch(`/token-bundles/abc`, {
+          method: "PATCH",
+          token: adminToken,
+          body: { name: "x" },
+        })
+      ).status,
+    ).toBe(400);
     expect((await merch(`/token-bundles?limit=0`)).status).toBe(400);
     expect((await merch(`/token-bundles?limit=33`)).status).toBe(400);
     expect(await countRows("token_bundles")).toBe(rows);
@@ -71,7 +131,9 @@ describe("token bundles", { timeout: 30_000 }, () => {
     const list = await merch(`/token-bundles?productId=${pid}`);
     expect(list.body).toMatchObject({ total: 3, limit: 32, offset: 0 });
     expect(list.body.data.map((b: { name: string }) => b.name)).toEqual(["B2", "B1", "B0"]);
-    expect((await merch(`/token-bundles?productId=${pid}&limit=1&offset=1`)).body.data[0].name).toBe("B1");
+    expect(
+      (await merch(`/token-bundles?productId=${pid}&limit=1&offset=1`)).body.data[0].name,
+    ).toBe("B1");
     expect((await merch(`/token-bundles?id=${made[0].id}`)).body.data).toHaveLength(1);
     expect((await merch(`/token-bundles/count?productId=${pid}`)).body).toEqual({ count: 3 });
     const all = await merch("/token-bundles");
@@ -82,20 +144,42 @@ describe("token bundles", { timeout: 30_000 }, () => {
     const adminToken = (await storeAdmin()).token;
     const bundle = await makeBundle();
     expect((await merch(`/token-bundles/${bundle.id}/thumbnail`)).status).toBe(404);
-    expect((await merch(`/token-bundles/${bundle.id}/thumbnail`, { method: "PATCH", token: adminToken, body: fileForm("not an image", "image/gif") })).status).toBe(415);
-    const up = await merch(`/token-bundles/${bundle.id}/thumbnail`, { method: "PATCH", token: adminToken, body: fileForm(tinyGif()) });
+    expect(
+      (
+        await merch(`/token-bundles/${bundle.id}/thumbnail`, {
+          method: "PATCH",
+          token: adminToken,
+          body: fileForm("not an image", "image/gif"),
+        })
+      ).status,
+    ).toBe(415);
+    const up = await merch(`/token-bundles/${bundle.id}/thumbnail`, {
+      method: "PATCH",
+      token: adminToken,
+      body: fileForm(tinyGif()),
+    });
     expect(up.status).toBe(200);
-    expect(up.body.thumbnailUrl).toMatch(new RegExp(`^/api/merch-service/api/v1/token-bundles/${bundle.id}/thumbnail\\?v=`));
+    expect(up.body.thumbnailUrl).toMatch(
+      new RegExp(`^/api/merch-service/api/v1/token-bundles/${bundle.id}/thumbnail\\?v=`),
+    );
     const got = await merch(up.body.thumbnailUrl.replace("/api/merch-service/api/v1", ""));
     expect(got.status).toBe(200);
     expect(got.headers.get("Content-Type")).toBe("image/gif");
     expect(got.headers.get("Cache-Control")).toContain("immutable");
 
-    const firstKey = (await env.UPLOADS.list({ prefix: `token-bundles/${bundle.id}/` })).objects.map((o) => o.key);
+    const firstKey = (
+      await env.UPLOADS.list({ prefix: `token-bundles/${bundle.id}/` })
+    ).objects.map((o) => o.key);
     expect(firstKey).toHaveLength(1);
-    const again = await merch(`/token-bundles/${bundle.id}/thumbnail`, { method: "PATCH", token: adminToken, body: fileForm(tinyGif()) });
+    const again = await merch(`/token-bundles/${bundle.id}/thumbnail`, {
+      method: "PATCH",
+      token: adminToken,
+      body: fileForm(tinyGif()),
+    });
     expect(again.body.thumbnailUrl).not.toBe(up.body.thumbnailUrl);
-    const keys = (await env.UPLOADS.list({ prefix: `token-bundles/${bundle.id}/` })).objects.map((o) => o.key);
+    const keys = (await env.UPLOADS.list({ prefix: `token-bundles/${bundle.id}/` })).objects.map(
+      (o) => o.key,
+    );
     expect(keys).toHaveLength(1);
     expect(keys[0]).not.toBe(firstKey[0]);
   });

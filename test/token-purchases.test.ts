@@ -1,4 +1,9 @@
-import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import type { ChatMessage } from "../shared/protocol";
@@ -8,14 +13,28 @@ import { purchaseIdentity } from "../workers/merch-service/consumable-purchases"
 import { STORE_MSG } from "../workers/merch-service/store-messages";
 import { countRows, signUp } from "./helpers";
 import { account as roomAccount, connect } from "./room-helpers";
-import { balanceOf, buy, buyerInRoom, grant, makeConsumable, merch, storeAdmin, tokenAccount } from "./token-helpers";
+import {
+  balanceOf,
+  buy,
+  buyerInRoom,
+  grant,
+  makeConsumable,
+  merch,
+  storeAdmin,
+  tokenAccount,
+} from "./token-helpers";
 
-const consumableLines = (messages: ChatMessage[]) => messages.filter((m) => m.type === "consumable");
+const consumableLines = (messages: ChatMessage[]) =>
+  messages.filter((m) => m.type === "consumable");
 
 /** Ledger rows of one type, read inside the account's object. */
 const ledgerCount = (accountId: string, type: string) =>
-  runInDurableObject(env.TokenAccount.getByName(accountId) as unknown as DurableObjectStub, (_o, state) =>
-    state.storage.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ledger WHERE type = ?`, type).one().n,
+  runInDurableObject(
+    env.TokenAccount.getByName(accountId) as unknown as DurableObjectStub,
+    (_o, state) =>
+      state.storage.sql
+        .exec<{ n: number }>(`SELECT count(*) AS n FROM ledger WHERE type = ?`, type)
+        .one().n,
   );
 
 describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
@@ -26,24 +45,45 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const item = await makeConsumable({ tokenCost: 30, displayType: "small" });
     const before = await balanceOf(b.accountId);
 
-    const res = await buy(b, item, { balanceUnmodifiedSince: before.updatedAt, lastTokenBalance: 100 });
+    const res = await buy(b, item, {
+      balanceUnmodifiedSince: before.updatedAt,
+      lastTokenBalance: 100,
+    });
     expect(res.status).toBe(201);
-    expect(res.body.purchase).toMatchObject({ status: "committed", tokenCost: 30, roomUuid: b.roomUuid, consumableId: item.id });
+    expect(res.body.purchase).toMatchObject({
+      status: "committed",
+      tokenCost: 30,
+      roomUuid: b.roomUuid,
+      consumableId: item.id,
+    });
     expect(res.body.account).toMatchObject({ id: b.accountId, balance: 70, heldBalance: 0 });
     expect(await balanceOf(b.accountId)).toMatchObject({ balance: 70, heldBalance: 0 });
 
     // The second socket sees it as a chat line of type consumable with the item's face.
-    const state = await watcher.until((s) => consumableLines(s.chat).length === 1, "consumable in chat");
+    const state = await watcher.until(
+      (s) => consumableLines(s.chat).length === 1,
+      "consumable in chat",
+    );
     expect(consumableLines(state.chat)[0]).toMatchObject({
       userUuid: b.uuid,
-      consumable: { purchaseId: res.body.purchase.id, consumableId: item.id, name: item.name, displayType: "small", tokenCost: 30 },
+      consumable: {
+        purchaseId: res.body.purchase.id,
+        consumableId: item.id,
+        name: item.name,
+        displayType: "small",
+        tokenCost: 30,
+      },
     });
     await b.socket.until((s) => consumableLines(s.chat).length === 1, "buyer sees it too");
 
     // One audit event, topic purchase.
     await vi.waitFor(
       async () => {
-        const rows = await db(env).select().from(auditEvents).where(eq(auditEvents.eventId, `purchase:${res.body.purchase.id}:committed`)).all();
+        const rows = await db(env)
+          .select()
+          .from(auditEvents)
+          .where(eq(auditEvents.eventId, `purchase:${res.body.purchase.id}:committed`))
+          .all();
         expect(rows).toHaveLength(1);
         expect(rows[0]).toMatchObject({ topic: "purchase", userUuid: b.uuid });
       },
@@ -60,12 +100,16 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(300);
     expect(statuses.filter((s) => s === 422)).toHaveLength(700);
-    expect(results.find((r) => r.status === 422)!.body.message).toMatch(/Not enough tokens: this costs 1 and you have 0/);
+    expect(results.find((r) => r.status === 422)!.body.message).toMatch(
+      /Not enough tokens: this costs 1 and you have 0/,
+    );
     expect(await balanceOf(b.accountId)).toMatchObject({ balance: 0, heldBalance: 0 });
     expect(await ledgerCount(b.accountId, "commit")).toBe(300);
     expect(await ledgerCount(b.accountId, "voided")).toBe(0);
     // No answer ever showed a negative balance.
-    expect(results.filter((r) => r.status === 201).every((r) => r.body.account.balance >= 0)).toBe(true);
+    expect(results.filter((r) => r.status === 201).every((r) => r.body.account.balance >= 0)).toBe(
+      true,
+    );
   }, 420_000);
 
   it("charges once for a request retried with its Idempotency-Key, concurrently and later", async () => {
@@ -96,7 +140,9 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const b = await buyerInRoom(50);
     const item = await makeConsumable({ tokenCost: 5 });
     const since = (await balanceOf(b.accountId)).updatedAt;
-    const results = await Promise.all(Array.from({ length: 5 }, () => buy(b, item, { balanceUnmodifiedSince: since })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => buy(b, item, { balanceUnmodifiedSince: since })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect((await balanceOf(b.accountId)).balance).toBe(45);
     // A new purchase needs the new version: the old one is now stale only for a new key.
@@ -110,7 +156,9 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const item = await makeConsumable({ tokenCost: 10 });
     const view = await balanceOf(b.accountId);
     const rows = await countRows("consumable_purchases");
-    const stale = await buy(b, item, { balanceUnmodifiedSince: new Date(Date.parse(view.updatedAt) - 1000).toISOString() });
+    const stale = await buy(b, item, {
+      balanceUnmodifiedSince: new Date(Date.parse(view.updatedAt) - 1000).toISOString(),
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.message).toBe(STORE_MSG.stale);
     const wrongBalance = await buy(b, item, { lastTokenBalance: 99 });
@@ -118,7 +166,11 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const cost = await buy(b, item, { tokenCost: 9 });
     expect(cost.status).toBe(409);
     expect(cost.body.message).toBe(STORE_MSG.costChanged(10));
-    expect(await balanceOf(b.accountId)).toMatchObject({ balance: 100, heldBalance: 0, updatedAt: view.updatedAt });
+    expect(await balanceOf(b.accountId)).toMatchObject({
+      balance: 100,
+      heldBalance: 0,
+      updatedAt: view.updatedAt,
+    });
     expect(await countRows("consumable_purchases")).toBe(rows);
   });
 
@@ -144,7 +196,11 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     expect(res.body.message).toMatch(/need to be in the room/);
     expect(await balanceOf(acc.id)).toMatchObject({ balance: 40, heldBalance: 0 });
     expect(await ledgerCount(acc.id, "voided")).toBe(1);
-    const row = await db(env).select().from(consumablePurchases).where(eq(consumablePurchases.accountId, acc.id)).get();
+    const row = await db(env)
+      .select()
+      .from(consumablePurchases)
+      .where(eq(consumablePurchases.accountId, acc.id))
+      .get();
     expect(row?.status).toBe("voided");
   });
 
@@ -152,14 +208,34 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const b = await buyerInRoom(20);
     const item = await makeConsumable({ tokenCost: 1 });
     const thief = await signUp();
-    const stolen = await merch("/consumable-purchases", { token: thief.token, body: { roomUuid: b.roomUuid, consumableId: item.id, accountId: b.accountId, tokenCost: 1 } });
+    const stolen = await merch("/consumable-purchases", {
+      token: thief.token,
+      body: { roomUuid: b.roomUuid, consumableId: item.id, accountId: b.accountId, tokenCost: 1 },
+    });
     expect(stolen.status).toBe(403);
-    expect((await buy(b, item, { accountId: crypto.randomUUID() })).body).toMatchObject({ statusCode: 404, message: STORE_MSG.accountNotFound });
-    expect((await buy(b, { id: 999_999, tokenCost: 1 })).body).toMatchObject({ statusCode: 404, message: STORE_MSG.consumableNotFound });
-    expect((await buy(b, item, { roomUuid: crypto.randomUUID() })).body).toMatchObject({ statusCode: 404, message: STORE_MSG.roomNotFound });
+    expect((await buy(b, item, { accountId: crypto.randomUUID() })).body).toMatchObject({
+      statusCode: 404,
+      message: STORE_MSG.accountNotFound,
+    });
+    expect((await buy(b, { id: 999_999, tokenCost: 1 })).body).toMatchObject({
+      statusCode: 404,
+      message: STORE_MSG.consumableNotFound,
+    });
+    expect((await buy(b, item, { roomUuid: crypto.randomUUID() })).body).toMatchObject({
+      statusCode: 404,
+      message: STORE_MSG.roomNotFound,
+    });
 
     const adminToken = (await storeAdmin()).token;
-    expect((await merch(`/token-accounts/${b.accountId}/status`, { method: "PATCH", token: adminToken, body: { status: "disabled" } })).status).toBe(200);
+    expect(
+      (
+        await merch(`/token-accounts/${b.accountId}/status`, {
+          method: "PATCH",
+          token: adminToken,
+          body: { status: "disabled" },
+        })
+      ).status,
+    ).toBe(200);
     const disabled = await buy(b, item);
     expect(disabled.status).toBe(403);
     expect(disabled.body.message).toBe(STORE_MSG.accountDisabled);
@@ -171,7 +247,16 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const b = await buyerInRoom(20);
     const item = await makeConsumable({ tokenCost: 2 });
     const rows = await countRows("consumable_purchases");
-    for (const over of [{ roomUuid: "nope" }, { consumableId: "1" }, { consumableId: 0 }, { tokenCost: -1 }, { tokenCost: 1.5 }, { accountId: 5 }, { balanceUnmodifiedSince: "yesterday" }, { lastTokenBalance: -3 }]) {
+    for (const over of [
+      { roomUuid: "nope" },
+      { consumableId: "1" },
+      { consumableId: 0 },
+      { tokenCost: -1 },
+      { tokenCost: 1.5 },
+      { accountId: 5 },
+      { balanceUnmodifiedSince: "yesterday" },
+      { lastTokenBalance: -3 },
+    ]) {
       const res = await buy(b, item, over);
       expect(res.status, JSON.stringify(over)).toBe(400);
     }
@@ -186,7 +271,12 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const b = await buyerInRoom(50);
     const item = await makeConsumable({ tokenCost: 20 });
     const key = crypto.randomUUID();
-    const body = { roomUuid: b.roomUuid, consumableId: item.id, accountId: b.accountId, tokenCost: 20 };
+    const body = {
+      roomUuid: b.roomUuid,
+      consumableId: item.id,
+      accountId: b.accountId,
+      tokenCost: 20,
+    };
     // What the first request did before it died: the hold, under the purchase's own key.
     const { id } = await purchaseIdentity(b.uuid, body, key);
     const hold = await env.TokenAccount.getByName(b.accountId).hold(20, `purchase:${id}`);
@@ -208,11 +298,20 @@ describe("POST /api/v1/consumable-purchases", { timeout: 30_000 }, () => {
     const b = await buyerInRoom(50);
     const item = await makeConsumable({ tokenCost: 15 });
     const key = crypto.randomUUID();
-    const { id } = await purchaseIdentity(b.uuid, { roomUuid: b.roomUuid, consumableId: item.id, accountId: b.accountId, tokenCost: 15 }, key);
+    const { id } = await purchaseIdentity(
+      b.uuid,
+      { roomUuid: b.roomUuid, consumableId: item.id, accountId: b.accountId, tokenCost: 15 },
+      key,
+    );
     const stub = env.TokenAccount.getByName(b.accountId);
     await stub.hold(15, `purchase:${id}`);
     // Time passes: the hold is due, and the alarm voids it.
-    await runInDurableObject(stub as unknown as DurableObjectStub, (_o, state) => state.storage.sql.exec(`UPDATE ledger SET expires_at = ? WHERE type = 'hold'`, Date.now() - 1));
+    await runInDurableObject(stub as unknown as DurableObjectStub, (_o, state) =>
+      state.storage.sql.exec(
+        `UPDATE ledger SET expires_at = ? WHERE type = 'hold'`,
+        Date.now() - 1,
+      ),
+    );
     expect(await runDurableObjectAlarm(stub as unknown as DurableObjectStub)).toBe(true);
     expect(await balanceOf(b.accountId)).toMatchObject({ balance: 50, heldBalance: 0 });
 

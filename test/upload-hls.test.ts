@@ -3,10 +3,21 @@ import { describe, expect, it } from "vitest";
 import { SONG_MSG } from "../workers/songs/messages";
 import { UPLOAD_MSG } from "../workers/upload-service/messages";
 import { admin, guestToken, signUp, type TestAccount } from "./helpers";
-import { concat, FRAME_SECONDS, framesFor, mp3, mp3Frames, namedTag, sameBytes, svc, uploadSong } from "./songs-helpers";
+import {
+  concat,
+  FRAME_SECONDS,
+  framesFor,
+  mp3,
+  mp3Frames,
+  namedTag,
+  sameBytes,
+  svc,
+  uploadSong,
+} from "./songs-helpers";
 
 const origin = "http://hangout.test";
-const fetchPath = (path: string, token?: string) => SELF.fetch(`${origin}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+const fetchPath = (path: string, token?: string) =>
+  SELF.fetch(`${origin}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
 
 async function playlist(songId: string, token: string) {
   const res = await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, token);
@@ -15,7 +26,9 @@ async function playlist(songId: string, token: string) {
   const text = await res.text();
   const keyUri = text.match(/^#EXT-X-KEY:METHOD=AES-128,URI="([^"]+)"$/m)![1];
   const lines = text.trim().split("\n");
-  const segments = lines.flatMap((l, i) => (l.startsWith("#EXTINF:") ? [{ duration: Number(l.slice(8, -1)), uri: lines[i + 1] }] : []));
+  const segments = lines.flatMap((l, i) =>
+    l.startsWith("#EXTINF:") ? [{ duration: Number(l.slice(8, -1)), uri: lines[i + 1] }] : [],
+  );
   return { text, lines, keyUri, segments };
 }
 
@@ -29,10 +42,20 @@ async function decrypt(key: ArrayBuffer, sequence: number, data: ArrayBuffer) {
 
 /** HMAC-SHA256 with the test signing key (vitest.config.ts), to check the documented scheme independently. */
 async function hmac(message: string) {
-  const k = await crypto.subtle.importKey("raw", new TextEncoder().encode("test-hls-signing-key"), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const k = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode("test-hls-signing-key"),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)));
 }
-const b64url = (b: Uint8Array) => btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (b: Uint8Array) =>
+  btoa(String.fromCharCode(...b))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 async function uploadVerified(a: TestAccount, seconds: number) {
   const tag = namedTag("Stream Me", "Encoder");
@@ -64,11 +87,23 @@ describe("GET /songs/{songId}/hls-playlist", () => {
     const a = await signUp();
     const { songId } = await uploadVerified(a, 30);
     const { lines, keyUri, segments } = await playlist(songId, a.token);
-    expect(lines.slice(0, 5)).toEqual(["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:6", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]);
+    expect(lines.slice(0, 5)).toEqual([
+      "#EXTM3U",
+      "#EXT-X-VERSION:3",
+      "#EXT-X-TARGETDURATION:6",
+      "#EXT-X-MEDIA-SEQUENCE:0",
+      "#EXT-X-PLAYLIST-TYPE:VOD",
+    ]);
     expect(lines.at(-1)).toBe("#EXT-X-ENDLIST");
-    expect(keyUri).toMatch(new RegExp(`^/api/upload-service/songs/hls/key\\?songId=${songId}&exp=\\d+&sig=[\\w-]{43}$`));
+    expect(keyUri).toMatch(
+      new RegExp(`^/api/upload-service/songs/hls/key\\?songId=${songId}&exp=\\d+&sig=[\\w-]{43}$`),
+    );
     expect(segments).toHaveLength(5);
-    segments.forEach((s, n) => expect(s.uri).toMatch(new RegExp(`^/api/upload-service/songs/${songId}/segments/${n}\\?exp=\\d+&sig=[\\w-]{43}$`)));
+    segments.forEach((s, n) =>
+      expect(s.uri).toMatch(
+        new RegExp(`^/api/upload-service/songs/${songId}/segments/${n}\\?exp=\\d+&sig=[\\w-]{43}$`),
+      ),
+    );
     const total = segments.reduce((t, s) => t + s.duration, 0);
     expect(Math.abs(total - framesFor(30) * FRAME_SECONDS)).toBeLessThan(0.01);
     // Expiry is six hours out.
@@ -79,15 +114,29 @@ describe("GET /songs/{songId}/hls-playlist", () => {
   it("is for any token, guests included; 401 without one; 404 unknown; 403 unless VERIFIED", async () => {
     const a = await signUp();
     const { songId } = await uploadVerified(a, 3);
-    expect((await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, await guestToken())).status).toBe(200);
-    expect((await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, (await signUp()).token)).status).toBe(200);
+    expect(
+      (await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, await guestToken()))
+        .status,
+    ).toBe(200);
+    expect(
+      (await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, (await signUp()).token))
+        .status,
+    ).toBe(200);
     expect((await svc(`/songs/${songId}/hls-playlist`)).status).toBe(401);
-    expect((await svc(`/songs/${crypto.randomUUID()}/hls-playlist`, { token: a.token })).status).toBe(404);
-    expect((await svc("/songs/not-a-uuid/hls-playlist", { token: a.token })).body.message).toBe("songId must be a UUID");
+    expect(
+      (await svc(`/songs/${crypto.randomUUID()}/hls-playlist`, { token: a.token })).status,
+    ).toBe(404);
+    expect((await svc("/songs/not-a-uuid/hls-playlist", { token: a.token })).body.message).toBe(
+      "songId must be a UUID",
+    );
     const unnamed = (await uploadSong(a.token, mp3(3))).body;
     const res = await svc(`/songs/${unnamed.songId}/hls-playlist`, { token: a.token });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ statusCode: 403, message: "Song is not verified.", error: "Forbidden" });
+    expect(res.body).toEqual({
+      statusCode: 403,
+      message: "Song is not verified.",
+      error: "Forbidden",
+    });
   });
 });
 
@@ -113,14 +162,16 @@ describe("segments and key", () => {
     expect(sameBytes(await playAll(res.body.songId, a.token), mp3Frames(600))).toBe(true);
   });
 
-  it("answer with the right types and cache rules; the key is HMAC-SHA256(signing key, \"hls-key:\" + songId)[0..16]", async () => {
+  it('answer with the right types and cache rules; the key is HMAC-SHA256(signing key, "hls-key:" + songId)[0..16]', async () => {
     const a = await signUp();
     const { songId } = await uploadVerified(a, 3);
     const { keyUri, segments } = await playlist(songId, a.token);
     const key = await fetchPath(keyUri);
     expect(key.headers.get("Content-Type")).toBe("application/octet-stream");
     expect(key.headers.get("Cache-Control")).toBe("private, no-store");
-    expect(new Uint8Array(await key.arrayBuffer())).toEqual((await hmac(`hls-key:${songId}`)).subarray(0, 16));
+    expect(new Uint8Array(await key.arrayBuffer())).toEqual(
+      (await hmac(`hls-key:${songId}`)).subarray(0, 16),
+    );
     const seg = await fetchPath(segments[0].uri);
     expect(seg.headers.get("Content-Type")).toBe("audio/mpeg");
     expect(seg.headers.get("Cache-Control")).toBe("private");
@@ -133,8 +184,10 @@ describe("segments and key", () => {
     const other = await uploadVerified(a, 3);
     const { keyUri, segments } = await playlist(songId, a.token);
     const theirs = await playlist(other.songId, a.token);
-    const flip = (uri: string) => uri.replace(/sig=(.)/, (_, c: string) => `sig=${c === "A" ? "B" : "A"}`);
-    const later = (uri: string) => uri.replace(/exp=(\d+)/, (_, e: string) => `exp=${Number(e) + 1}`);
+    const flip = (uri: string) =>
+      uri.replace(/sig=(.)/, (_, c: string) => `sig=${c === "A" ? "B" : "A"}`);
+    const later = (uri: string) =>
+      uri.replace(/exp=(\d+)/, (_, e: string) => `exp=${Number(e) + 1}`);
     const bad = [
       flip(segments[1].uri),
       later(segments[1].uri),
@@ -159,7 +212,9 @@ describe("segments and key", () => {
     const { songId } = await uploadVerified(a, 3);
     const exp = Math.floor(Date.now() / 1000) + 60;
     const sig = b64url(await hmac(`hls-seg:${songId}:99:${exp}`));
-    const res = await fetchPath(`/api/upload-service/songs/${songId}/segments/99?exp=${exp}&sig=${sig}`);
+    const res = await fetchPath(
+      `/api/upload-service/songs/${songId}/segments/99?exp=${exp}&sig=${sig}`,
+    );
     expect(res.status).toBe(404);
     expect(((await res.json()) as { message: string }).message).toBe(UPLOAD_MSG.segmentNotFound);
   });
@@ -168,7 +223,15 @@ describe("segments and key", () => {
     const a = await signUp();
     const { songId } = await uploadVerified(a, 3);
     const { keyUri, segments } = await playlist(songId, a.token);
-    expect((await svc(`/songs/${songId}`, { method: "PATCH", token: (await admin()).token, body: { status: "UNVERIFIED" } })).status).toBe(200);
+    expect(
+      (
+        await svc(`/songs/${songId}`, {
+          method: "PATCH",
+          token: (await admin()).token,
+          body: { status: "UNVERIFIED" },
+        })
+      ).status,
+    ).toBe(200);
     for (const uri of [keyUri, segments[0].uri]) {
       const res = await fetchPath(uri);
       expect(res.status).toBe(403);

@@ -11,13 +11,19 @@ import { admin, guestToken, signUp, type TestAccount } from "./helpers";
 import { concat, mp3, namedTag, songRowCounts, svc, uploadSong } from "./songs-helpers";
 
 /** Uploads a 3-second MP3 named by its tag; answers the SongDto. */
-async function upload(a: TestAccount, track: string, artist = "Artist", fields: Record<string, string> = {}) {
+async function upload(
+  a: TestAccount,
+  track: string,
+  artist = "Artist",
+  fields: Record<string, string> = {},
+) {
   const res = await uploadSong(a.token, mp3(3, namedTag(track, artist)), fields);
   expect(res.status).toBe(201);
   return res.body;
 }
 const get = (id: string, token?: string) => svc(`/songs/${id}`, { token });
-const patch = (id: string, token: string | undefined, body: unknown) => svc(`/songs/${id}`, { method: "PATCH", token, body });
+const patch = (id: string, token: string | undefined, body: unknown) =>
+  svc(`/songs/${id}`, { method: "PATCH", token, body });
 
 describe("GET /songs/{songId}", () => {
   it("shows a private upload to its owner and admins only; others get 404", async () => {
@@ -28,7 +34,11 @@ describe("GET /songs/{songId}", () => {
     for (const token of [(await signUp()).token, await guestToken(), undefined]) {
       const res = await get(song.songId, token);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ statusCode: 404, message: SONG_MSG.songNotFound, error: "Not Found" });
+      expect(res.body).toEqual({
+        statusCode: 404,
+        message: SONG_MSG.songNotFound,
+        error: "Not Found",
+      });
     }
   });
 
@@ -52,7 +62,16 @@ describe("GET /songs/{songId}", () => {
     expect((await get(crypto.randomUUID())).status).toBe(404);
     expect((await get(crypto.randomUUID(), "not.a.jwt")).status).toBe(401);
     const songId = crypto.randomUUID();
-    await db(env).insert(songs).values({ songId, songShortId: newShortId(), trackName: "Catalogue", artistName: "Label", status: "VERIFIED", isPublic: true });
+    await db(env)
+      .insert(songs)
+      .values({
+        songId,
+        songShortId: newShortId(),
+        trackName: "Catalogue",
+        artistName: "Label",
+        status: "VERIFIED",
+        isPublic: true,
+      });
     expect((await get(songId)).status).toBe(404);
   });
 });
@@ -61,9 +80,27 @@ describe("PATCH /songs/{songId} and POST /metadata", () => {
   it("lets the owner edit tags (null clears), with strict validation that writes nothing", async () => {
     const owner = await signUp();
     const song = await upload(owner, "Before", "Band");
-    const ok = await patch(song.songId, owner.token, { trackName: "After", albumName: "LP", genre: "Pop", releaseYear: 1999, explicit: true, isrc: "GBAYE0601498", isPublic: true });
+    const ok = await patch(song.songId, owner.token, {
+      trackName: "After",
+      albumName: "LP",
+      genre: "Pop",
+      releaseYear: 1999,
+      explicit: true,
+      isrc: "GBAYE0601498",
+      isPublic: true,
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ trackName: "After", artistName: "Band", albumName: "LP", genre: "Pop", releaseYear: 1999, explicit: true, isrc: "GBAYE0601498", isPublic: true, status: "VERIFIED" });
+    expect(ok.body).toMatchObject({
+      trackName: "After",
+      artistName: "Band",
+      albumName: "LP",
+      genre: "Pop",
+      releaseYear: 1999,
+      explicit: true,
+      isrc: "GBAYE0601498",
+      isPublic: true,
+      status: "VERIFIED",
+    });
     expect((await patch(song.songId, owner.token, { albumName: null })).body.albumName).toBeNull();
     const before = (await get(song.songId, owner.token)).body;
     const cases: [unknown, string][] = [
@@ -91,9 +128,16 @@ describe("PATCH /songs/{songId} and POST /metadata", () => {
     const owner = await signUp();
     const song = await upload(owner, "Mine", "Me");
     for (const token of [(await signUp()).token, (await admin()).token]) {
-      for (const res of [await patch(song.songId, token, { trackName: "Stolen" }), await svc("/metadata", { token, body: { songId: song.songId, trackName: "Stolen" } })]) {
+      for (const res of [
+        await patch(song.songId, token, { trackName: "Stolen" }),
+        await svc("/metadata", { token, body: { songId: song.songId, trackName: "Stolen" } }),
+      ]) {
         expect(res.status).toBe(403);
-        expect(res.body).toEqual({ statusCode: 403, message: "Unauthorized to edit tags that not belongs to the user.", error: "Forbidden" });
+        expect(res.body).toEqual({
+          statusCode: 403,
+          message: "Unauthorized to edit tags that not belongs to the user.",
+          error: "Forbidden",
+        });
       }
     }
     expect((await patch(song.songId, await guestToken(), { trackName: "x" })).status).toBe(403);
@@ -105,10 +149,23 @@ describe("PATCH /songs/{songId} and POST /metadata", () => {
   it("checks POST /metadata's body: songId required, at least one field", async () => {
     const owner = await signUp();
     const song = await upload(owner, "Meta");
-    expect((await svc("/metadata", { token: owner.token, body: { trackName: "x" } })).body.message).toBe("songId must be a UUID");
-    expect((await svc("/metadata", { token: owner.token, body: { songId: song.songId } })).body.message).toBe(UPLOAD_MSG.nothingToUpdate);
-    expect((await svc("/metadata", { token: owner.token, body: { songId: crypto.randomUUID(), trackName: "x" } })).status).toBe(404);
-    expect((await svc("/metadata", { body: { songId: song.songId, trackName: "x" } })).status).toBe(401);
+    expect(
+      (await svc("/metadata", { token: owner.token, body: { trackName: "x" } })).body.message,
+    ).toBe("songId must be a UUID");
+    expect(
+      (await svc("/metadata", { token: owner.token, body: { songId: song.songId } })).body.message,
+    ).toBe(UPLOAD_MSG.nothingToUpdate);
+    expect(
+      (
+        await svc("/metadata", {
+          token: owner.token,
+          body: { songId: crypto.randomUUID(), trackName: "x" },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await svc("/metadata", { body: { songId: song.songId, trackName: "x" } })).status).toBe(
+      401,
+    );
   });
 
   it("lets only an admin take a song down (UNVERIFIED: not playable, not public) and put it back", async () => {
@@ -121,13 +178,22 @@ describe("PATCH /songs/{songId} and POST /metadata", () => {
     const down = await patch(song.songId, boss.token, { status: "UNVERIFIED" });
     expect(down.status).toBe(200);
     expect(down.body).toMatchObject({ status: "UNVERIFIED", streamUrls: {} });
-    expect((await svc(`/songs/${song.songId}/hls-playlist`, { token: owner.token })).body.message).toBe(SONG_MSG.notVerified);
+    expect(
+      (await svc(`/songs/${song.songId}/hls-playlist`, { token: owner.token })).body.message,
+    ).toBe(SONG_MSG.notVerified);
     expect((await get(song.songId, (await signUp()).token)).status).toBe(404);
     // The owner's edits do not verify it again.
-    expect((await patch(song.songId, owner.token, { trackName: "Renamed" })).body.status).toBe("UNVERIFIED");
-    expect((await patch(song.songId, boss.token, { status: "VERIFIED" })).body).toMatchObject({ status: "VERIFIED", trackName: "Renamed" });
+    expect((await patch(song.songId, owner.token, { trackName: "Renamed" })).body.status).toBe(
+      "UNVERIFIED",
+    );
+    expect((await patch(song.songId, boss.token, { status: "VERIFIED" })).body).toMatchObject({
+      status: "VERIFIED",
+      trackName: "Renamed",
+    });
     // Only a taken-down song with audio can be verified by hand.
-    const broken = (await uploadSong(owner.token, concat(namedTag("Broken", "X"), new Uint8Array(3000)))).body;
+    const broken = (
+      await uploadSong(owner.token, concat(namedTag("Broken", "X"), new Uint8Array(3000)))
+    ).body;
     const refused = await patch(broken.songId, boss.token, { status: "VERIFIED" });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toBe(UPLOAD_MSG.cannotReinstate);
@@ -135,7 +201,8 @@ describe("PATCH /songs/{songId} and POST /metadata", () => {
 
   it("keeps the status table complete", () => {
     expect(Object.keys(SONG_TRANSITIONS).sort()).toEqual([...SONG_STATUSES].sort());
-    for (const [from, to] of Object.entries(SONG_TRANSITIONS)) for (const s of to) expect(SONG_STATUSES, `${from} -> ${s}`).toContain(s);
+    for (const [from, to] of Object.entries(SONG_TRANSITIONS))
+      for (const s of to) expect(SONG_STATUSES, `${from} -> ${s}`).toContain(s);
   });
 });
 
@@ -144,12 +211,19 @@ describe("DELETE /songs/{songId}", () => {
     const owner = await signUp();
     const mine = await upload(owner, "Delete Me");
     const theirs = await upload(owner, "Admin Deletes");
-    const other = await svc(`/songs/${mine.songId}`, { method: "DELETE", token: (await signUp()).token });
+    const other = await svc(`/songs/${mine.songId}`, {
+      method: "DELETE",
+      token: (await signUp()).token,
+    });
     expect(other.status).toBe(403);
     expect(other.body.message).toBe(UPLOAD_MSG.deleteForbidden);
-    expect((await svc(`/songs/${mine.songId}`, { method: "DELETE", token: await guestToken() })).status).toBe(403);
+    expect(
+      (await svc(`/songs/${mine.songId}`, { method: "DELETE", token: await guestToken() })).status,
+    ).toBe(403);
     expect((await svc(`/songs/${mine.songId}`, { method: "DELETE" })).status).toBe(401);
-    expect((await svc("/songs/nope", { method: "DELETE", token: owner.token })).body.message).toBe("songId must be a UUID");
+    expect((await svc("/songs/nope", { method: "DELETE", token: owner.token })).body.message).toBe(
+      "songId must be a UUID",
+    );
     const rows = await songRowCounts();
     const res = await svc(`/songs/${mine.songId}`, { method: "DELETE", token: owner.token });
     expect(res.status).toBe(200);
@@ -157,8 +231,13 @@ describe("DELETE /songs/{songId}", () => {
     expect(await songRowCounts()).toEqual({ songs: rows.songs - 1, files: rows.files - 1 });
     expect((await env.UPLOADS.list({ prefix: `songs/${mine.songId}/` })).objects).toEqual([]);
     expect((await get(mine.songId, owner.token)).status).toBe(404);
-    expect((await svc(`/songs/${mine.songId}`, { method: "DELETE", token: owner.token })).status).toBe(404);
-    expect((await svc(`/songs/${theirs.songId}`, { method: "DELETE", token: (await admin()).token })).body).toEqual({ songId: theirs.songId, deleted: true });
+    expect(
+      (await svc(`/songs/${mine.songId}`, { method: "DELETE", token: owner.token })).status,
+    ).toBe(404);
+    expect(
+      (await svc(`/songs/${theirs.songId}`, { method: "DELETE", token: (await admin()).token }))
+        .body,
+    ).toEqual({ songId: theirs.songId, deleted: true });
   });
 });
 
@@ -171,13 +250,26 @@ describe("lists and search", () => {
     await upload(await signUp(), "Someone else's");
     const all = await svc("/songs", { token: a.token });
     expect(all.body.total).toBe(3);
-    expect(all.body.data.map((s: { songId: string }) => s.songId)).toEqual([v2.songId, pending.songId, v1.songId]);
-    expect((await svc("/songs?verified=true", { token: a.token })).body.data.map((s: { trackName: string }) => s.trackName)).toEqual(["Two", "One"]);
-    expect((await svc("/songs?verified=false", { token: a.token })).body).toMatchObject({ total: 1, data: [{ songId: pending.songId, status: "MISSING_METADATA" }] });
+    expect(all.body.data.map((s: { songId: string }) => s.songId)).toEqual([
+      v2.songId,
+      pending.songId,
+      v1.songId,
+    ]);
+    expect(
+      (await svc("/songs?verified=true", { token: a.token })).body.data.map(
+        (s: { trackName: string }) => s.trackName,
+      ),
+    ).toEqual(["Two", "One"]);
+    expect((await svc("/songs?verified=false", { token: a.token })).body).toMatchObject({
+      total: 1,
+      data: [{ songId: pending.songId, status: "MISSING_METADATA" }],
+    });
     const paged = (await svc("/songs?limit=1&offset=1", { token: a.token })).body;
     expect(paged.total).toBe(3);
     expect(paged.data.map((s: { songId: string }) => s.songId)).toEqual([pending.songId]);
-    expect((await svc("/songs?verified=maybe", { token: a.token })).body.message).toBe("verified must be true or false");
+    expect((await svc("/songs?verified=maybe", { token: a.token })).body.message).toBe(
+      "verified must be true or false",
+    );
     expect((await svc("/songs?limit=0", { token: a.token })).status).toBe(400);
     expect((await svc("/songs")).status).toBe(401);
     expect((await svc("/songs", { token: await guestToken() })).status).toBe(403);
@@ -197,7 +289,11 @@ describe("lists and search", () => {
     expect(ids).not.toContain(priv.songId);
     expect(ids).not.toContain(unnamed.songId);
     expect(res.body.total).toBeGreaterThanOrEqual(2);
-    expect(res.body.data.every((s: { status: string; isPublic: boolean }) => s.status === "VERIFIED" && s.isPublic)).toBe(true);
+    expect(
+      res.body.data.every(
+        (s: { status: string; isPublic: boolean }) => s.status === "VERIFIED" && s.isPublic,
+      ),
+    ).toBe(true);
     expect((await svc("/songs/public?limit=101")).body.message).toBe("limit must be at most 100");
     expect((await svc("/songs/public", { token: "not.a.jwt" })).status).toBe(401);
   });
@@ -212,10 +308,18 @@ describe("lists and search", () => {
     const res = await svc(`/search?term=${word}`, { token: a.token });
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(2);
-    expect(res.body.data.map((s: { songId: string }) => s.songId).sort()).toEqual([mine.songId, theirsPublic.songId].sort());
-    expect((await svc(`/search?term=${word}%20publ`, { token: a.token })).body.data.map((s: { songId: string }) => s.songId)).toEqual([theirsPublic.songId]);
+    expect(res.body.data.map((s: { songId: string }) => s.songId).sort()).toEqual(
+      [mine.songId, theirsPublic.songId].sort(),
+    );
+    expect(
+      (await svc(`/search?term=${word}%20publ`, { token: a.token })).body.data.map(
+        (s: { songId: string }) => s.songId,
+      ),
+    ).toEqual([theirsPublic.songId]);
     for (const term of ["", "%20%20", "!!", undefined]) {
-      const bad = await svc(term === undefined ? "/search" : `/search?term=${term}`, { token: a.token });
+      const bad = await svc(term === undefined ? "/search" : `/search?term=${term}`, {
+        token: a.token,
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.message).toBe(SONG_MSG.emptySearch);
     }

@@ -8,11 +8,32 @@ import { SONG_MSG } from "../workers/songs/messages";
 import { UPLOAD_MSG } from "../workers/upload-service/messages";
 import { MAX_SONG_BYTES } from "../workers/upload-service/uploads";
 import { guestToken, signUp } from "./helpers";
-import { concat, flac, id3Tag, id3Text, mp3, namedTag, sameBytes, songKeys, songRowCounts, streamUpload, svc, uploadSong, wav } from "./songs-helpers";
+import {
+  concat,
+  flac,
+  id3Tag,
+  id3Text,
+  mp3,
+  namedTag,
+  sameBytes,
+  songKeys,
+  songRowCounts,
+  streamUpload,
+  svc,
+  uploadSong,
+  wav,
+} from "./songs-helpers";
 
 const MB = 1024 * 1024;
 const fileRow = async (songId: string) =>
-  (await db(env).select({ f: songFiles }).from(songFiles).innerJoin(songs, eq(songs.id, songFiles.songId)).where(eq(songs.songId, songId)).get())?.f;
+  (
+    await db(env)
+      .select({ f: songFiles })
+      .from(songFiles)
+      .innerJoin(songs, eq(songs.id, songFiles.songId))
+      .where(eq(songs.songId, songId))
+      .get()
+  )?.f;
 
 /** Runs `fn` and proves it left D1's song tables and R2's songs/ prefix as they were. */
 async function writesNothing(fn: () => Promise<void>) {
@@ -57,17 +78,41 @@ describe("POST /upload/song: stored, indexed and verified", () => {
     expect(object?.httpMetadata?.contentType).toBe("audio/mpeg");
     expect(new Uint8Array(await object!.arrayBuffer())).toEqual(bytes);
     const file = await fileRow(songId);
-    expect(file).toMatchObject({ r2Key: `songs/${songId}/original`, contentType: "audio/mpeg", size: bytes.length, detail: null });
+    expect(file).toMatchObject({
+      r2Key: `songs/${songId}/original`,
+      contentType: "audio/mpeg",
+      size: bytes.length,
+      detail: null,
+    });
     expect(file!.segments!.length).toBe(5);
     expect(file!.segments![0].offset).toBe(tag.length);
   });
 
   it("lets form fields win over the tag, and takes album, genre, year and isPublic", async () => {
     const a = await signUp();
-    const tag = id3Tag(4, [id3Text(4, "TIT2", "Tag Title", "utf8"), id3Text(4, "TPE1", "Tag Artist"), id3Text(4, "TALB", "Tag Album"), id3Text(4, "TCON", "(8)"), id3Text(4, "TDRC", "2019-02-03")]);
-    const res = await uploadSong(a.token, mp3(7, tag), { trackName: "  Form Title ", artistName: "", isPublic: "true" });
+    const tag = id3Tag(4, [
+      id3Text(4, "TIT2", "Tag Title", "utf8"),
+      id3Text(4, "TPE1", "Tag Artist"),
+      id3Text(4, "TALB", "Tag Album"),
+      id3Text(4, "TCON", "(8)"),
+      id3Text(4, "TDRC", "2019-02-03"),
+    ]);
+    const res = await uploadSong(a.token, mp3(7, tag), {
+      trackName: "  Form Title ",
+      artistName: "",
+      isPublic: "true",
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ trackName: "Form Title", artistName: "Tag Artist", albumName: "Tag Album", genre: "Jazz", releaseYear: 2019, isPublic: true, status: "VERIFIED", duration: 7 });
+    expect(res.body).toMatchObject({
+      trackName: "Form Title",
+      artistName: "Tag Artist",
+      albumName: "Tag Album",
+      genre: "Jazz",
+      releaseYear: 2019,
+      isPublic: true,
+      status: "VERIFIED",
+      duration: 7,
+    });
   });
 
   it("streams a file over one R2 part (5 MiB) through a multipart upload, byte for byte", async () => {
@@ -92,7 +137,11 @@ describe("POST /upload/song: stored, indexed and verified", () => {
     await writesNothing(async () => {
       const res = await streamUpload(a.token, MAX_SONG_BYTES + 1);
       expect(res.status).toBe(413);
-      expect(await res.json()).toEqual({ statusCode: 413, message: "file must be at most 50 MB.", error: "Payload Too Large" });
+      expect(await res.json()).toEqual({
+        statusCode: 413,
+        message: "file must be at most 50 MB.",
+        error: "Payload Too Large",
+      });
       // A declared Content-Length that cannot fit is refused before the body is read.
       const declared = await uploadSong(a.token, new Uint8Array(MAX_SONG_BYTES + 100 * 1024));
       expect(declared.status).toBe(413);
@@ -103,7 +152,10 @@ describe("POST /upload/song: stored, indexed and verified", () => {
   it("lets a bot upload", async () => {
     const owner = await signUp();
     const bot = await signUp();
-    await db(env).update(users).set({ roles: ["bot"] }).where(eq(users.uuid, bot.uuid));
+    await db(env)
+      .update(users)
+      .set({ roles: ["bot"] })
+      .where(eq(users.uuid, bot.uuid));
     const token = await signToken(env, { sub: bot.uuid, type: "bot", roles: ["bot"] });
     const res = await uploadSong(token, mp3(3, namedTag("Bot Song", "Robot")));
     expect(res.status).toBe(201);
@@ -115,13 +167,39 @@ describe("POST /upload/song: stored, indexed and verified", () => {
 describe("POST /upload/song: refused, leaving nothing in R2 or D1", () => {
   it("is 415 for a PNG named .mp3, a text file, and ADTS AAC", async () => {
     const a = await signUp();
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, ...new Uint8Array(100)]);
+    const png = new Uint8Array([
+      0x89,
+      0x50,
+      0x4e,
+      0x47,
+      0x0d,
+      0x0a,
+      0x1a,
+      0x0a,
+      0,
+      0,
+      0,
+      13,
+      0x49,
+      0x48,
+      0x44,
+      0x52,
+      ...new Uint8Array(100),
+    ]);
     const aac = new Uint8Array([0xff, 0xf1, 0x50, 0x80, ...new Uint8Array(200)]);
     await writesNothing(async () => {
-      for (const bytes of [png, new TextEncoder().encode("definitely not a song, just words"), aac]) {
+      for (const bytes of [
+        png,
+        new TextEncoder().encode("definitely not a song, just words"),
+        aac,
+      ]) {
         const res = await uploadSong(a.token, bytes, { trackName: "x" }, "song.mp3", "audio/mpeg");
         expect(res.status).toBe(415);
-        expect(res.body).toEqual({ statusCode: 415, message: "file must be a MP3, WAV, FLAC, Ogg or M4A file.", error: "Unsupported Media Type" });
+        expect(res.body).toEqual({
+          statusCode: 415,
+          message: "file must be a MP3, WAV, FLAC, Ogg or M4A file.",
+          error: "Unsupported Media Type",
+        });
       }
     });
   });
@@ -129,22 +207,42 @@ describe("POST /upload/song: refused, leaving nothing in R2 or D1", () => {
   it("is 400 with a message for bad input", async () => {
     const a = await signUp();
     const song = mp3(2);
-    const raw = (body: string) => svc("/upload/song", { method: "POST", token: a.token, body, headers: { "Content-Type": "multipart/form-data; boundary=b" } });
+    const raw = (body: string) =>
+      svc("/upload/song", {
+        method: "POST",
+        token: a.token,
+        body,
+        headers: { "Content-Type": "multipart/form-data; boundary=b" },
+      });
     const twoFiles = new FormData();
     twoFiles.append("file", new File([song], "a.mp3"));
     twoFiles.append("file", new File([song], "b.mp3"));
     const cases: [Promise<{ status: number; body: { message: string | string[] } }>, string][] = [
-      [svc("/upload/song", { method: "POST", token: a.token, body: { file: "x" } }), UPLOAD_MSG.notMultipart],
+      [
+        svc("/upload/song", { method: "POST", token: a.token, body: { file: "x" } }),
+        UPLOAD_MSG.notMultipart,
+      ],
       [uploadSong(a.token, undefined, { trackName: "No file" }), UPLOAD_MSG.fileRequired],
       [uploadSong(a.token, undefined, { file: "just text" }), UPLOAD_MSG.fileRequired],
       [uploadSong(a.token, new Uint8Array(0)), UPLOAD_MSG.fileEmpty],
       [uploadSong(a.token, song, { mood: "happy" }), UPLOAD_MSG.unknownField("mood")],
       [uploadSong(a.token, song, { isPublic: "yes" }), "isPublic must be true or false"],
-      [uploadSong(a.token, song, { trackName: "x".repeat(201) }), "trackName must be at most 200 characters"],
+      [
+        uploadSong(a.token, song, { trackName: "x".repeat(201) }),
+        "trackName must be at most 200 characters",
+      ],
       [uploadSong(a.token, song, { genre: "g".repeat(51) }), "genre must be at most 50 characters"],
       [svc("/upload/song", { method: "POST", token: a.token, body: twoFiles }), UPLOAD_MSG.oneFile],
-      [raw('--b\r\nContent-Disposition: form-data; name="cover"; filename="c.png"\r\n\r\nxx\r\n--b--'), UPLOAD_MSG.unexpectedFile("cover")],
-      [raw('--b\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\nabc'), "Malformed multipart body: a part is not closed by its boundary."],
+      [
+        raw(
+          '--b\r\nContent-Disposition: form-data; name="cover"; filename="c.png"\r\n\r\nxx\r\n--b--',
+        ),
+        UPLOAD_MSG.unexpectedFile("cover"),
+      ],
+      [
+        raw('--b\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\n\r\nabc'),
+        "Malformed multipart body: a part is not closed by its boundary.",
+      ],
     ];
     await writesNothing(async () => {
       for (const [call, message] of cases) {
@@ -168,7 +266,9 @@ describe("POST /upload/song: refused, leaving nothing in R2 or D1", () => {
       late.append("file", new File([mp3(3)], "a.mp3"));
       late.append("artistName", " ");
       late.append("isPublic", "maybe");
-      expect((await svc("/upload/song", { method: "POST", token: a.token, body: late })).body.message).toBe("isPublic must be true or false");
+      expect(
+        (await svc("/upload/song", { method: "POST", token: a.token, body: late })).body.message,
+      ).toBe("isPublic must be true or false");
     });
   });
 
@@ -187,57 +287,126 @@ describe("statuses after upload", () => {
     const a = await signUp();
     const other = await signUp();
     const up = await uploadSong(a.token, mp3(10));
-    expect(up.body).toMatchObject({ status: "MISSING_METADATA", trackName: "", artistName: "", duration: 10, detail: null });
+    expect(up.body).toMatchObject({
+      status: "MISSING_METADATA",
+      trackName: "",
+      artistName: "",
+      duration: 10,
+      detail: null,
+    });
     const { songId } = up.body;
-    expect((await svc(`/songs/${songId}/hls-playlist`, { token: a.token })).body.message).toBe(SONG_MSG.notVerified);
-    const stolen = await svc("/metadata", { token: other.token, body: { songId, trackName: "Mine", artistName: "Me" } });
+    expect((await svc(`/songs/${songId}/hls-playlist`, { token: a.token })).body.message).toBe(
+      SONG_MSG.notVerified,
+    );
+    const stolen = await svc("/metadata", {
+      token: other.token,
+      body: { songId, trackName: "Mine", artistName: "Me" },
+    });
     expect(stolen.status).toBe(403);
-    expect(stolen.body).toEqual({ statusCode: 403, message: "Unauthorized to edit tags that not belongs to the user.", error: "Forbidden" });
+    expect(stolen.body).toEqual({
+      statusCode: 403,
+      message: "Unauthorized to edit tags that not belongs to the user.",
+      error: "Forbidden",
+    });
     const half = await svc("/metadata", { token: a.token, body: { songId, trackName: "Named" } });
     expect(half.status).toBe(200);
     expect(half.body).toMatchObject({ trackName: "Named", status: "MISSING_METADATA" });
-    const done = await svc("/metadata", { token: a.token, body: { songId, artistName: "Finally", releaseYear: 2024, isrc: "usrc17607839", explicit: true } });
-    expect(done.body).toMatchObject({ trackName: "Named", artistName: "Finally", releaseYear: 2024, isrc: "USRC17607839", explicit: true, status: "VERIFIED" });
-    expect(done.body.streamUrls.uploadService).toBe(`/api/upload-service/songs/${songId}/hls-playlist`);
+    const done = await svc("/metadata", {
+      token: a.token,
+      body: {
+        songId,
+        artistName: "Finally",
+        releaseYear: 2024,
+        isrc: "usrc17607839",
+        explicit: true,
+      },
+    });
+    expect(done.body).toMatchObject({
+      trackName: "Named",
+      artistName: "Finally",
+      releaseYear: 2024,
+      isrc: "USRC17607839",
+      explicit: true,
+      status: "VERIFIED",
+    });
+    expect(done.body.streamUrls.uploadService).toBe(
+      `/api/upload-service/songs/${songId}/hls-playlist`,
+    );
   });
 
   it("VERIFICATION_ERROR for an 'MP3' with no frames, with the reason for its owner", async () => {
     const a = await signUp();
-    const res = await uploadSong(a.token, concat(namedTag("Broken", "File"), new Uint8Array(5000).fill(0x41)));
+    const res = await uploadSong(
+      a.token,
+      concat(namedTag("Broken", "File"), new Uint8Array(5000).fill(0x41)),
+    );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: "VERIFICATION_ERROR", detail: UPLOAD_MSG.noFrames, duration: 0, trackName: "Broken" });
+    expect(res.body).toMatchObject({
+      status: "VERIFICATION_ERROR",
+      detail: UPLOAD_MSG.noFrames,
+      duration: 0,
+      trackName: "Broken",
+    });
     expect((await fileRow(res.body.songId))!.segments).toBeNull();
   });
 
   it("VERIFICATION_POSTPONED for WAV until the transcoder reports COMPLETE (right secret only), then VERIFIED", async () => {
     const a = await signUp();
-    const up = await uploadSong(a.token, wav(), { trackName: "Wave", artistName: "Form" }, "song.wav", "audio/wav");
-    expect(up.body).toMatchObject({ status: "VERIFICATION_POSTPONED", detail: UPLOAD_MSG.postponed("WAV") });
+    const up = await uploadSong(
+      a.token,
+      wav(),
+      { trackName: "Wave", artistName: "Form" },
+      "song.wav",
+      "audio/wav",
+    );
+    expect(up.body).toMatchObject({
+      status: "VERIFICATION_POSTPONED",
+      detail: UPLOAD_MSG.postponed("WAV"),
+    });
     const { songId } = up.body;
     const rendition = `songs/${songId}/rendition.mp3`;
     const report = { songId, status: "COMPLETE", mp3Key: rendition };
-    const cb = (body: unknown, secret?: string) => svc("/upload/transcoder_sns", { body, headers: secret === undefined ? {} : { "X-Transcoder-Secret": secret } });
+    const cb = (body: unknown, secret?: string) =>
+      svc("/upload/transcoder_sns", {
+        body,
+        headers: secret === undefined ? {} : { "X-Transcoder-Secret": secret },
+      });
     for (const secret of [undefined, "wrong", ""]) {
       const res = await cb(report, secret);
       expect(res.status).toBe(401);
       expect(res.body.message).toBe(UPLOAD_MSG.badTranscoderSecret);
     }
     const S = "test-transcoder-secret";
-    expect((await cb({ ...report, mp3Key: "songs/other/x.mp3" }, S)).body.message).toBe(`mp3Key must be under songs/${songId}/`);
-    expect((await cb({ songId, status: "COMPLETE" }, S)).body.message).toBe("mp3Key is required when status is COMPLETE");
+    expect((await cb({ ...report, mp3Key: "songs/other/x.mp3" }, S)).body.message).toBe(
+      `mp3Key must be under songs/${songId}/`,
+    );
+    expect((await cb({ songId, status: "COMPLETE" }, S)).body.message).toBe(
+      "mp3Key is required when status is COMPLETE",
+    );
     expect((await cb({ ...report, status: "DONE" }, S)).status).toBe(400);
-    expect((await cb({ ...report, songId: crypto.randomUUID(), mp3Key: undefined, status: "ERROR" }, S)).status).toBe(404);
+    expect(
+      (await cb({ ...report, songId: crypto.randomUUID(), mp3Key: undefined, status: "ERROR" }, S))
+        .status,
+    ).toBe(404);
     const missing = await cb(report, S);
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe(UPLOAD_MSG.mp3KeyMissing);
-    expect((await svc(`/songs/${songId}`, { token: a.token })).body.status).toBe("VERIFICATION_POSTPONED");
+    expect((await svc(`/songs/${songId}`, { token: a.token })).body.status).toBe(
+      "VERIFICATION_POSTPONED",
+    );
 
     await env.UPLOADS.put(rendition, mp3(12, namedTag("Rendition Title", "Rendition Artist")));
     const res = await cb(report, S);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ songId, status: "VERIFIED" });
     const after = (await svc(`/songs/${songId}`, { token: a.token })).body;
-    expect(after).toMatchObject({ status: "VERIFIED", duration: 12, trackName: "Wave", artistName: "Form", detail: null });
+    expect(after).toMatchObject({
+      status: "VERIFIED",
+      duration: 12,
+      trackName: "Wave",
+      artistName: "Form",
+      detail: null,
+    });
     expect(await fileRow(songId)).toMatchObject({ r2Key: rendition, contentType: "audio/mpeg" });
     // Idempotent: the same report again, or a late ERROR, changes nothing.
     expect((await cb(report, S)).body).toEqual({ songId, status: "VERIFIED" });
@@ -253,15 +422,35 @@ describe("statuses after upload", () => {
     const S = { "X-Transcoder-Secret": "test-transcoder-secret" };
     const f1 = (await uploadSong(a.token, flac(), {}, "a.flac", "audio/flac")).body.songId;
     await env.UPLOADS.put(`songs/${f1}/r.mp3`, mp3(4, namedTag("From Tag", "Tagger")));
-    const ok = await svc("/upload/transcoder_sns", { body: { songId: f1, status: "COMPLETE", mp3Key: `songs/${f1}/r.mp3` }, headers: S });
+    const ok = await svc("/upload/transcoder_sns", {
+      body: { songId: f1, status: "COMPLETE", mp3Key: `songs/${f1}/r.mp3` },
+      headers: S,
+    });
     expect(ok.body.status).toBe("VERIFIED");
-    expect((await svc(`/songs/${f1}`, { token: a.token })).body).toMatchObject({ trackName: "From Tag", artistName: "Tagger", duration: 4 });
+    expect((await svc(`/songs/${f1}`, { token: a.token })).body).toMatchObject({
+      trackName: "From Tag",
+      artistName: "Tagger",
+      duration: 4,
+    });
     const f2 = (await uploadSong(a.token, flac(), {}, "b.flac", "audio/flac")).body.songId;
     await env.UPLOADS.put(`songs/${f2}/r.mp3`, mp3(4));
-    expect((await svc("/upload/transcoder_sns", { body: { songId: f2, status: "COMPLETE", mp3Key: `songs/${f2}/r.mp3` }, headers: S })).body.status).toBe("MISSING_METADATA");
+    expect(
+      (
+        await svc("/upload/transcoder_sns", {
+          body: { songId: f2, status: "COMPLETE", mp3Key: `songs/${f2}/r.mp3` },
+          headers: S,
+        })
+      ).body.status,
+    ).toBe("MISSING_METADATA");
     const f3 = (await uploadSong(a.token, flac(), {}, "c.flac", "audio/flac")).body.songId;
-    const err = await svc("/upload/transcoder_sns", { body: { songId: f3, status: "ERROR", detail: "Unsupported sample format" }, headers: S });
+    const err = await svc("/upload/transcoder_sns", {
+      body: { songId: f3, status: "ERROR", detail: "Unsupported sample format" },
+      headers: S,
+    });
     expect(err.body).toEqual({ songId: f3, status: "VERIFICATION_ERROR" });
-    expect((await svc(`/songs/${f3}`, { token: a.token })).body).toMatchObject({ status: "VERIFICATION_ERROR", detail: "Unsupported sample format" });
+    expect((await svc(`/songs/${f3}`, { token: a.token })).body).toMatchObject({
+      status: "VERIFICATION_ERROR",
+      detail: "Unsupported sample format",
+    });
   });
 });

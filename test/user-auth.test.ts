@@ -7,14 +7,31 @@ import { oneTimeTokens, users } from "../workers/db/schema";
 import { sha256 } from "../workers/lib/crypto";
 import { LOGIN_LIMITS } from "../workers/user-service/auth";
 import { MSG } from "../workers/user-service/messages";
-import { accountWithRoles, admin, countRows, guestToken, latestCode, signUp, uniqueEmail, user } from "./helpers";
+import {
+  accountWithRoles,
+  admin,
+  countRows,
+  guestToken,
+  latestCode,
+  signUp,
+  uniqueEmail,
+  user,
+} from "./helpers";
 
 describe("POST /users/sign-up", () => {
   it("makes an account, signs the user in and e-mails a verification code", async () => {
     const email = uniqueEmail();
-    const res = await user("/users/sign-up", { body: { email: email.toUpperCase(), password: "correct horse battery", nickname: "DJ Sam" } });
+    const res = await user("/users/sign-up", {
+      body: { email: email.toUpperCase(), password: "correct horse battery", nickname: "DJ Sam" },
+    });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ email, nickname: "DJ Sam", emailVerified: false, roles: ["user"], color: "562DF9" });
+    expect(res.body.user).toMatchObject({
+      email,
+      nickname: "DJ Sam",
+      emailVerified: false,
+      roles: ["user"],
+      color: "562DF9",
+    });
     expect(res.body.user).not.toHaveProperty("passwordHash");
     const session = await user("/auth/session", { token: res.body.token });
     expect(session.body).toMatchObject({ tokenType: "user", isLoggedIn: true, user: { email } });
@@ -30,24 +47,49 @@ describe("POST /users/sign-up", () => {
 
   it("refuses a missing e-mail or password with the catalogue's message and writes nothing", async () => {
     const before = await countRows("users");
-    for (const body of [{ password: "abcdefgh1" }, { email: uniqueEmail() }, {}, { email: "", password: "" }]) {
+    for (const body of [
+      { password: "abcdefgh1" },
+      { email: uniqueEmail() },
+      {},
+      { email: "", password: "" },
+    ]) {
       const res = await user("/users/sign-up", { body });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ statusCode: 400, error: "Bad Request", message: MSG.signUpMissing });
+      expect(res.body).toMatchObject({
+        statusCode: 400,
+        error: "Bad Request",
+        message: MSG.signUpMissing,
+      });
     }
-    const bad = await user("/users/sign-up", { body: { email: "not-an-email", password: "short" } });
+    const bad = await user("/users/sign-up", {
+      body: { email: "not-an-email", password: "short" },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toEqual(expect.arrayContaining([expect.stringContaining("email"), expect.stringContaining("password")]));
-    const notJson = await user("/users/sign-up", { body: "{oops", headers: { "Content-Type": "application/json" } });
+    expect(bad.body.message).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("email"),
+        expect.stringContaining("password"),
+      ]),
+    );
+    const notJson = await user("/users/sign-up", {
+      body: "{oops",
+      headers: { "Content-Type": "application/json" },
+    });
     expect(notJson.status).toBe(400);
     expect(await countRows("users")).toBe(before);
   });
 
   it("refuses an e-mail that is already registered (any case), even when two sign-ups race", async () => {
     const email = uniqueEmail();
-    const results = await Promise.all([1, 2, 3].map(() => user("/users/sign-up", { body: { email, password: "correct horse battery" } })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() =>
+        user("/users/sign-up", { body: { email, password: "correct horse battery" } }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403]);
-    const again = await user("/users/sign-up", { body: { email: email.toUpperCase(), password: "another password" } });
+    const again = await user("/users/sign-up", {
+      body: { email: email.toUpperCase(), password: "another password" },
+    });
     expect(again.status).toBe(403);
     expect(again.body.message).toBe(MSG.emailTaken);
   });
@@ -59,10 +101,14 @@ describe("POST /auth/login", () => {
     const ok = await user("/auth/login", { body: { email: a.email, password: a.password } });
     expect(ok.status).toBe(200);
     expect(ok.body.user.uuid).toBe(a.uuid);
-    const wrong = await user("/auth/login", { body: { email: a.email, password: "wrong password" } });
+    const wrong = await user("/auth/login", {
+      body: { email: a.email, password: "wrong password" },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body.message).toBe(MSG.badLogin);
-    const nobody = await user("/auth/login", { body: { email: uniqueEmail("nobody"), password: "whatever1" } });
+    const nobody = await user("/auth/login", {
+      body: { email: uniqueEmail("nobody"), password: "whatever1" },
+    });
     expect(nobody.status).toBe(401);
     expect(nobody.body.message).toBe(MSG.badLogin);
   });
@@ -76,12 +122,19 @@ describe("POST /auth/login", () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.0.0.${Math.floor(Math.random() * 250)}` };
     const fails = await Promise.all(
-      Array.from({ length: LOGIN_LIMITS.perEmail }, () => user("/auth/login", { body: { email: a.email, password: "nope nope" }, headers: ip })),
+      Array.from({ length: LOGIN_LIMITS.perEmail }, () =>
+        user("/auth/login", { body: { email: a.email, password: "nope nope" }, headers: ip }),
+      ),
     );
     expect(fails.every((r) => r.status === 401)).toBe(true);
-    const blocked = await user("/auth/login", { body: { email: a.email, password: a.password }, headers: ip });
+    const blocked = await user("/auth/login", {
+      body: { email: a.email, password: a.password },
+      headers: ip,
+    });
     expect(blocked.status).toBe(429);
-    expect(blocked.body.message).toMatch(/^Too many failed login attempts\. Please try again in \d+ minutes?\.$/);
+    expect(blocked.body.message).toMatch(
+      /^Too many failed login attempts\. Please try again in \d+ minutes?\.$/,
+    );
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
@@ -89,7 +142,9 @@ describe("POST /auth/login", () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.1.0.${Math.floor(Math.random() * 250)}` };
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => user("/auth/login", { body: { email: a.email, password: "parallel guess" }, headers: ip })),
+      Array.from({ length: 20 }, () =>
+        user("/auth/login", { body: { email: a.email, password: "parallel guess" }, headers: ip }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(LOGIN_LIMITS.perEmail);
@@ -100,17 +155,30 @@ describe("POST /auth/login", () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": "192.0.2.99" };
     for (let i = 0; i < LOGIN_LIMITS.perIp + 2; i++) {
-      expect((await user("/auth/login", { body: { email: a.email, password: a.password }, headers: ip })).status).toBe(200);
+      expect(
+        (await user("/auth/login", { body: { email: a.email, password: a.password }, headers: ip }))
+          .status,
+      ).toBe(200);
     }
   });
 
   it("rate-limits failed logins per IP across many e-mails", async () => {
     const ip = { "CF-Connecting-IP": "192.0.2.77" };
-    for (let i = 0; i < LOGIN_LIMITS.perIp; i++) await user("/auth/login", { body: { email: uniqueEmail("spray"), password: "guess guess" }, headers: ip });
+    for (let i = 0; i < LOGIN_LIMITS.perIp; i++)
+      await user("/auth/login", {
+        body: { email: uniqueEmail("spray"), password: "guess guess" },
+        headers: ip,
+      });
     const a = await signUp();
-    const blocked = await user("/auth/login", { body: { email: a.email, password: a.password }, headers: ip });
+    const blocked = await user("/auth/login", {
+      body: { email: a.email, password: a.password },
+      headers: ip,
+    });
     expect(blocked.status).toBe(429);
-    const otherIp = await user("/auth/login", { body: { email: a.email, password: a.password }, headers: { "CF-Connecting-IP": "192.0.2.78" } });
+    const otherIp = await user("/auth/login", {
+      body: { email: a.email, password: a.password },
+      headers: { "CF-Connecting-IP": "192.0.2.78" },
+    });
     expect(otherIp.status).toBe(200);
   });
 });
@@ -165,15 +233,22 @@ describe("magic links", () => {
 
   it("exchanges a link only once when two tabs race", async () => {
     const a = await signUp();
-    const token = (await user("/auth/magic-link?target=%2Fprofile", { token: a.token })).body.url.split("/")[4];
-    const results = await Promise.all([1, 2, 3, 4].map(() => user("/auth/validate-magic-link", { body: { token } })));
+    const token = (
+      await user("/auth/magic-link?target=%2Fprofile", { token: a.token })
+    ).body.url.split("/")[4];
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => user("/auth/validate-magic-link", { body: { token } })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
   });
 
   it("refuses expired and unknown links clearly", async () => {
     const a = await signUp();
     const token = (await user("/auth/magic-link", { token: a.token })).body.url.split("/")[4];
-    await db(env).update(oneTimeTokens).set({ expiresAt: Date.now() - 1 }).where(eq(oneTimeTokens.tokenHash, await sha256(token)));
+    await db(env)
+      .update(oneTimeTokens)
+      .set({ expiresAt: Date.now() - 1 })
+      .where(eq(oneTimeTokens.tokenHash, await sha256(token)));
     const expired = await user("/auth/validate-magic-link", { body: { token } });
     expect(expired.status).toBe(401);
     expect(expired.body.message).toBe(MSG.magicLinkExpired);
@@ -184,8 +259,15 @@ describe("magic links", () => {
 
   it("refuses targets off our site (no open redirect) and needs a token", async () => {
     const a = await signUp();
-    for (const t of ["https://evil.example", "//evil.example", "subscribe-plan/", "javascript:alert(1)"]) {
-      const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, { token: a.token });
+    for (const t of [
+      "https://evil.example",
+      "//evil.example",
+      "subscribe-plan/",
+      "javascript:alert(1)",
+    ]) {
+      const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, {
+        token: a.token,
+      });
       expect(res.status, t).toBe(400);
     }
     expect((await user("/auth/magic-link")).status).toBe(401);
@@ -193,11 +275,25 @@ describe("magic links", () => {
 
   it("refuses targets with control characters, which browsers drop from a URL (/<TAB>/evil is //evil)", async () => {
     const a = await signUp();
-    for (const t of ["/\t/evil.example", "/\n/evil.example", "/\r\n/evil.example", "/%09/evil.example", "/a\u0000b"]) {
-      const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, { token: a.token });
+    for (const t of [
+      "/\t/evil.example",
+      "/\n/evil.example",
+      "/\r\n/evil.example",
+      "/%09/evil.example",
+      "/a\u0000b",
+    ]) {
+      const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, {
+        token: a.token,
+      });
       expect(res.status, JSON.stringify(t)).toBe(400);
     }
-    expect((await user(`/auth/magic-link?target=${encodeURIComponent("/rooms/a b?x=1#top")}`, { token: a.token })).status).toBe(200);
+    expect(
+      (
+        await user(`/auth/magic-link?target=${encodeURIComponent("/rooms/a b?x=1#top")}`, {
+          token: a.token,
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -205,10 +301,15 @@ describe("bots", () => {
   it("a user makes a bot that logs in and gets a long-lived bot token", async () => {
     const owner = await signUp();
     const botEmail = uniqueEmail("bot");
-    const made = await user("/users/sign-up-bot", { token: owner.token, body: { email: botEmail, password: "beep boop beep", nickname: "Botty" } });
+    const made = await user("/users/sign-up-bot", {
+      token: owner.token,
+      body: { email: botEmail, password: "beep boop beep", nickname: "Botty" },
+    });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ roles: ["bot"], ownerUuid: owner.uuid, isBot: true });
-    const login = await user("/auth/login", { body: { email: botEmail, password: "beep boop beep" } });
+    const login = await user("/auth/login", {
+      body: { email: botEmail, password: "beep boop beep" },
+    });
     const bt = await user("/users/bot-token", { token: login.body.token });
     expect(bt.status).toBe(200);
     const session = await user("/auth/session", { token: bt.body.token });
@@ -221,9 +322,21 @@ describe("bots", () => {
     const r = await user("/users/bot-token", { token: person.token });
     expect(r.status).toBe(403);
     expect(r.body.message).toBe(MSG.notABot);
-    expect((await user("/users/sign-up-bot", { body: { email: uniqueEmail(), password: "12345678" } })).status).toBe(401);
-    expect((await user("/users/sign-up-bot", { token: await guestToken(), body: { email: uniqueEmail(), password: "12345678" } })).status).toBe(403);
-    expect((await user("/users/sign-up-bot", { token: person.token, body: { email: "nope" } })).status).toBe(400);
+    expect(
+      (await user("/users/sign-up-bot", { body: { email: uniqueEmail(), password: "12345678" } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (
+        await user("/users/sign-up-bot", {
+          token: await guestToken(),
+          body: { email: uniqueEmail(), password: "12345678" },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await user("/users/sign-up-bot", { token: person.token, body: { email: "nope" } })).status,
+    ).toBe(400);
     expect((await user("/users/bot-token")).status).toBe(401);
   });
 });
@@ -232,20 +345,33 @@ describe("POST /users/admin/sign-up", () => {
   it("an admin makes an account whose e-mail needs no verification", async () => {
     const boss = await admin();
     const email = uniqueEmail("staff");
-    const res = await user("/users/admin/sign-up", { token: boss.token, body: { email, password: "welcome aboard", roles: ["user", "moderator"] } });
+    const res = await user("/users/admin/sign-up", {
+      token: boss.token,
+      body: { email, password: "welcome aboard", roles: ["user", "moderator"] },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email, emailVerified: true, roles: ["user", "moderator"] });
-    const row = await env.DB.prepare("select status from user_emails where email = ?").bind(email).first<{ status: string }>();
+    const row = await env.DB.prepare("select status from user_emails where email = ?")
+      .bind(email)
+      .first<{ status: string }>();
     expect(row?.status).toBe("CREATED_BY_ADMIN");
-    expect((await user("/auth/login", { body: { email, password: "welcome aboard" } })).status).toBe(200);
+    expect(
+      (await user("/auth/login", { body: { email, password: "welcome aboard" } })).status,
+    ).toBe(200);
   });
 
   it("uses the catalogue's messages for missing fields and a taken e-mail", async () => {
     const boss = await admin();
-    const missing = await user("/users/admin/sign-up", { token: boss.token, body: { email: uniqueEmail() } });
+    const missing = await user("/users/admin/sign-up", {
+      token: boss.token,
+      body: { email: uniqueEmail() },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe(MSG.signUpMissing);
-    const taken = await user("/users/admin/sign-up", { token: boss.token, body: { email: boss.email, password: "whatever1" } });
+    const taken = await user("/users/admin/sign-up", {
+      token: boss.token,
+      body: { email: boss.email, password: "whatever1" },
+    });
     expect(taken.status).toBe(403);
     expect(taken.body.message).toBe(MSG.emailTaken);
   });
@@ -254,7 +380,9 @@ describe("POST /users/admin/sign-up", () => {
     const body = { email: uniqueEmail(), password: "welcome aboard" };
     const before = await countRows("users");
     expect((await user("/users/admin/sign-up", { body })).status).toBe(401);
-    expect((await user("/users/admin/sign-up", { token: (await signUp()).token, body })).status).toBe(403);
+    expect(
+      (await user("/users/admin/sign-up", { token: (await signUp()).token, body })).status,
+    ).toBe(403);
     const mod = await accountWithRoles(["user", "moderator"]);
     expect((await user("/users/admin/sign-up", { token: mod.token, body })).status).toBe(403);
     expect(await countRows("users")).toBe(before + 2);

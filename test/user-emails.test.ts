@@ -5,13 +5,26 @@ import { db } from "../workers/db/client";
 import { userEmails } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
 import { CODE_TTL_MS, RESEND_GAP_MS } from "../workers/user-service/verification";
-import { accountWithRoles, countRows, guestToken, latestCode, outbox, signUp, uniqueEmail, user } from "./helpers";
+import {
+  accountWithRoles,
+  countRows,
+  guestToken,
+  latestCode,
+  outbox,
+  signUp,
+  uniqueEmail,
+  user,
+} from "./helpers";
 
-const rowOf = (email: string) => db(env).select().from(userEmails).where(eq(userEmails.email, email)).all();
-const rowById = (id: number) => db(env).select().from(userEmails).where(eq(userEmails.id, id)).get();
+const rowOf = (email: string) =>
+  db(env).select().from(userEmails).where(eq(userEmails.email, email)).all();
+const rowById = (id: number) =>
+  db(env).select().from(userEmails).where(eq(userEmails.id, id)).get();
 /** Moves the last code of an address back in time, as if `ms` had passed. */
 const ageCode = (email: string, ms: number) =>
-  env.DB.prepare("update user_emails set code_sent_at = code_sent_at - ? where email = ?").bind(ms, email).run();
+  env.DB.prepare("update user_emails set code_sent_at = code_sent_at - ? where email = ?")
+    .bind(ms, email)
+    .run();
 const session = async (token: string) => (await user("/auth/session", { token })).body;
 /** The error message(s) of a body as a list (one problem is a string, several a list). */
 const messages = (body: { message: string | string[] }) => [body.message].flat();
@@ -22,18 +35,44 @@ describe("GET /users/emails", () => {
     const a = await signUp();
     const other = await signUp();
     const extra = uniqueEmail("work");
-    const added = await user("/users/emails", { token: a.token, body: { email: extra, type: "work" } });
-    const gone = await user("/users/emails", { token: a.token, body: { email: uniqueEmail("gone") } });
+    const added = await user("/users/emails", {
+      token: a.token,
+      body: { email: extra, type: "work" },
+    });
+    const gone = await user("/users/emails", {
+      token: a.token,
+      body: { email: uniqueEmail("gone") },
+    });
     await user(`/users/emails/${gone.body.id}`, { method: "DELETE", token: a.token });
 
     const res = await user("/users/emails", { token: a.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { id: expect.any(Number), email: a.email, type: "personal", status: "PENDING_VERIFICATION", verifiedAt: null, createdAt: expect.any(String), isLogin: true },
-      { id: added.body.id, email: extra, type: "work", status: "PENDING_VERIFICATION", verifiedAt: null, createdAt: expect.any(String), isLogin: false },
+      {
+        id: expect.any(Number),
+        email: a.email,
+        type: "personal",
+        status: "PENDING_VERIFICATION",
+        verifiedAt: null,
+        createdAt: expect.any(String),
+        isLogin: true,
+      },
+      {
+        id: added.body.id,
+        email: extra,
+        type: "work",
+        status: "PENDING_VERIFICATION",
+        verifiedAt: null,
+        createdAt: expect.any(String),
+        isLogin: false,
+      },
     ]);
     expect(JSON.stringify(res.body)).not.toMatch(/codeHash|codeAttempts/);
-    expect((await user("/users/emails", { token: other.token })).body.map((e: { email: string }) => e.email)).toEqual([other.email]);
+    expect(
+      (await user("/users/emails", { token: other.token })).body.map(
+        (e: { email: string }) => e.email,
+      ),
+    ).toEqual([other.email]);
   });
 
   it("needs a token (401) from an account, not a guest (403)", async () => {
@@ -48,9 +87,18 @@ describe("POST /users/emails", () => {
   it("adds an address as PENDING_VERIFICATION and mails it a code", async () => {
     const a = await signUp();
     const email = uniqueEmail("extra");
-    const res = await user("/users/emails", { token: a.token, body: { email: email.toUpperCase(), type: "payment" } });
+    const res = await user("/users/emails", {
+      token: a.token,
+      body: { email: email.toUpperCase(), type: "payment" },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email, type: "payment", status: "PENDING_VERIFICATION", verifiedAt: null, isLogin: false });
+    expect(res.body).toMatchObject({
+      email,
+      type: "payment",
+      status: "PENDING_VERIFICATION",
+      verifiedAt: null,
+      isLogin: false,
+    });
     expect(await latestCode(email)).toMatch(/^\d{6}$/);
     const plain = await user("/users/emails", { token: a.token, body: { email: uniqueEmail() } });
     expect(plain.body.type).toBe("personal");
@@ -70,7 +118,9 @@ describe("POST /users/emails", () => {
   it("adds one row when the same address is submitted twice at once", async () => {
     const a = await signUp();
     const email = uniqueEmail("double");
-    const results = await Promise.all([1, 2, 3].map(() => user("/users/emails", { token: a.token, body: { email } })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => user("/users/emails", { token: a.token, body: { email } })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403]);
     expect(await rowOf(email)).toHaveLength(1);
   });
@@ -85,22 +135,38 @@ describe("POST /users/emails", () => {
     expect(again.status).toBe(201);
     expect((await rowById(again.body.id))!.codeHash).toBeNull();
     // The user asks for the code once the gap has passed.
-    expect((await user("/users/emails/verification-email", { token: a.token, body: { email } })).body.message).toBe(MSG.resendRefused);
+    expect(
+      (await user("/users/emails/verification-email", { token: a.token, body: { email } })).body
+        .message,
+    ).toBe(MSG.resendRefused);
     await ageCode(email, RESEND_GAP_MS);
-    expect((await user("/users/emails/verification-email", { token: a.token, body: { email } })).status).toBe(201);
+    expect(
+      (await user("/users/emails/verification-email", { token: a.token, body: { email } })).status,
+    ).toBe(201);
     expect(await outbox(email, 2)).toHaveLength(2);
   });
 
   it("refuses bad input with 400 and a message, and writes nothing", async () => {
     const a = await signUp();
     const before = await countRows("user_emails");
-    for (const body of [{}, { email: "not-an-email" }, { email: uniqueEmail(), type: "fax" }, { email: 42 }, []]) {
+    for (const body of [
+      {},
+      { email: "not-an-email" },
+      { email: uniqueEmail(), type: "fax" },
+      { email: 42 },
+      [],
+    ]) {
       const res = await user("/users/emails", { token: a.token, body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    const typeErr = await user("/users/emails", { token: a.token, body: { email: uniqueEmail(), type: "fax" } });
-    expect(typeErr.body.message).toBe("type must be one of personal, work, payment, spotify, discord");
+    const typeErr = await user("/users/emails", {
+      token: a.token,
+      body: { email: uniqueEmail(), type: "fax" },
+    });
+    expect(typeErr.body.message).toBe(
+      "type must be one of personal, work, payment, spotify, discord",
+    );
     expect(await countRows("user_emails")).toBe(before);
   });
 
@@ -121,14 +187,18 @@ describe("DELETE /users/emails/{id}", () => {
     expect(res.body).toMatchObject({ id: added.body.id, status: "DELETED" });
     expect((await rowById(added.body.id))!.status).toBe("DELETED");
     expect((await user("/users/emails", { token: a.token })).body).toHaveLength(1);
-    const twice = await user(`/users/emails/${added.body.id}`, { method: "DELETE", token: a.token });
+    const twice = await user(`/users/emails/${added.body.id}`, {
+      method: "DELETE",
+      token: a.token,
+    });
     expect(twice.status).toBe(404);
   });
 
   it("answers 404 for another user's address and leaves it alone", async () => {
     const a = await signUp();
     const b = await signUp();
-    const bRow = (await user("/users/emails", { token: b.token, body: { email: uniqueEmail() } })).body;
+    const bRow = (await user("/users/emails", { token: b.token, body: { email: uniqueEmail() } }))
+      .body;
     const res = await user(`/users/emails/${bRow.id}`, { method: "DELETE", token: a.token });
     expect(res.status).toBe(404);
     expect(res.body.message).toBe(MSG.emailNotFound);
@@ -153,31 +223,48 @@ describe("DELETE /users/emails/{id}", () => {
       expect(messages(res.body)[0]).toMatch(/^id: /);
     }
     expect((await user(`/users/emails/${login.id}`, { method: "DELETE" })).status).toBe(401);
-    expect((await user(`/users/emails/${login.id}`, { method: "DELETE", token: await guestToken() })).status).toBe(403);
+    expect(
+      (await user(`/users/emails/${login.id}`, { method: "DELETE", token: await guestToken() }))
+        .status,
+    ).toBe(403);
     expect((await rowById(login.id))!.status).toBe("PENDING_VERIFICATION");
   });
 });
 
 describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path) => {
   const deprecated = path === "/users/confirm-email";
-  const expectDeprecation = (headers: Headers) => expect(headers.get("Deprecation")).toBe(deprecated ? "true" : null);
+  const expectDeprecation = (headers: Headers) =>
+    expect(headers.get("Deprecation")).toBe(deprecated ? "true" : null);
 
   it("verifies the login e-mail with the code sent at sign-up", async () => {
     const a = await signUp();
-    const res = await user(path, { token: a.token, body: { email: a.email, code: await latestCode(a.email) } });
+    const res = await user(path, {
+      token: a.token,
+      body: { email: a.email, code: await latestCode(a.email) },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ email: a.email, status: "VERIFIED", isLogin: true, verifiedAt: expect.any(String) });
+    expect(res.body).toMatchObject({
+      email: a.email,
+      status: "VERIFIED",
+      isLogin: true,
+      verifiedAt: expect.any(String),
+    });
     expectDeprecation(res.headers);
     expect((await session(a.token)).user.emailVerified).toBe(true);
     // A double submit is not an error.
-    expect((await user(path, { token: a.token, body: { email: a.email, code: "000000" } })).status).toBe(201);
+    expect(
+      (await user(path, { token: a.token, body: { email: a.email, code: "000000" } })).status,
+    ).toBe(201);
   });
 
   it("verifies an added address without touching the login e-mail's state", async () => {
     const a = await signUp();
     const email = uniqueEmail("second");
     await user("/users/emails", { token: a.token, body: { email } });
-    const res = await user(path, { token: a.token, body: { email, code: await latestCode(email) } });
+    const res = await user(path, {
+      token: a.token,
+      body: { email, code: await latestCode(email) },
+    });
     expect(res.body).toMatchObject({ email, status: "VERIFIED", isLogin: false });
     expect((await session(a.token)).user.emailVerified).toBe(false);
   });
@@ -185,12 +272,22 @@ describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path
   it("refuses a wrong code (403) and an address the caller does not have (404)", async () => {
     const a = await signUp();
     const code = await latestCode(a.email);
-    const wrong = await user(path, { token: a.token, body: { email: a.email, code: wrongCode(code) } });
+    const wrong = await user(path, {
+      token: a.token,
+      body: { email: a.email, code: wrongCode(code) },
+    });
     expect(wrong.status).toBe(403);
-    expect(wrong.body).toEqual({ statusCode: 403, message: MSG.verifyWrongCode, error: "Forbidden" });
+    expect(wrong.body).toEqual({
+      statusCode: 403,
+      message: MSG.verifyWrongCode,
+      error: "Forbidden",
+    });
     expectDeprecation(wrong.headers);
     const b = await signUp();
-    const notMine = await user(path, { token: a.token, body: { email: b.email, code: await latestCode(b.email) } });
+    const notMine = await user(path, {
+      token: a.token,
+      body: { email: b.email, code: await latestCode(b.email) },
+    });
     expect(notMine.status).toBe(404);
     expect(notMine.body.message).toBe(MSG.emailNotFound);
     expect((await rowOf(b.email))[0].status).toBe("PENDING_VERIFICATION");
@@ -199,7 +296,11 @@ describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path
   it("spends the code after five wrong guesses, even when the sixth is right", async () => {
     const a = await signUp();
     const code = await latestCode(a.email);
-    for (let i = 0; i < 5; i++) expect((await user(path, { token: a.token, body: { email: a.email, code: wrongCode(code) } })).status).toBe(403);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await user(path, { token: a.token, body: { email: a.email, code: wrongCode(code) } }))
+          .status,
+      ).toBe(403);
     const right = await user(path, { token: a.token, body: { email: a.email, code } });
     expect(right.status).toBe(403);
     expect(right.body.message).toBe(MSG.verifyWrongCode);
@@ -215,12 +316,21 @@ describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path
 
   it("refuses bad input with 400 and does not spend an attempt", async () => {
     const a = await signUp();
-    for (const body of [{}, { email: a.email }, { email: a.email, code: "12ab56" }, { email: a.email, code: 123456 }, { email: "x", code: "123456" }]) {
+    for (const body of [
+      {},
+      { email: a.email },
+      { email: a.email, code: "12ab56" },
+      { email: a.email, code: 123456 },
+      { email: "x", code: "123456" },
+    ]) {
       const res = await user(path, { token: a.token, body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    expect((await rowOf(a.email))[0]).toMatchObject({ codeAttempts: 0, status: "PENDING_VERIFICATION" });
+    expect((await rowOf(a.email))[0]).toMatchObject({
+      codeAttempts: 0,
+      status: "PENDING_VERIFICATION",
+    });
   });
 
   it("needs an account token: 401 without, 403 for a guest", async () => {
@@ -238,37 +348,75 @@ describe("POST /users/emails/verification-email", () => {
   it("refuses a resend within 60 s, then sends a new code that replaces the old one", async () => {
     const a = await signUp();
     const oldCode = await latestCode(a.email);
-    const early = await user("/users/emails/verification-email", { token: a.token, body: { email: a.email } });
+    const early = await user("/users/emails/verification-email", {
+      token: a.token,
+      body: { email: a.email },
+    });
     expect(early.status).toBe(403);
     expect(early.body.message).toBe(MSG.resendRefused);
 
     await ageCode(a.email, RESEND_GAP_MS);
-    const res = await user("/users/emails/verification-email", { token: a.token, body: { email: a.email } });
+    const res = await user("/users/emails/verification-email", {
+      token: a.token,
+      body: { email: a.email },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: a.email, status: "PENDING_VERIFICATION" });
     const newCode = await latestCode(a.email, 2);
-    if (newCode !== oldCode) expect((await user("/users/emails/verify", { token: a.token, body: { email: a.email, code: oldCode } })).status).toBe(403);
-    expect((await user("/users/emails/verify", { token: a.token, body: { email: a.email, code: newCode } })).status).toBe(201);
+    if (newCode !== oldCode)
+      expect(
+        (
+          await user("/users/emails/verify", {
+            token: a.token,
+            body: { email: a.email, code: oldCode },
+          })
+        ).status,
+      ).toBe(403);
+    expect(
+      (
+        await user("/users/emails/verify", {
+          token: a.token,
+          body: { email: a.email, code: newCode },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("lets only one of two racing resends send a mail", async () => {
     const a = await signUp();
     await outbox(a.email);
     await ageCode(a.email, RESEND_GAP_MS);
-    const results = await Promise.all([1, 2].map(() => user("/users/emails/verification-email", { token: a.token, body: { email: a.email } })));
+    const results = await Promise.all(
+      [1, 2].map(() =>
+        user("/users/emails/verification-email", { token: a.token, body: { email: a.email } }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403]);
   });
 
   it("refuses a verified address (403) and one the caller does not have (404)", async () => {
     const a = await signUp();
-    await user("/users/emails/verify", { token: a.token, body: { email: a.email, code: await latestCode(a.email) } });
+    await user("/users/emails/verify", {
+      token: a.token,
+      body: { email: a.email, code: await latestCode(a.email) },
+    });
     await ageCode(a.email, RESEND_GAP_MS);
-    const verified = await user("/users/emails/verification-email", { token: a.token, body: { email: a.email } });
+    const verified = await user("/users/emails/verification-email", {
+      token: a.token,
+      body: { email: a.email },
+    });
     expect(verified.status).toBe(403);
     expect(verified.body.message).toBe(MSG.resendRefused);
-    const unknown = await user("/users/emails/verification-email", { token: a.token, body: { email: uniqueEmail("nobody") } });
+    const unknown = await user("/users/emails/verification-email", {
+      token: a.token,
+      body: { email: uniqueEmail("nobody") },
+    });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ statusCode: 404, message: MSG.emailNotFound, error: "Not Found" });
+    expect(unknown.body).toEqual({
+      statusCode: 404,
+      message: MSG.emailNotFound,
+      error: "Not Found",
+    });
   });
 
   it("refuses bad input with 400 and sends nothing", async () => {
@@ -288,11 +436,15 @@ describe("POST /users/emails/verification-email", () => {
     await ageCode(a.email, RESEND_GAP_MS);
     const body = { email: a.email };
     expect((await user("/users/emails/verification-email", { body })).status).toBe(401);
-    expect((await user("/users/emails/verification-email", { body, token: await guestToken() })).status).toBe(403);
+    expect(
+      (await user("/users/emails/verification-email", { body, token: await guestToken() })).status,
+    ).toBe(403);
     const [row] = await rowOf(a.email);
     expect(Date.now() - row.codeSentAt!).toBeGreaterThanOrEqual(RESEND_GAP_MS);
     // An admin is still only the owner of their own addresses.
     const boss = await accountWithRoles(["user", "admin"]);
-    expect((await user("/users/emails/verification-email", { body, token: boss.token })).status).toBe(404);
+    expect(
+      (await user("/users/emails/verification-email", { body, token: boss.token })).status,
+    ).toBe(404);
   });
 });

@@ -5,21 +5,42 @@ import { db } from "../workers/db/client";
 import { oneTimeTokens, userEmails, users } from "../workers/db/schema";
 import { sha256 } from "../workers/lib/crypto";
 import { MSG } from "../workers/user-service/messages";
-import { CHANGE_PASSWORD_LIMIT, RESET_MAIL_GAP_MS, RESET_TOKEN_TTL_MS } from "../workers/user-service/passwords";
-import { admin, countRows, guestToken, latestCode, outbox, signUp, uniqueEmail, user, type TestAccount } from "./helpers";
+import {
+  CHANGE_PASSWORD_LIMIT,
+  RESET_MAIL_GAP_MS,
+  RESET_TOKEN_TTL_MS,
+} from "../workers/user-service/passwords";
+import {
+  admin,
+  countRows,
+  guestToken,
+  latestCode,
+  outbox,
+  signUp,
+  uniqueEmail,
+  user,
+  type TestAccount,
+} from "./helpers";
 
 const NEW_PASSWORD = "a brand new passphrase";
 const messages = (body: { message: string | string[] }) => [body.message].flat();
 // Each login comes from its own address so the per-IP login limit never interferes.
 let ip = 0;
-const login = (email: string, password: string) => user("/auth/login", { body: { email, password }, headers: { "CF-Connecting-IP": `10.9.${ip >> 8}.${ip++ & 255}` } });
+const login = (email: string, password: string) =>
+  user("/auth/login", {
+    body: { email, password },
+    headers: { "CF-Connecting-IP": `10.9.${ip >> 8}.${ip++ & 255}` },
+  });
 const sessionStatus = async (token: string) => (await user("/auth/session", { token })).status;
 const userRow = (uuid: string) => db(env).select().from(users).where(eq(users.uuid, uuid)).get();
 
 /** A signed-up account whose login e-mail is verified (change-password needs that). */
 async function verifiedAccount(): Promise<TestAccount> {
   const a = await signUp();
-  const res = await user("/users/emails/verify", { token: a.token, body: { email: a.email, code: await latestCode(a.email) } });
+  const res = await user("/users/emails/verify", {
+    token: a.token,
+    body: { email: a.email, code: await latestCode(a.email) },
+  });
   expect(res.status).toBe(201);
   return a;
 }
@@ -36,9 +57,16 @@ async function resetToken(email: string, mails = 1): Promise<string> {
 describe("POST /users/change-password", () => {
   it("changes the password: old token and old password stop working, the answer signs the caller in", async () => {
     const a = await verifiedAccount();
-    const res = await user("/users/change-password", { token: a.token, body: { password: a.password, newPassword: NEW_PASSWORD } });
+    const res = await user("/users/change-password", {
+      token: a.token,
+      body: { password: a.password, newPassword: NEW_PASSWORD },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ token: expect.any(String), tokenType: "user", user: { uuid: a.uuid } });
+    expect(res.body).toMatchObject({
+      token: expect.any(String),
+      tokenType: "user",
+      user: { uuid: a.uuid },
+    });
     expect(await sessionStatus(a.token)).toBe(401);
     expect(await sessionStatus(res.body.token)).toBe(200);
     expect((await login(a.email, a.password)).status).toBe(401);
@@ -49,17 +77,30 @@ describe("POST /users/change-password", () => {
     const a = await verifiedAccount();
     const link = await user("/auth/magic-link", { token: a.token });
     const token = link.body.url.split("/magic-link/")[1].split("/")[0];
-    await user("/users/change-password", { token: a.token, body: { password: a.password, newPassword: NEW_PASSWORD } });
+    await user("/users/change-password", {
+      token: a.token,
+      body: { password: a.password, newPassword: NEW_PASSWORD },
+    });
     expect((await user("/auth/validate-magic-link", { body: { token } })).status).toBe(401);
   });
 
   it("refuses a wrong current password or an unverified e-mail with the catalogue's 401", async () => {
     const a = await verifiedAccount();
-    const wrong = await user("/users/change-password", { token: a.token, body: { password: "not my password", newPassword: NEW_PASSWORD } });
+    const wrong = await user("/users/change-password", {
+      token: a.token,
+      body: { password: "not my password", newPassword: NEW_PASSWORD },
+    });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ statusCode: 401, message: MSG.changePasswordRefused, error: "Unauthorized" });
+    expect(wrong.body).toEqual({
+      statusCode: 401,
+      message: MSG.changePasswordRefused,
+      error: "Unauthorized",
+    });
     const unverified = await signUp();
-    const res = await user("/users/change-password", { token: unverified.token, body: { password: unverified.password, newPassword: NEW_PASSWORD } });
+    const res = await user("/users/change-password", {
+      token: unverified.token,
+      body: { password: unverified.password, newPassword: NEW_PASSWORD },
+    });
     expect(res.status).toBe(401);
     expect(res.body.message).toBe(MSG.changePasswordRefused);
     // Nothing changed for either.
@@ -70,7 +111,10 @@ describe("POST /users/change-password", () => {
 
   it("refuses the same password with 400 and keeps the session", async () => {
     const a = await verifiedAccount();
-    const res = await user("/users/change-password", { token: a.token, body: { password: a.password, newPassword: a.password } });
+    const res = await user("/users/change-password", {
+      token: a.token,
+      body: { password: a.password, newPassword: a.password },
+    });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe(MSG.samePassword);
     expect(await sessionStatus(a.token)).toBe(200);
@@ -79,11 +123,23 @@ describe("POST /users/change-password", () => {
   it("limits wrong current passwords: after five, even the right one waits (429)", async () => {
     const a = await verifiedAccount();
     for (let i = 0; i < CHANGE_PASSWORD_LIMIT.limit; i++) {
-      expect((await user("/users/change-password", { token: a.token, body: { password: `guess number ${i}`, newPassword: NEW_PASSWORD } })).status).toBe(401);
+      expect(
+        (
+          await user("/users/change-password", {
+            token: a.token,
+            body: { password: `guess number ${i}`, newPassword: NEW_PASSWORD },
+          })
+        ).status,
+      ).toBe(401);
     }
-    const res = await user("/users/change-password", { token: a.token, body: { password: a.password, newPassword: NEW_PASSWORD } });
+    const res = await user("/users/change-password", {
+      token: a.token,
+      body: { password: a.password, newPassword: NEW_PASSWORD },
+    });
     expect(res.status).toBe(429);
-    expect(res.body.message).toMatch(/^Too many wrong passwords\. Please try again in \d+ minutes?\.$/);
+    expect(res.body.message).toMatch(
+      /^Too many wrong passwords\. Please try again in \d+ minutes?\.$/,
+    );
     expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect((await login(a.email, a.password)).status).toBe(200);
   });
@@ -91,7 +147,12 @@ describe("POST /users/change-password", () => {
   it("holds the limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
     const a = await verifiedAccount();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => user("/users/change-password", { token: a.token, body: { password: `parallel guess ${i}`, newPassword: NEW_PASSWORD } })),
+      Array.from({ length: 20 }, (_, i) =>
+        user("/users/change-password", {
+          token: a.token,
+          body: { password: `parallel guess ${i}`, newPassword: NEW_PASSWORD },
+        }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(CHANGE_PASSWORD_LIMIT.limit);
@@ -101,21 +162,35 @@ describe("POST /users/change-password", () => {
   it("refuses bad input with 400 and a message, and changes nothing", async () => {
     const a = await verifiedAccount();
     const before = (await userRow(a.uuid))!;
-    for (const body of [{}, { password: a.password }, { password: a.password, newPassword: "short" }, { password: "", newPassword: NEW_PASSWORD }, { password: 1, newPassword: 2 }]) {
+    for (const body of [
+      {},
+      { password: a.password },
+      { password: a.password, newPassword: "short" },
+      { password: "", newPassword: NEW_PASSWORD },
+      { password: 1, newPassword: 2 },
+    ]) {
       const res = await user("/users/change-password", { token: a.token, body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    const short = await user("/users/change-password", { token: a.token, body: { password: a.password, newPassword: "short" } });
+    const short = await user("/users/change-password", {
+      token: a.token,
+      body: { password: a.password, newPassword: "short" },
+    });
     expect(short.body.message).toBe("newPassword must be at least 8 characters");
     const after = (await userRow(a.uuid))!;
-    expect(after).toMatchObject({ passwordHash: before.passwordHash, sessionVersion: before.sessionVersion });
+    expect(after).toMatchObject({
+      passwordHash: before.passwordHash,
+      sessionVersion: before.sessionVersion,
+    });
   });
 
   it("needs an account token: 401 without, 403 for a guest", async () => {
     const body = { password: "whatever1", newPassword: NEW_PASSWORD };
     expect((await user("/users/change-password", { body })).status).toBe(401);
-    expect((await user("/users/change-password", { body, token: await guestToken() })).status).toBe(403);
+    expect((await user("/users/change-password", { body, token: await guestToken() })).status).toBe(
+      403,
+    );
   });
 });
 
@@ -128,7 +203,11 @@ describe("POST /users/forgot-password", () => {
     const [mail] = await outbox(a.email, 2);
     expect(mail.text).toContain(`${env.PUBLIC_HOST}/reset-password?token=`);
     const token = mail.text.match(/token=([\w-]+)/)![1];
-    const row = await db(env).select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, await sha256(token))).get();
+    const row = await db(env)
+      .select()
+      .from(oneTimeTokens)
+      .where(eq(oneTimeTokens.tokenHash, await sha256(token)))
+      .get();
     expect(row).toMatchObject({ kind: "password-reset", userId: a.id, usedAt: null });
     expect(row!.expiresAt - Date.now()).toBeGreaterThan(RESET_TOKEN_TTL_MS - 60_000);
     expect(row!.expiresAt - Date.now()).toBeLessThanOrEqual(RESET_TOKEN_TTL_MS);
@@ -144,11 +223,20 @@ describe("POST /users/forgot-password", () => {
 
   it("sends at most one mail a minute per account, silently", async () => {
     const a = await signUp();
-    const results = await Promise.all([1, 2, 3].map(() => user("/users/forgot-password", { body: { email: a.email } })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => user("/users/forgot-password", { body: { email: a.email } })),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201]);
-    const tokens = () => db(env).select().from(oneTimeTokens).where(and(eq(oneTimeTokens.userId, a.id), eq(oneTimeTokens.kind, "password-reset"))).all();
+    const tokens = () =>
+      db(env)
+        .select()
+        .from(oneTimeTokens)
+        .where(and(eq(oneTimeTokens.userId, a.id), eq(oneTimeTokens.kind, "password-reset")))
+        .all();
     expect(await tokens()).toHaveLength(1);
-    await env.DB.prepare("update one_time_tokens set created_at = created_at - ? where user_id = ?").bind(RESET_MAIL_GAP_MS, a.id).run();
+    await env.DB.prepare("update one_time_tokens set created_at = created_at - ? where user_id = ?")
+      .bind(RESET_MAIL_GAP_MS, a.id)
+      .run();
     await user("/users/forgot-password", { body: { email: a.email } });
     expect(await tokens()).toHaveLength(2);
     // The sign-up code mail plus two reset mails.
@@ -167,8 +255,18 @@ describe("POST /users/forgot-password", () => {
 
   it("is public, but a forged token is still 401", async () => {
     const a = await signUp();
-    expect((await user("/users/forgot-password", { body: { email: a.email }, token: await guestToken() })).status).toBe(201);
-    expect((await user("/users/forgot-password", { body: { email: a.email }, token: "forged.token.x" })).status).toBe(401);
+    expect(
+      (
+        await user("/users/forgot-password", {
+          body: { email: a.email },
+          token: await guestToken(),
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await user("/users/forgot-password", { body: { email: a.email }, token: "forged.token.x" }))
+        .status,
+    ).toBe(401);
   });
 });
 
@@ -184,9 +282,15 @@ describe("POST /users/reset-password", () => {
     const fresh = await login(a.email, NEW_PASSWORD);
     expect(fresh.status).toBe(200);
     expect(fresh.body.user.emailVerified).toBe(true);
-    const [row] = await db(env).select().from(userEmails).where(eq(userEmails.email, a.email)).all();
+    const [row] = await db(env)
+      .select()
+      .from(userEmails)
+      .where(eq(userEmails.email, a.email))
+      .all();
     expect(row.status).toBe("VERIFIED");
-    const again = await user("/users/reset-password", { body: { token, password: "yet another password" } });
+    const again = await user("/users/reset-password", {
+      body: { token, password: "yet another password" },
+    });
     expect(again.status).toBe(403);
     expect(again.body.message).toBe(MSG.resetRefused);
   });
@@ -194,18 +298,32 @@ describe("POST /users/reset-password", () => {
   it("lets only one of two racing resets with the same link through", async () => {
     const a = await signUp();
     const token = await resetToken(a.email, 2);
-    const results = await Promise.all(["first password!", "second password!"].map((password) => user("/users/reset-password", { body: { token, password } })));
+    const results = await Promise.all(
+      ["first password!", "second password!"].map((password) =>
+        user("/users/reset-password", { body: { token, password } }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403]);
   });
 
   it("refuses an unknown or expired token with the catalogue's 403", async () => {
-    const unknown = await user("/users/reset-password", { body: { token: "no-such-token", password: NEW_PASSWORD } });
+    const unknown = await user("/users/reset-password", {
+      body: { token: "no-such-token", password: NEW_PASSWORD },
+    });
     expect(unknown.status).toBe(403);
-    expect(unknown.body).toEqual({ statusCode: 403, message: MSG.resetRefused, error: "Forbidden" });
+    expect(unknown.body).toEqual({
+      statusCode: 403,
+      message: MSG.resetRefused,
+      error: "Forbidden",
+    });
     const a = await signUp();
     const token = await resetToken(a.email, 2);
-    await env.DB.prepare("update one_time_tokens set expires_at = ? where token_hash = ?").bind(Date.now() - 1, await sha256(token)).run();
-    expect((await user("/users/reset-password", { body: { token, password: NEW_PASSWORD } })).status).toBe(403);
+    await env.DB.prepare("update one_time_tokens set expires_at = ? where token_hash = ?")
+      .bind(Date.now() - 1, await sha256(token))
+      .run();
+    expect(
+      (await user("/users/reset-password", { body: { token, password: NEW_PASSWORD } })).status,
+    ).toBe(403);
     expect((await login(a.email, a.password)).status).toBe(200);
   });
 
@@ -215,24 +333,39 @@ describe("POST /users/reset-password", () => {
     const same = await user("/users/reset-password", { body: { token, password: a.password } });
     expect(same.status).toBe(400);
     expect(same.body.message).toBe(MSG.samePassword);
-    expect((await user("/users/reset-password", { body: { token, password: NEW_PASSWORD } })).status).toBe(201);
+    expect(
+      (await user("/users/reset-password", { body: { token, password: NEW_PASSWORD } })).status,
+    ).toBe(201);
   });
 
   it("refuses bad input with 400 and does not spend the link", async () => {
     const a = await signUp();
     const token = await resetToken(a.email, 2);
-    for (const body of [{}, { token }, { token, password: "short" }, { token: "", password: NEW_PASSWORD }, { token: 5, password: NEW_PASSWORD }]) {
+    for (const body of [
+      {},
+      { token },
+      { token, password: "short" },
+      { token: "", password: NEW_PASSWORD },
+      { token: 5, password: NEW_PASSWORD },
+    ]) {
       const res = await user("/users/reset-password", { body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    const row = await db(env).select().from(oneTimeTokens).where(eq(oneTimeTokens.tokenHash, await sha256(token))).get();
+    const row = await db(env)
+      .select()
+      .from(oneTimeTokens)
+      .where(eq(oneTimeTokens.tokenHash, await sha256(token)))
+      .get();
     expect(row!.usedAt).toBeNull();
     expect(await sessionStatus(a.token)).toBe(200);
   });
 
   it("is public, but a forged token is still 401", async () => {
-    const res = await user("/users/reset-password", { body: { token: "x", password: NEW_PASSWORD }, token: "forged.token.x" });
+    const res = await user("/users/reset-password", {
+      body: { token: "x", password: NEW_PASSWORD },
+      token: "forged.token.x",
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -247,7 +380,10 @@ describe("POST /users/set-password", () => {
 
   it("sets the first password; the account can then log in with it", async () => {
     const a = await passwordless();
-    const res = await user("/users/set-password", { token: a.token, body: { password: NEW_PASSWORD } });
+    const res = await user("/users/set-password", {
+      token: a.token,
+      body: { password: NEW_PASSWORD },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ uuid: a.uuid, hasPassword: true });
     expect((await login(a.email, NEW_PASSWORD)).status).toBe(200);
@@ -256,7 +392,10 @@ describe("POST /users/set-password", () => {
 
   it("refuses an account that already has a password", async () => {
     const a = await signUp();
-    const res = await user("/users/set-password", { token: a.token, body: { password: NEW_PASSWORD } });
+    const res = await user("/users/set-password", {
+      token: a.token,
+      body: { password: NEW_PASSWORD },
+    });
     expect(res.status).toBe(403);
     expect(res.body.message).toBe(MSG.passwordAlreadySet);
     expect((await login(a.email, a.password)).status).toBe(200);
@@ -273,8 +412,17 @@ describe("POST /users/set-password", () => {
   });
 
   it("needs an account token: 401 without, 403 for a guest", async () => {
-    expect((await user("/users/set-password", { body: { password: NEW_PASSWORD } })).status).toBe(401);
-    expect((await user("/users/set-password", { body: { password: NEW_PASSWORD }, token: await guestToken() })).status).toBe(403);
+    expect((await user("/users/set-password", { body: { password: NEW_PASSWORD } })).status).toBe(
+      401,
+    );
+    expect(
+      (
+        await user("/users/set-password", {
+          body: { password: NEW_PASSWORD },
+          token: await guestToken(),
+        })
+      ).status,
+    ).toBe(403);
   });
 });
 
@@ -282,14 +430,20 @@ describe("POST /users/change-password-admin", () => {
   it("lets an admin set a user's password by id or uuid; the user's sessions end", async () => {
     const boss = await admin();
     const a = await signUp();
-    const res = await user("/users/change-password-admin", { token: boss.token, body: { userId: a.id, password: NEW_PASSWORD } });
+    const res = await user("/users/change-password-admin", {
+      token: boss.token,
+      body: { userId: a.id, password: NEW_PASSWORD },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ uuid: a.uuid });
     expect(res.body).not.toHaveProperty("passwordHash");
     expect(await sessionStatus(a.token)).toBe(401);
     expect((await login(a.email, a.password)).status).toBe(401);
     expect((await login(a.email, NEW_PASSWORD)).status).toBe(200);
-    const byUuid = await user("/users/change-password-admin", { token: boss.token, body: { userId: a.uuid, password: "third password!" } });
+    const byUuid = await user("/users/change-password-admin", {
+      token: boss.token,
+      body: { userId: a.uuid, password: "third password!" },
+    });
     expect(byUuid.status).toBe(201);
     expect((await login(a.email, "third password!")).status).toBe(200);
     expect(await sessionStatus(boss.token)).toBe(200);
@@ -298,7 +452,10 @@ describe("POST /users/change-password-admin", () => {
   it("answers 404 for an unknown user", async () => {
     const boss = await admin();
     for (const userId of [99_999_999, "99999999", crypto.randomUUID()]) {
-      const res = await user("/users/change-password-admin", { token: boss.token, body: { userId, password: NEW_PASSWORD } });
+      const res = await user("/users/change-password-admin", {
+        token: boss.token,
+        body: { userId, password: NEW_PASSWORD },
+      });
       expect(res.status).toBe(404);
       expect(res.body.message).toBe(MSG.profileNotFound);
     }
@@ -308,12 +465,21 @@ describe("POST /users/change-password-admin", () => {
     const boss = await admin();
     const a = await signUp();
     const before = (await userRow(a.uuid))!;
-    for (const body of [{}, { userId: a.id }, { userId: "bob", password: NEW_PASSWORD }, { userId: -1, password: NEW_PASSWORD }, { userId: a.id, password: "short" }]) {
+    for (const body of [
+      {},
+      { userId: a.id },
+      { userId: "bob", password: NEW_PASSWORD },
+      { userId: -1, password: NEW_PASSWORD },
+      { userId: a.id, password: "short" },
+    ]) {
       const res = await user("/users/change-password-admin", { token: boss.token, body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    expect((await userRow(a.uuid))!).toMatchObject({ passwordHash: before.passwordHash, sessionVersion: before.sessionVersion });
+    expect((await userRow(a.uuid))!).toMatchObject({
+      passwordHash: before.passwordHash,
+      sessionVersion: before.sessionVersion,
+    });
   });
 
   it("is for admins only: 401 without a token, 403 for a plain user or a guest", async () => {
@@ -321,7 +487,9 @@ describe("POST /users/change-password-admin", () => {
     const body = { userId: a.id, password: NEW_PASSWORD };
     expect((await user("/users/change-password-admin", { body })).status).toBe(401);
     expect((await user("/users/change-password-admin", { body, token: a.token })).status).toBe(403);
-    expect((await user("/users/change-password-admin", { body, token: await guestToken() })).status).toBe(403);
+    expect(
+      (await user("/users/change-password-admin", { body, token: await guestToken() })).status,
+    ).toBe(403);
     expect((await login(a.email, a.password)).status).toBe(200);
   });
 });

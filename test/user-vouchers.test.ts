@@ -4,11 +4,22 @@ import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
 import { users, vouchers } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
-import { admin, countRows, guestToken, latestCode, signUp, uniqueEmail, user, type TestAccount } from "./helpers";
+import {
+  admin,
+  countRows,
+  guestToken,
+  latestCode,
+  signUp,
+  uniqueEmail,
+  user,
+  type TestAccount,
+} from "./helpers";
 
 const messages = (body: { message: string | string[] }) => [body.message].flat();
-const voucherRow = (code: string) => db(env).select().from(vouchers).where(eq(vouchers.code, code)).get();
-const capabilitiesOf = async (token: string) => (await user("/auth/session", { token })).body.user.capabilities;
+const voucherRow = (code: string) =>
+  db(env).select().from(vouchers).where(eq(vouchers.code, code)).get();
+const capabilitiesOf = async (token: string) =>
+  (await user("/auth/session", { token })).body.user.capabilities;
 
 let boss: TestAccount | undefined;
 const adminToken = async () => (boss ??= await admin()).token;
@@ -25,7 +36,13 @@ describe("POST /vouchers", () => {
     const data = await mint({ count: 5, capability: "uploadMusic", note: "for the launch party" });
     expect(data).toHaveLength(5);
     for (const v of data) {
-      expect(v).toMatchObject({ status: "PENDING", capability: "uploadMusic", note: "for the launch party", redeemedBy: null, createdBy: boss!.uuid });
+      expect(v).toMatchObject({
+        status: "PENDING",
+        capability: "uploadMusic",
+        note: "for the launch party",
+        redeemedBy: null,
+        createdBy: boss!.uuid,
+      });
       expect(v.code).toMatch(/^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/);
     }
     expect(new Set(data.map((v) => v.code)).size).toBe(5);
@@ -37,12 +54,22 @@ describe("POST /vouchers", () => {
   it("refuses bad input with 400 and a message, and mints nothing", async () => {
     const token = await adminToken();
     const before = await countRows("vouchers");
-    for (const body of [{ count: 0 }, { count: 101 }, { count: "3" }, { count: 1.5 }, { capability: "fly" }, { note: "x".repeat(501) }, []]) {
+    for (const body of [
+      { count: 0 },
+      { count: 101 },
+      { count: "3" },
+      { count: 1.5 },
+      { capability: "fly" },
+      { note: "x".repeat(501) },
+      [],
+    ]) {
       const res = await user("/vouchers", { token, body });
       expect(res.status).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
     }
-    expect((await user("/vouchers", { token, body: { count: 101 } })).body.message).toBe("count must be at most 100");
+    expect((await user("/vouchers", { token, body: { count: 101 } })).body.message).toBe(
+      "count must be at most 100",
+    );
     expect(await countRows("vouchers")).toBe(before);
   });
 
@@ -70,14 +97,29 @@ describe("GET /vouchers", () => {
     expect(Object.keys(slim.body.data[0]).sort()).toEqual(["code", "id"]);
 
     const redeemer = await signUp();
-    await user("/vouchers/redeem", { method: "PATCH", token: redeemer.token, body: { code: codes[1] } });
-    const redeemed = await user(`/vouchers?filter=redeemedBy||$eq||${redeemer.uuid}&filter=status||$eq||REDEEMED`, { token });
+    await user("/vouchers/redeem", {
+      method: "PATCH",
+      token: redeemer.token,
+      body: { code: codes[1] },
+    });
+    const redeemed = await user(
+      `/vouchers?filter=redeemedBy||$eq||${redeemer.uuid}&filter=status||$eq||REDEEMED`,
+      { token },
+    );
     expect(redeemed.body.data.map((v: { code: string }) => v.code)).toEqual([codes[1]]);
   });
 
   it("refuses bad queries with 400", async () => {
     const token = await adminToken();
-    for (const q of ["filter=note||$eq||x", "filter=status", "sort=code,SIDEWAYS", "limit=0", "limit=1000", "s={oops", "fields=createdBy"]) {
+    for (const q of [
+      "filter=note||$eq||x",
+      "filter=status",
+      "sort=code,SIDEWAYS",
+      "limit=0",
+      "limit=1000",
+      "s={oops",
+      "fields=createdBy",
+    ]) {
       const res = await user(`/vouchers?${q}`, { token });
       expect(res.status, q).toBe(400);
       expect(messages(res.body)[0].length).toBeGreaterThan(0);
@@ -98,9 +140,15 @@ describe("DELETE /vouchers/{id}", () => {
     const res = await user(`/vouchers/${v.id}`, { method: "DELETE", token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: v.id, status: "REVOKED" });
-    const redeem = await user("/vouchers/redeem", { method: "PATCH", token: (await signUp()).token, body: { code: v.code } });
+    const redeem = await user("/vouchers/redeem", {
+      method: "PATCH",
+      token: (await signUp()).token,
+      body: { code: v.code },
+    });
     expect(redeem.status).toBe(403);
-    expect((await user(`/vouchers/${v.id}`, { method: "DELETE", token })).body.status).toBe("REVOKED");
+    expect((await user(`/vouchers/${v.id}`, { method: "DELETE", token })).body.status).toBe(
+      "REVOKED",
+    );
   });
 
   it("refuses a redeemed voucher (409) and an unknown one (404)", async () => {
@@ -110,7 +158,11 @@ describe("DELETE /vouchers/{id}", () => {
     await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: v.code } });
     const res = await user(`/vouchers/${v.id}`, { method: "DELETE", token });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ statusCode: 409, message: MSG.voucherAlreadyRedeemed, error: "Conflict" });
+    expect(res.body).toEqual({
+      statusCode: 409,
+      message: MSG.voucherAlreadyRedeemed,
+      error: "Conflict",
+    });
     expect((await voucherRow(v.code))!).toMatchObject({ status: "REDEEMED", redeemedBy: a.uuid });
     const unknown = await user("/vouchers/99999999", { method: "DELETE", token });
     expect(unknown.status).toBe(404);
@@ -119,10 +171,17 @@ describe("DELETE /vouchers/{id}", () => {
 
   it("refuses a malformed id with 400; admins only (401, 403)", async () => {
     const [v] = await mint();
-    for (const id of ["abc", "0", "-1", "2.5"]) expect((await user(`/vouchers/${id}`, { method: "DELETE", token: await adminToken() })).status).toBe(400);
+    for (const id of ["abc", "0", "-1", "2.5"])
+      expect(
+        (await user(`/vouchers/${id}`, { method: "DELETE", token: await adminToken() })).status,
+      ).toBe(400);
     expect((await user(`/vouchers/${v.id}`, { method: "DELETE" })).status).toBe(401);
-    expect((await user(`/vouchers/${v.id}`, { method: "DELETE", token: (await signUp()).token })).status).toBe(403);
-    expect((await user(`/vouchers/${v.id}`, { method: "DELETE", token: await guestToken() })).status).toBe(403);
+    expect(
+      (await user(`/vouchers/${v.id}`, { method: "DELETE", token: (await signUp()).token })).status,
+    ).toBe(403);
+    expect(
+      (await user(`/vouchers/${v.id}`, { method: "DELETE", token: await guestToken() })).status,
+    ).toBe(403);
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
   });
 });
@@ -131,23 +190,41 @@ describe("PATCH /vouchers/redeem", () => {
   it("redeems once and grants the capability, without duplicates", async () => {
     const a = await signUp();
     const [v, w] = await mint({ count: 2, capability: "uploadMusic" });
-    const res = await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: v.code } });
+    const res = await user("/vouchers/redeem", {
+      method: "PATCH",
+      token: a.token,
+      body: { code: v.code },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ voucher: { id: v.id, status: "REDEEMED", redeemedBy: a.uuid }, capabilities: ["uploadMusic"] });
+    expect(res.body).toMatchObject({
+      voucher: { id: v.id, status: "REDEEMED", redeemedBy: a.uuid },
+      capabilities: ["uploadMusic"],
+    });
     expect(await capabilitiesOf(a.token)).toEqual(["uploadMusic"]);
-    const again = await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: v.code } });
+    const again = await user("/vouchers/redeem", {
+      method: "PATCH",
+      token: a.token,
+      body: { code: v.code },
+    });
     expect(again.status).toBe(403);
     expect(again.body.message).toBe(MSG.voucherInvalid);
     // Typed loosely: lower case, spaces instead of dashes.
     const loose = w.code.toLowerCase().replace(/-/g, " ");
-    expect((await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: loose } })).status).toBe(200);
+    expect(
+      (await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: loose } }))
+        .status,
+    ).toBe(200);
     expect(await capabilitiesOf(a.token)).toEqual(["uploadMusic"]);
   });
 
   it("lets exactly one of many racing users redeem a code", async () => {
     const [v] = await mint({ capability: "promoteRoom" });
     const racers = await Promise.all([1, 2, 3, 4, 5].map(() => signUp()));
-    const results = await Promise.all(racers.map((r) => user("/vouchers/redeem", { method: "PATCH", token: r.token, body: { code: v.code } })));
+    const results = await Promise.all(
+      racers.map((r) =>
+        user("/vouchers/redeem", { method: "PATCH", token: r.token, body: { code: v.code } }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 403, 403, 403, 403]);
     const winner = racers[results.findIndex((r) => r.status === 200)];
     expect((await voucherRow(v.code))!.redeemedBy).toBe(winner.uuid);
@@ -157,7 +234,15 @@ describe("PATCH /vouchers/redeem", () => {
 
   it("refuses an unknown code with 403 and bad input with 400", async () => {
     const a = await signUp();
-    expect((await user("/vouchers/redeem", { method: "PATCH", token: a.token, body: { code: "AAAA-BBBB-CCCC" } })).body.message).toBe(MSG.voucherInvalid);
+    expect(
+      (
+        await user("/vouchers/redeem", {
+          method: "PATCH",
+          token: a.token,
+          body: { code: "AAAA-BBBB-CCCC" },
+        })
+      ).body.message,
+    ).toBe(MSG.voucherInvalid);
     const [v] = await mint();
     for (const body of [{}, { code: "" }, { code: 12 }, { code: "x".repeat(65) }]) {
       const res = await user("/vouchers/redeem", { method: "PATCH", token: a.token, body });
@@ -169,8 +254,18 @@ describe("PATCH /vouchers/redeem", () => {
 
   it("needs an account token: 401 without, 403 for a guest", async () => {
     const [v] = await mint();
-    expect((await user("/vouchers/redeem", { method: "PATCH", body: { code: v.code } })).status).toBe(401);
-    expect((await user("/vouchers/redeem", { method: "PATCH", body: { code: v.code }, token: await guestToken() })).status).toBe(403);
+    expect(
+      (await user("/vouchers/redeem", { method: "PATCH", body: { code: v.code } })).status,
+    ).toBe(401);
+    expect(
+      (
+        await user("/vouchers/redeem", {
+          method: "PATCH",
+          body: { code: v.code },
+          token: await guestToken(),
+        })
+      ).status,
+    ).toBe(403);
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
   });
 });
@@ -179,11 +274,19 @@ describe("POST /users/voucher-sign-up", () => {
   it("makes an account with the voucher's capability, signs it in and spends the voucher", async () => {
     const [v] = await mint({ capability: "uploadMusic" });
     const email = uniqueEmail("vip");
-    const res = await user("/users/voucher-sign-up", { body: { email, password: "correct horse battery", voucherCode: v.code, nickname: "VIP" } });
+    const res = await user("/users/voucher-sign-up", {
+      body: { email, password: "correct horse battery", voucherCode: v.code, nickname: "VIP" },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ tokenType: "user", user: { email, nickname: "VIP", capabilities: ["uploadMusic"], emailVerified: false } });
+    expect(res.body).toMatchObject({
+      tokenType: "user",
+      user: { email, nickname: "VIP", capabilities: ["uploadMusic"], emailVerified: false },
+    });
     expect(await capabilitiesOf(res.body.token)).toEqual(["uploadMusic"]);
-    expect((await voucherRow(v.code))!).toMatchObject({ status: "REDEEMED", redeemedBy: res.body.user.uuid });
+    expect((await voucherRow(v.code))!).toMatchObject({
+      status: "REDEEMED",
+      redeemedBy: res.body.user.uuid,
+    });
     expect(await latestCode(email)).toMatch(/^\d{6}$/);
   });
 
@@ -191,14 +294,31 @@ describe("POST /users/voucher-sign-up", () => {
     const [v] = await mint();
     const before = await countRows("users");
     const email = uniqueEmail();
-    for (const body of [{ email, password: "correct horse battery" }, { email, voucherCode: v.code }, { password: "correct horse battery", voucherCode: v.code }, {}, { email, password: "", voucherCode: v.code }]) {
+    for (const body of [
+      { email, password: "correct horse battery" },
+      { email, voucherCode: v.code },
+      { password: "correct horse battery", voucherCode: v.code },
+      {},
+      { email, password: "", voucherCode: v.code },
+    ]) {
       const res = await user("/users/voucher-sign-up", { body });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: MSG.voucherSignUpMissing, error: "Bad Request" });
+      expect(res.body).toEqual({
+        statusCode: 400,
+        message: MSG.voucherSignUpMissing,
+        error: "Bad Request",
+      });
     }
-    const bad = await user("/users/voucher-sign-up", { body: { email: "nope", password: "short", voucherCode: v.code } });
+    const bad = await user("/users/voucher-sign-up", {
+      body: { email: "nope", password: "short", voucherCode: v.code },
+    });
     expect(bad.status).toBe(400);
-    expect(messages(bad.body)).toEqual(expect.arrayContaining([expect.stringContaining("email"), expect.stringContaining("password")]));
+    expect(messages(bad.body)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("email"),
+        expect.stringContaining("password"),
+      ]),
+    );
     expect(await countRows("users")).toBe(before);
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
   });
@@ -206,7 +326,13 @@ describe("POST /users/voucher-sign-up", () => {
   it("refuses a taken e-mail (403) without spending the voucher", async () => {
     const a = await signUp();
     const [v] = await mint();
-    const res = await user("/users/voucher-sign-up", { body: { email: a.email.toUpperCase(), password: "correct horse battery", voucherCode: v.code } });
+    const res = await user("/users/voucher-sign-up", {
+      body: {
+        email: a.email.toUpperCase(),
+        password: "correct horse battery",
+        voucherCode: v.code,
+      },
+    });
     expect(res.status).toBe(403);
     expect(res.body.message).toBe(MSG.emailTaken);
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
@@ -215,42 +341,72 @@ describe("POST /users/voucher-sign-up", () => {
   it("refuses an unknown, used or revoked voucher (403) and makes no account", async () => {
     const token = await adminToken();
     const [used, revoked] = await mint({ count: 2 });
-    await user("/vouchers/redeem", { method: "PATCH", token: (await signUp()).token, body: { code: used.code } });
+    await user("/vouchers/redeem", {
+      method: "PATCH",
+      token: (await signUp()).token,
+      body: { code: used.code },
+    });
     await user(`/vouchers/${revoked.id}`, { method: "DELETE", token });
     for (const voucherCode of ["ZZZZ-ZZZZ-ZZZZ", used.code, revoked.code]) {
       const email = uniqueEmail();
-      const res = await user("/users/voucher-sign-up", { body: { email, password: "correct horse battery", voucherCode } });
+      const res = await user("/users/voucher-sign-up", {
+        body: { email, password: "correct horse battery", voucherCode },
+      });
       expect(res.status).toBe(403);
       expect(res.body.message).toBe(MSG.voucherInvalid);
-      expect(await db(env).select().from(users).where(eq(users.email, email)).get()).toBeUndefined();
+      expect(
+        await db(env).select().from(users).where(eq(users.email, email)).get(),
+      ).toBeUndefined();
     }
   });
 
   it("makes exactly one account when two sign-ups race for one voucher", async () => {
     const [v] = await mint();
     const emails = [uniqueEmail("racer"), uniqueEmail("racer")];
-    const results = await Promise.all(emails.map((email) => user("/users/voucher-sign-up", { body: { email, password: "correct horse battery", voucherCode: v.code } })));
+    const results = await Promise.all(
+      emails.map((email) =>
+        user("/users/voucher-sign-up", {
+          body: { email, password: "correct horse battery", voucherCode: v.code },
+        }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403]);
     expect(results.find((r) => r.status === 403)!.body.message).toBe(MSG.voucherInvalid);
-    expect(await db(env).select().from(users).where(inArray(users.email, emails)).all()).toHaveLength(1);
-    expect((await voucherRow(v.code))!.redeemedBy).toBe(results.find((r) => r.status === 201)!.body.user.uuid);
+    expect(
+      await db(env).select().from(users).where(inArray(users.email, emails)).all(),
+    ).toHaveLength(1);
+    expect((await voucherRow(v.code))!.redeemedBy).toBe(
+      results.find((r) => r.status === 201)!.body.user.uuid,
+    );
   });
 
   it("gives the voucher back when the account cannot be made (two sign-ups race for one e-mail)", async () => {
     for (let round = 0; round < 3; round++) {
       const [v, w] = await mint({ count: 2 });
       const email = uniqueEmail("same");
-      const results = await Promise.all([v, w].map((x) => user("/users/voucher-sign-up", { body: { email, password: "correct horse battery", voucherCode: x.code } })));
+      const results = await Promise.all(
+        [v, w].map((x) =>
+          user("/users/voucher-sign-up", {
+            body: { email, password: "correct horse battery", voucherCode: x.code },
+          }),
+        ),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 403]);
       expect(results.find((r) => r.status === 403)!.body.message).toBe(MSG.emailTaken);
-      const statuses = [(await voucherRow(v.code))!.status, (await voucherRow(w.code))!.status].sort();
+      const statuses = [
+        (await voucherRow(v.code))!.status,
+        (await voucherRow(w.code))!.status,
+      ].sort();
       expect(statuses).toEqual(["PENDING", "REDEEMED"]);
     }
   });
 
   it("is public, but a forged token is still 401", async () => {
     const [v] = await mint();
-    const res = await user("/users/voucher-sign-up", { body: { email: uniqueEmail(), password: "correct horse battery", voucherCode: v.code }, token: "forged.token.x" });
+    const res = await user("/users/voucher-sign-up", {
+      body: { email: uniqueEmail(), password: "correct horse battery", voucherCode: v.code },
+      token: "forged.token.x",
+    });
     expect(res.status).toBe(401);
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
   });

@@ -25,10 +25,23 @@ export default {
     const { pathname } = new URL(request.url);
     if (pathname === "/api" || pathname.startsWith("/api/")) return api.fetch(request, env, ctx);
     if (pathname.startsWith("/parties/")) {
-      const res = await routePartykitRequest(request, env as never, { onBeforeConnect: (req) => authorizeRoomConnection(req, env) });
-      return res ?? Response.json({ statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" }, { status: 404 });
+      const res = await routePartykitRequest(request, env as never, {
+        onBeforeConnect: (req) => authorizeRoomConnection(req, env),
+      });
+      return (
+        res ??
+        Response.json(
+          { statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" },
+          { status: 404 },
+        )
+      );
     }
-    return remix(request, { env, ctx, api: async (path: string, init?: RequestInit) => api.fetch(new Request(new URL(path, request.url), init), env, ctx) });
+    return remix(request, {
+      env,
+      ctx,
+      api: async (path: string, init?: RequestInit) =>
+        api.fetch(new Request(new URL(path, request.url), init), env, ctx),
+    });
   },
 
   async queue(batch, env) {

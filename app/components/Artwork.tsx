@@ -34,7 +34,14 @@ export function Artwork({ song, size = 48, className = "", rounded = "rounded-lg
       />
     );
   }
-  return <GradientTile seed={`${song?.trackName ?? ""}·${song?.artistName ?? ""}`} size={size} className={className} rounded={rounded} />;
+  return (
+    <GradientTile
+      seed={`${song?.trackName ?? ""}·${song?.artistName ?? ""}`}
+      size={size}
+      className={className}
+      rounded={rounded}
+    />
+  );
 }
 
 /** The generated tile: two hues from the seed, a soft light, and a note. */
@@ -64,7 +71,10 @@ export function GradientTile({
         background: `radial-gradient(circle at 30% 25%, hsl(${h2} 90% 70% / 0.55), transparent 60%), linear-gradient(135deg, hsl(${h} 75% 45%), hsl(${h2} 80% 30%))`,
       }}
     >
-      <Music className="text-white/85" style={{ width: Math.max(14, size * 0.38), height: Math.max(14, size * 0.38) }} />
+      <Music
+        className="text-white/85"
+        style={{ width: Math.max(14, size * 0.38), height: Math.max(14, size * 0.38) }}
+      />
     </span>
   );
 }

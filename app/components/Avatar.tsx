@@ -23,12 +23,29 @@ export function Avatar({ name, src, color, size = 40, alt = "", className = "" }
   const style = { width: size, height: size };
   const ring = `shrink-0 rounded-full ring-2 ring-white/15 ${className}`;
   if (src && !failed) {
-    return <img ref={ref} src={src} alt={alt} width={size} height={size} style={style} className={`${ring} object-cover bg-panel`} onError={onError} />;
+    return (
+      <img
+        ref={ref}
+        src={src}
+        alt={alt}
+        width={size}
+        height={size}
+        style={style}
+        className={`${ring} object-cover bg-panel`}
+        onError={onError}
+      />
+    );
   }
   return <InitialAvatar name={name} color={color} size={size} alt={alt} className={ring} />;
 }
 
-export function InitialAvatar({ name, color, size = 40, alt = "", className = "" }: Omit<AvatarProps, "src">) {
+export function InitialAvatar({
+  name,
+  color,
+  size = 40,
+  alt = "",
+  className = "",
+}: Omit<AvatarProps, "src">) {
   const bg = userColor(color);
   const fg = textOn(bg);
   const initial = (Array.from(name.trim())[0] ?? "?").toUpperCase();
@@ -52,7 +69,16 @@ export function InitialAvatar({ name, color, size = 40, alt = "", className = ""
       </defs>
       <circle cx="20" cy="20" r="20" fill={bg} />
       <circle cx="20" cy="20" r="20" fill={`url(#${gradient})`} />
-      <text x="20" y="20" dy="0.35em" textAnchor="middle" fontSize="18" fontWeight="700" fontFamily="system-ui, sans-serif" fill={fg}>
+      <text
+        x="20"
+        y="20"
+        dy="0.35em"
+        textAnchor="middle"
+        fontSize="18"
+        fontWeight="700"
+        fontFamily="system-ui, sans-serif"
+        fill={fg}
+      >
         {initial}
       </text>
     </svg>

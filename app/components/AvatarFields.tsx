@@ -20,7 +20,8 @@ export function AvatarFields({
   errors?: Partial<Record<string, MessageKey>>;
 }) {
   const t = useT();
-  const v = (k: string, fallback: unknown) => values?.[k] ?? (fallback === null || fallback === undefined ? "" : String(fallback));
+  const v = (k: string, fallback: unknown) =>
+    values?.[k] ?? (fallback === null || fallback === undefined ? "" : String(fallback));
   const [status, setStatus] = useState(v("status", avatar?.status ?? "PUBLIC"));
   const err = (k: string) => (errors?.[k] ? t(errors[k]!) : undefined);
   return (
@@ -39,9 +40,27 @@ export function AvatarFields({
           spellCheck={false}
         />
       )}
-      <Field label={t("adminAvatars.name")} name="name" required maxLength={60} defaultValue={v("name", avatar?.name)} error={err("name")} />
-      <TextArea label={t("adminAvatars.description")} name="description" maxLength={300} defaultValue={v("description", avatar?.description)} className="sm:col-span-2" />
-      <Select label={t("adminAvatars.status")} name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
+      <Field
+        label={t("adminAvatars.name")}
+        name="name"
+        required
+        maxLength={60}
+        defaultValue={v("name", avatar?.name)}
+        error={err("name")}
+      />
+      <TextArea
+        label={t("adminAvatars.description")}
+        name="description"
+        maxLength={300}
+        defaultValue={v("description", avatar?.description)}
+        className="sm:col-span-2"
+      />
+      <Select
+        label={t("adminAvatars.status")}
+        name="status"
+        value={status}
+        onChange={(e) => setStatus(e.target.value)}
+      >
         {statuses.map((s) => (
           <option key={s} value={s}>
             {t(`avatars.status.${s}`)}
@@ -49,13 +68,34 @@ export function AvatarFields({
         ))}
       </Select>
       <label className="flex items-center gap-3 self-end rounded-xl border border-line bg-ink-900/70 px-3.5 py-3 text-sm text-ink-100">
-        <input type="checkbox" name="discordOnly" value="true" defaultChecked={v("discordOnly", avatar?.discordOnly) === "true"} className="size-4 accent-brand" />
+        <input
+          type="checkbox"
+          name="discordOnly"
+          value="true"
+          defaultChecked={v("discordOnly", avatar?.discordOnly) === "true"}
+          className="size-4 accent-brand"
+        />
         {t("adminAvatars.discordOnly")}
       </label>
       {status === "SEASON_AWARD" && (
         <>
-          <Field label={t("adminAvatars.seasonId")} name="seasonId" type="number" min={1} required defaultValue={v("seasonId", avatar?.seasonId)} hint={t("adminAvatars.seasonHint")} />
-          <Field label={t("adminAvatars.pointsThreshold")} name="pointsThreshold" type="number" min={0} required defaultValue={v("pointsThreshold", avatar?.pointsThreshold)} />
+          <Field
+            label={t("adminAvatars.seasonId")}
+            name="seasonId"
+            type="number"
+            min={1}
+            required
+            defaultValue={v("seasonId", avatar?.seasonId)}
+            hint={t("adminAvatars.seasonHint")}
+          />
+          <Field
+            label={t("adminAvatars.pointsThreshold")}
+            name="pointsThreshold"
+            type="number"
+            min={0}
+            required
+            defaultValue={v("pointsThreshold", avatar?.pointsThreshold)}
+          />
         </>
       )}
     </div>
@@ -91,11 +131,14 @@ export function avatarBody(form: FormData, creating: boolean) {
     const x = form.get(k);
     return typeof x === "string" ? x.trim() : "";
   };
-  const values = Object.fromEntries(["slug", "name", "description", "status", "seasonId", "pointsThreshold"].map((k) => [k, s(k)]));
+  const values = Object.fromEntries(
+    ["slug", "name", "description", "status", "seasonId", "pointsThreshold"].map((k) => [k, s(k)]),
+  );
   values.discordOnly = form.get("discordOnly") ? "true" : "false";
   const errors: Partial<Record<string, MessageKey>> = {};
   if (creating && !values.slug) errors.slug = "adminAvatars.slugRequired";
-  else if (creating && !/^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/.test(values.slug)) errors.slug = "adminAvatars.slugInvalid";
+  else if (creating && !/^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/.test(values.slug))
+    errors.slug = "adminAvatars.slugInvalid";
   if (!values.name) errors.name = "adminAvatars.nameRequired";
   const season = values.status === "SEASON_AWARD";
   const json: Record<string, unknown> = {

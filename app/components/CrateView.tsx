@@ -10,15 +10,40 @@ import {
   type Modifier,
   type ScreenReaderInstructions,
 } from "@dnd-kit/core";
-import { arrayMove, SortableContext, sortableKeyboardCoordinates, useSortable, verticalListSortingStrategy } from "@dnd-kit/sortable";
+import {
+  arrayMove,
+  SortableContext,
+  sortableKeyboardCoordinates,
+  useSortable,
+  verticalListSortingStrategy,
+} from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { Await, Link, useRevalidator } from "@remix-run/react";
-import { ArrowLeft, Eraser, GripVertical, Heart, ListMusic, Loader2, Play, Search, Shuffle, Trash2 } from "lucide-react";
+import {
+  ArrowLeft,
+  Eraser,
+  GripVertical,
+  Heart,
+  ListMusic,
+  Loader2,
+  Play,
+  Search,
+  Shuffle,
+  Trash2,
+} from "lucide-react";
 import { Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
-import { CRATE_PAGE, IMPORT_REFRESH_MS, artworkUrl, uploadStream, type CrateDto, type CrateSongDto, type ListPage } from "~/lib/songs";
+import {
+  CRATE_PAGE,
+  IMPORT_REFRESH_MS,
+  artworkUrl,
+  uploadStream,
+  type CrateDto,
+  type CrateSongDto,
+  type ListPage,
+} from "~/lib/songs";
 import type { Loaded } from "~/lib/songs.server";
 import { Artwork, GradientTile } from "./Artwork";
 import { ConfirmDialog } from "./Dialog";
@@ -76,8 +101,18 @@ export function CrateView({ id, kind, userUuid, crate: first, songs }: Props) {
   }, [importing, client, id]);
 
   const canEdit = kind !== "crate" || crate?.userUuid === userUuid;
-  const name = kind === "queue" ? t("queue.heading") : kind === "likes" ? t("likes.heading") : crate?.crateName ?? "";
-  const eyebrow = kind === "queue" ? t("queue.eyebrow") : kind === "likes" ? t("likes.eyebrow") : t("crate.eyebrow");
+  const name =
+    kind === "queue"
+      ? t("queue.heading")
+      : kind === "likes"
+        ? t("likes.heading")
+        : (crate?.crateName ?? "");
+  const eyebrow =
+    kind === "queue"
+      ? t("queue.eyebrow")
+      : kind === "likes"
+        ? t("likes.eyebrow")
+        : t("crate.eyebrow");
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
@@ -93,7 +128,14 @@ export function CrateView({ id, kind, userUuid, crate: first, songs }: Props) {
         <Suspense
           fallback={
             <>
-              <Header kind={kind} name={name} eyebrow={eyebrow} crate={crate} total={total} importing={importing} />
+              <Header
+                kind={kind}
+                name={name}
+                eyebrow={eyebrow}
+                crate={crate}
+                total={total}
+                importing={importing}
+              />
               <div className="mt-8">
                 <SongRowSkeleton rows={5} />
               </div>
@@ -112,7 +154,16 @@ export function CrateView({ id, kind, userUuid, crate: first, songs }: Props) {
                 total={total}
                 onTotal={setTotal}
                 header={(actions, cover) => (
-                  <Header kind={kind} name={name} eyebrow={eyebrow} crate={crate} total={total} importing={importing} actions={actions} cover={cover} />
+                  <Header
+                    kind={kind}
+                    name={name}
+                    eyebrow={eyebrow}
+                    crate={crate}
+                    total={total}
+                    importing={importing}
+                    actions={actions}
+                    cover={cover}
+                  />
                 )}
               />
             )}
@@ -148,7 +199,12 @@ function Header({
     <header className="flex flex-col gap-5 sm:flex-row sm:items-end">
       <div className="relative shrink-0 self-start">
         {cover && artworkUrl(cover) ? (
-          <Artwork song={cover} size={128} rounded="rounded-2xl" className="shadow-2xl shadow-brand/30" />
+          <Artwork
+            song={cover}
+            size={128}
+            rounded="rounded-2xl"
+            className="shadow-2xl shadow-brand/30"
+          />
         ) : (
           <GradientTile
             seed={kind === "crate" ? name + (crate?.crateUuid ?? "") : kind}
@@ -165,12 +221,19 @@ function Header({
         )}
       </div>
       <div className="min-w-0 flex-1">
-        <p className="text-sm font-semibold uppercase tracking-widest text-brand-light">{eyebrow}</p>
-        <h1 className="mt-1 break-words text-3xl font-extrabold tracking-tight text-white sm:text-4xl" data-testid="crate-heading">
+        <p className="text-sm font-semibold uppercase tracking-widest text-brand-light">
+          {eyebrow}
+        </p>
+        <h1
+          className="mt-1 break-words text-3xl font-extrabold tracking-tight text-white sm:text-4xl"
+          data-testid="crate-heading"
+        >
           {name}
         </h1>
         <div className="mt-2 flex flex-wrap items-center gap-2 text-ink-200">
-          <span data-testid="crate-count">{total === null ? "–" : plural(t, "crate.songCount", total)}</span>
+          <span data-testid="crate-count">
+            {total === null ? "–" : plural(t, "crate.songCount", total)}
+          </span>
           {importing && (
             <Tag tone="warning">
               <Loader2 aria-hidden className="size-3 animate-spin" />
@@ -178,7 +241,9 @@ function Header({
             </Tag>
           )}
           {crate?.importStatus === "FAILED" && <Tag tone="danger">{t("crate.importFailed")}</Tag>}
-          {crate?.importStatus === "COMPLETE" && <Tag tone="success">{t("crate.importComplete")}</Tag>}
+          {crate?.importStatus === "COMPLETE" && (
+            <Tag tone="success">{t("crate.importComplete")}</Tag>
+          )}
         </div>
         {crate?.description && <p className="mt-2 text-ink-200">{crate.description}</p>}
         {actions && <div className="mt-4 flex flex-wrap gap-2">{actions}</div>}
@@ -226,7 +291,7 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
       setSongs(page.data);
       onTotal(page.total);
     },
-    [client, id, onTotal]
+    [client, id, onTotal],
   );
 
   useEffect(() => {
@@ -332,13 +397,29 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
         {t("crate.play")}
       </button>
       {canEdit && (
-        <button type="button" disabled={songs.length < 2 || shuffling} onClick={shuffle} className={button("secondary", "sm")} data-testid="shuffle">
-          {shuffling ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <Shuffle aria-hidden className="size-4" />}
+        <button
+          type="button"
+          disabled={songs.length < 2 || shuffling}
+          onClick={shuffle}
+          className={button("secondary", "sm")}
+          data-testid="shuffle"
+        >
+          {shuffling ? (
+            <Loader2 aria-hidden className="size-4 animate-spin" />
+          ) : (
+            <Shuffle aria-hidden className="size-4" />
+          )}
           {t("crate.shuffle")}
         </button>
       )}
       {kind === "queue" && (
-        <button type="button" disabled={!songs.length} onClick={() => setClearing(true)} className={button("secondary", "sm")} data-testid="clear-queue">
+        <button
+          type="button"
+          disabled={!songs.length}
+          onClick={() => setClearing(true)}
+          className={button("secondary", "sm")}
+          data-testid="clear-queue"
+        >
           <Eraser aria-hidden className="size-4" />
           {t("queue.clear")}
         </button>
@@ -357,9 +438,27 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
           <LoadError error={first} onRetry={() => revalidator.revalidate()} />
         ) : songs.length === 0 ? (
           <EmptyState
-            icon={kind === "likes" ? <Heart aria-hidden className="size-7" /> : <ListMusic aria-hidden className="size-7" />}
-            title={t(kind === "queue" ? "queue.emptyTitle" : kind === "likes" ? "likes.emptyTitle" : "crate.emptyTitle")}
-            body={t(kind === "queue" ? "queue.emptyBody" : kind === "likes" ? "likes.emptyBody" : "crate.emptyBody")}
+            icon={
+              kind === "likes" ? (
+                <Heart aria-hidden className="size-7" />
+              ) : (
+                <ListMusic aria-hidden className="size-7" />
+              )
+            }
+            title={t(
+              kind === "queue"
+                ? "queue.emptyTitle"
+                : kind === "likes"
+                  ? "likes.emptyTitle"
+                  : "crate.emptyTitle",
+            )}
+            body={t(
+              kind === "queue"
+                ? "queue.emptyBody"
+                : kind === "likes"
+                  ? "likes.emptyBody"
+                  : "crate.emptyBody",
+            )}
           >
             <Link to="/search" className={button("primary", "sm")}>
               <Search aria-hidden className="size-4" />
@@ -367,7 +466,14 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
             </Link>
           </EmptyState>
         ) : (
-          <SortableSongs songs={songs} canEdit={canEdit} kind={kind} playable={playable} onMove={move} onRemove={remove} />
+          <SortableSongs
+            songs={songs}
+            canEdit={canEdit}
+            kind={kind}
+            playable={playable}
+            onMove={move}
+            onRemove={remove}
+          />
         )}
         {loadingMore && <SongRowSkeleton rows={3} />}
         {moreError && (
@@ -377,8 +483,15 @@ function SongList({ id, kind, canEdit, first, refresh, total, onTotal, header }:
         )}
         {first.ok && songs.length > 0 && songs.length < listTotal && !loadingMore && (
           <div className="mt-4 flex justify-center">
-            <button type="button" onClick={loadMore} className={button("secondary", "sm")} data-testid="load-more">
-              {moreError ? t("errors.retry") : t("crate.loadMore", { shown: songs.length, total: listTotal })}
+            <button
+              type="button"
+              onClick={loadMore}
+              className={button("secondary", "sm")}
+              data-testid="load-more"
+            >
+              {moreError
+                ? t("errors.retry")
+                : t("crate.loadMore", { shown: songs.length, total: listTotal })}
             </button>
           </div>
         )}
@@ -415,18 +528,24 @@ function SortableSongs({
   const t = useT();
   const sensors = useSensors(
     useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
-    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates })
+    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
   );
   const ids = useMemo(() => songs.map((s) => s.crateSongUuid), [songs]);
-  const track = (uuid: unknown) => songs.find((s) => s.crateSongUuid === uuid)?.trackName || t("song.untitled");
+  const track = (uuid: unknown) =>
+    songs.find((s) => s.crateSongUuid === uuid)?.trackName || t("song.untitled");
   const pos = (uuid: unknown) => ids.indexOf(String(uuid)) + 1;
   // What a screen reader hears while moving a song, in the page's language.
   const announcements: Announcements = {
-    onDragStart: ({ active }) => t("dnd.start", { track: track(active.id), position: pos(active.id), total: ids.length }),
+    onDragStart: ({ active }) =>
+      t("dnd.start", { track: track(active.id), position: pos(active.id), total: ids.length }),
     onDragOver: ({ active, over }) =>
-      over ? t("dnd.over", { track: track(active.id), position: pos(over.id), total: ids.length }) : t("dnd.outside", { track: track(active.id) }),
+      over
+        ? t("dnd.over", { track: track(active.id), position: pos(over.id), total: ids.length })
+        : t("dnd.outside", { track: track(active.id) }),
     onDragEnd: ({ active, over }) =>
-      over ? t("dnd.end", { track: track(active.id), position: pos(over.id), total: ids.length }) : t("dnd.cancel", { track: track(active.id) }),
+      over
+        ? t("dnd.end", { track: track(active.id), position: pos(over.id), total: ids.length })
+        : t("dnd.cancel", { track: track(active.id) }),
     onDragCancel: ({ active }) => t("dnd.cancel", { track: track(active.id) }),
   };
   const instructions: ScreenReaderInstructions = { draggable: t("dnd.instructions") };
@@ -437,7 +556,15 @@ function SortableSongs({
   }
 
   const rows = songs.map((s, i) => (
-    <SortableRow key={s.crateSongUuid} song={s} index={i} canEdit={canEdit} kind={kind} playable={playable} onRemove={onRemove} />
+    <SortableRow
+      key={s.crateSongUuid}
+      song={s}
+      index={i}
+      canEdit={canEdit}
+      kind={kind}
+      playable={playable}
+      onRemove={onRemove}
+    />
   ));
   if (!canEdit)
     return (
@@ -479,7 +606,15 @@ function SortableRow({
   onRemove: (s: CrateSongDto) => void;
 }) {
   const t = useT();
-  const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({
+  const {
+    attributes,
+    listeners,
+    setNodeRef,
+    setActivatorNodeRef,
+    transform,
+    transition,
+    isDragging,
+  } = useSortable({
     id: song.crateSongUuid,
     disabled: !canEdit,
   });
@@ -509,7 +644,10 @@ function SortableRow({
                 <GripVertical aria-hidden className="size-5" />
               </button>
             )}
-            <span className="w-7 text-center text-sm tabular-nums text-ink-300 max-sm:hidden" aria-hidden>
+            <span
+              className="w-7 text-center text-sm tabular-nums text-ink-300 max-sm:hidden"
+              aria-hidden
+            >
               {index + 1}
             </span>
           </div>
@@ -519,7 +657,12 @@ function SortableRow({
             <PlayButton song={song} list={playable} />
             {kind !== "queue" && <AddToQueueButton song={song} compact />}
             {canEdit && (
-              <IconButton label={t("crate.removeFor", { track: trackName })} onClick={() => onRemove(song)} danger testId="remove-song">
+              <IconButton
+                label={t("crate.removeFor", { track: trackName })}
+                onClick={() => onRemove(song)}
+                danger
+                testId="remove-song"
+              >
                 <Trash2 aria-hidden className="size-4" />
               </IconButton>
             )}

@@ -18,7 +18,15 @@ interface ConfirmProps {
  * A modal confirmation on the native <dialog> (showModal): the browser traps focus, Escape
  * closes it, and focus returns to the button that opened it.
  */
-export function ConfirmDialog({ open, title, children, confirmLabel, danger, onConfirm, onClose }: ConfirmProps) {
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onClose,
+}: ConfirmProps) {
   const t = useT();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();

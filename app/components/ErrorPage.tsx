@@ -5,7 +5,17 @@ import { useT } from "~/i18n";
 import { buttonClass } from "./ui";
 
 /** A friendly full-width message for 403, 404 and crashes. */
-export function StatusPage({ status, title, body, children }: { status?: number; title: string; body: ReactNode; children?: ReactNode }) {
+export function StatusPage({
+  status,
+  title,
+  body,
+  children,
+}: {
+  status?: number;
+  title: string;
+  body: ReactNode;
+  children?: ReactNode;
+}) {
   const t = useT();
   const Icon = status === 404 ? SearchX : status === 403 ? Ban : CircleOff;
   return (
@@ -13,7 +23,11 @@ export function StatusPage({ status, title, body, children }: { status?: number;
       <div className="grid size-20 place-items-center rounded-full bg-linear-to-br from-brand to-neon shadow-[0_0_60px_-10px] shadow-brand">
         <Icon aria-hidden className="size-9 text-white" />
       </div>
-      {status && <p className="mt-6 text-sm font-semibold uppercase tracking-widest text-brand-light">{t("errors.status", { status })}</p>}
+      {status && (
+        <p className="mt-6 text-sm font-semibold uppercase tracking-widest text-brand-light">
+          {t("errors.status", { status })}
+        </p>
+      )}
       <h1 className="mt-2 text-3xl font-bold tracking-tight text-white sm:text-4xl">{title}</h1>
       <div className="mt-3 text-lg text-ink-200">{body}</div>
       <div className="mt-8 flex flex-wrap justify-center gap-3">
@@ -29,7 +43,12 @@ export function StatusPage({ status, title, body, children }: { status?: number;
 
 /** The message a loader threw with (`throw data({ message }, { status })`), if any. */
 function thrownMessage(data: unknown): string | null {
-  if (data && typeof data === "object" && typeof (data as { message?: unknown }).message === "string") return (data as { message: string }).message;
+  if (
+    data &&
+    typeof data === "object" &&
+    typeof (data as { message?: unknown }).message === "string"
+  )
+    return (data as { message: string }).message;
   return null;
 }
 
@@ -43,14 +62,35 @@ export function RouteErrorBoundary() {
   const location = useLocation();
   if (isRouteErrorResponse(error)) {
     const message = thrownMessage(error.data);
-    if (error.status === 404) return <StatusPage status={404} title={t("errors.notFound.title")} body={message ?? t("errors.notFound.body")} />;
-    if (error.status === 403) return <StatusPage status={403} title={t("errors.forbidden.title")} body={message ?? t("errors.forbidden.body")} />;
-    if (error.status < 500 && message) return <StatusPage status={error.status} title={t("errors.unexpected.title")} body={message} />;
+    if (error.status === 404)
+      return (
+        <StatusPage
+          status={404}
+          title={t("errors.notFound.title")}
+          body={message ?? t("errors.notFound.body")}
+        />
+      );
+    if (error.status === 403)
+      return (
+        <StatusPage
+          status={403}
+          title={t("errors.forbidden.title")}
+          body={message ?? t("errors.forbidden.body")}
+        />
+      );
+    if (error.status < 500 && message)
+      return (
+        <StatusPage status={error.status} title={t("errors.unexpected.title")} body={message} />
+      );
   } else {
     console.error(error);
   }
   return (
-    <StatusPage status={isRouteErrorResponse(error) ? error.status : 500} title={t("errors.unexpected.title")} body={t("errors.unexpected.body")}>
+    <StatusPage
+      status={isRouteErrorResponse(error) ? error.status : 500}
+      title={t("errors.unexpected.title")}
+      body={t("errors.unexpected.body")}
+    >
       <a href={location.pathname + location.search} className={buttonClass.primary}>
         {t("errors.retry")}
       </a>

@@ -1,5 +1,15 @@
 import { Form, Link, NavLink, useLocation } from "@remix-run/react";
-import { Library, ListMusic, LogOut, Radio, Search, ShieldCheck, Trophy, Upload, UserRound } from "lucide-react";
+import {
+  Library,
+  ListMusic,
+  LogOut,
+  Radio,
+  Search,
+  ShieldCheck,
+  Trophy,
+  Upload,
+  UserRound,
+} from "lucide-react";
 import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
 import { Avatar } from "./Avatar";
@@ -17,8 +27,24 @@ export function Logo({ size = 28 }: { size?: number }) {
         </linearGradient>
       </defs>
       <circle cx="16" cy="16" r="15" fill="url(#logo-g)" />
-      <circle cx="16" cy="16" r="10.5" fill="none" stroke="#0C0A16" strokeOpacity="0.35" strokeWidth="1" />
-      <circle cx="16" cy="16" r="7" fill="none" stroke="#0C0A16" strokeOpacity="0.35" strokeWidth="1" />
+      <circle
+        cx="16"
+        cy="16"
+        r="10.5"
+        fill="none"
+        stroke="#0C0A16"
+        strokeOpacity="0.35"
+        strokeWidth="1"
+      />
+      <circle
+        cx="16"
+        cy="16"
+        r="7"
+        fill="none"
+        stroke="#0C0A16"
+        strokeOpacity="0.35"
+        strokeWidth="1"
+      />
       <circle cx="16" cy="16" r="3.2" fill="#0C0A16" />
       <circle cx="16" cy="16" r="1.1" fill="#F5F3FF" />
     </svg>
@@ -44,7 +70,11 @@ export function LanguageSwitch() {
     }
   };
   return (
-    <div role="group" aria-label={t("lang.label")} className="flex items-center rounded-full border border-white/15 bg-white/5 p-0.5 text-sm">
+    <div
+      role="group"
+      aria-label={t("lang.label")}
+      className="flex items-center rounded-full border border-white/15 bg-white/5 p-0.5 text-sm"
+    >
       {LOCALES.map((l) => (
         <Link
           key={l}
@@ -55,7 +85,9 @@ export function LanguageSwitch() {
           aria-current={l === current ? "true" : undefined}
           preventScrollReset
           className={`rounded-full px-2.5 py-1 font-semibold uppercase transition ${
-            l === current ? "bg-white text-ink-950" : "text-ink-200 hover:bg-white/10 hover:text-white"
+            l === current
+              ? "bg-white text-ink-950"
+              : "text-ink-200 hover:bg-white/10 hover:text-white"
           }`}
         >
           <span aria-hidden>{l}</span>
@@ -67,7 +99,13 @@ export function LanguageSwitch() {
 }
 
 /** The music pages a signed-in listener moves between. */
-const MUSIC_NAV: { to: string; label: MessageKey; icon: typeof Search; testId: string; wideOnly?: boolean }[] = [
+const MUSIC_NAV: {
+  to: string;
+  label: MessageKey;
+  icon: typeof Search;
+  testId: string;
+  wideOnly?: boolean;
+}[] = [
   { to: "/rooms", label: "nav.rooms", icon: Radio, testId: "nav-rooms" },
   { to: "/search", label: "nav.search", icon: Search, testId: "nav-search" },
   { to: "/crates", label: "nav.crates", icon: Library, testId: "nav-crates" },
@@ -94,7 +132,9 @@ function MusicNav() {
               data-testid={testId}
               className={({ isActive }) =>
                 `flex flex-col items-center gap-0.5 rounded-xl px-2 py-1 text-[11px] font-semibold leading-tight transition sm:flex-row sm:gap-2 sm:rounded-full sm:px-3.5 sm:py-2 sm:text-sm ${
-                  isActive ? "bg-white/12 text-white ring-1 ring-white/20" : "text-ink-200 hover:bg-white/8 hover:text-white"
+                  isActive
+                    ? "bg-white/12 text-white ring-1 ring-white/20"
+                    : "text-ink-200 hover:bg-white/8 hover:text-white"
                 }`
               }
             >
@@ -119,7 +159,11 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         {t("nav.skip")}
       </a>
       <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6">
-        <Link to="/" className="flex shrink-0 items-center gap-2 rounded-full text-xl font-extrabold tracking-tight text-white" aria-label={t("nav.home")}>
+        <Link
+          to="/"
+          className="flex shrink-0 items-center gap-2 rounded-full text-xl font-extrabold tracking-tight text-white"
+          aria-label={t("nav.home")}
+        >
           <Logo />
           {/* Signed in, phones keep the mark only: the music tabs need the room. */}
           <span aria-hidden className={user ? "max-sm:hidden" : undefined}>
@@ -154,7 +198,12 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
                 className="flex min-w-0 items-center gap-2 rounded-full py-1 pl-1 pr-3 transition hover:bg-white/10"
                 aria-label={t("nav.profile", { name: user.nickname })}
               >
-                <Avatar name={user.nickname} src={user.profilePicture} color={user.color} size={32} />
+                <Avatar
+                  name={user.nickname}
+                  src={user.profilePicture}
+                  color={user.color}
+                  size={32}
+                />
                 <span className="max-w-[14ch] truncate font-semibold" data-testid="header-nickname">
                   {user.nickname}
                 </span>
@@ -177,7 +226,10 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
             </>
           ) : (
             <>
-              <span className="flex min-w-0 items-center gap-2 text-ink-200" data-testid="header-guest">
+              <span
+                className="flex min-w-0 items-center gap-2 text-ink-200"
+                data-testid="header-guest"
+              >
                 <span className="grid size-8 place-items-center rounded-full bg-white/10 ring-2 ring-white/15">
                   <UserRound aria-hidden className="size-4" />
                 </span>

@@ -15,10 +15,13 @@ export const UPLOAD_PATH = "/api/user-service/users/images";
 export type ImageKind = "profilePicture" | "coverPicture";
 
 /** Why a file can't be uploaded, as a message key and values; null when it can. */
-export function checkImage(file: { type: string; size: number } | null | undefined): { key: MessageKey; vars?: Record<string, string> } | null {
+export function checkImage(
+  file: { type: string; size: number } | null | undefined,
+): { key: MessageKey; vars?: Record<string, string> } | null {
   if (!file || file.size === 0) return { key: "upload.noFile" };
   if (!IMAGE_TYPES.includes(file.type)) return { key: "upload.badType" };
-  if (file.size > MAX_IMAGE_BYTES) return { key: "upload.tooBig", vars: { size: (file.size / 1024 / 1024).toFixed(1) } };
+  if (file.size > MAX_IMAGE_BYTES)
+    return { key: "upload.tooBig", vars: { size: (file.size / 1024 / 1024).toFixed(1) } };
   return null;
 }
 
@@ -63,7 +66,11 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
   function start(file: File) {
     const problem = checkImage(file);
     if (problem) {
-      setState({ phase: "error", error: { status: 400, message: t(problem.key, problem.vars), generic: false }, retry: false });
+      setState({
+        phase: "error",
+        error: { status: 400, message: t(problem.key, problem.vars), generic: false },
+        retry: false,
+      });
       return;
     }
     lastFile.current = file;
@@ -76,7 +83,11 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
     if (token) req.setRequestHeader("Authorization", `Bearer ${token}`);
     req.setRequestHeader("Accept", "application/json");
     req.upload.onprogress = (e) => {
-      if (e.lengthComputable) setState({ phase: "uploading", percent: Math.min(100, Math.round((e.loaded / e.total) * 100)) });
+      if (e.lengthComputable)
+        setState({
+          phase: "uploading",
+          percent: Math.min(100, Math.round((e.loaded / e.total) * 100)),
+        });
     };
     req.onload = () => {
       let parsed: unknown = null;
@@ -85,16 +96,30 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
       } catch {
         /* not JSON: handled as a failure below */
       }
-      if (req.status >= 200 && req.status < 300 && parsed && typeof (parsed as { url?: unknown }).url === "string") {
+      if (
+        req.status >= 200 &&
+        req.status < 300 &&
+        parsed &&
+        typeof (parsed as { url?: unknown }).url === "string"
+      ) {
         setPreview((parsed as { url: string }).url);
         setState({ phase: "done" });
         if (input.current) input.current.value = "";
         revalidator.revalidate();
       } else {
-        setState({ phase: "error", error: displayError(req.status >= 200 && req.status < 300 ? 502 : req.status, parsed), retry: req.status >= 500 || req.status === 429 });
+        setState({
+          phase: "error",
+          error: displayError(req.status >= 200 && req.status < 300 ? 502 : req.status, parsed),
+          retry: req.status >= 500 || req.status === 429,
+        });
       }
     };
-    req.onerror = () => setState({ phase: "error", error: { status: 0, message: t("upload.network"), generic: false }, retry: true });
+    req.onerror = () =>
+      setState({
+        phase: "error",
+        error: { status: 0, message: t("upload.network"), generic: false },
+        retry: true,
+      });
     setState({ phase: "uploading", percent: 0 });
     req.send(body);
   }
@@ -109,7 +134,12 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
     e.preventDefault();
     const file = input.current?.files?.[0];
     if (file) start(file);
-    else setState({ phase: "error", error: { status: 400, message: t("upload.noFile"), generic: false }, retry: false });
+    else
+      setState({
+        phase: "error",
+        error: { status: 400, message: t("upload.noFile"), generic: false },
+        retry: false,
+      });
   }
 
   const uploading = state.phase === "uploading";
@@ -117,7 +147,13 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
   const inputId = `upload-${kind}`;
 
   return (
-    <form method="post" encType="multipart/form-data" onSubmit={onSubmit} className="rounded-2xl border border-line bg-ink-900/50 p-4" aria-busy={uploading}>
+    <form
+      method="post"
+      encType="multipart/form-data"
+      onSubmit={onSubmit}
+      className="rounded-2xl border border-line bg-ink-900/50 p-4"
+      aria-busy={uploading}
+    >
       <input type="hidden" name="intent" value="upload" />
       <input type="hidden" name="kind" value={kind} />
       <h3 className="font-semibold text-white">{label}</h3>
@@ -172,7 +208,10 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
               aria-valuenow={state.percent}
               className="h-2.5 overflow-hidden rounded-full bg-white/10"
             >
-              <div className="h-full rounded-full bg-linear-to-r from-brand to-neon transition-[width] duration-150" style={{ width: `${state.percent}%` }} />
+              <div
+                className="h-full rounded-full bg-linear-to-r from-brand to-neon transition-[width] duration-150"
+                style={{ width: `${state.percent}%` }}
+              />
             </div>
           </div>
         )}
@@ -186,7 +225,11 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
           <>
             <Alert error={state.error} />
             {state.retry && lastFile.current && (
-              <button type="button" onClick={() => lastFile.current && start(lastFile.current)} className={button("secondary", "sm")}>
+              <button
+                type="button"
+                onClick={() => lastFile.current && start(lastFile.current)}
+                className={button("secondary", "sm")}
+              >
                 <RotateCcw aria-hidden className="size-4" />
                 {t("upload.retry")}
               </button>
@@ -194,7 +237,9 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
           </>
         )}
         {fromServer?.error && <Alert error={fromServer.error} />}
-        {fromServer?.message && <Alert error={{ status: 400, message: t(fromServer.message), generic: false }} />}
+        {fromServer?.message && (
+          <Alert error={{ status: 400, message: t(fromServer.message), generic: false }} />
+        )}
       </div>
     </form>
   );

@@ -1,5 +1,15 @@
 import { Pause, Play, RotateCcw, SkipBack, SkipForward } from "lucide-react";
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+  type RefObject,
+} from "react";
 import type HlsType from "hls.js";
 import type { ErrorData } from "hls.js";
 import { useT, type MessageKey, type Vars } from "~/i18n";
@@ -56,7 +66,8 @@ export function usePlayer(): PlayerApi {
   return ctx;
 }
 
-const sameSong = (a: AnySong | null, b: AnySong | null) => !!a && !!b && songKey(a, -1) === songKey(b, -1);
+const sameSong = (a: AnySong | null, b: AnySong | null) =>
+  !!a && !!b && songKey(a, -1) === songKey(b, -1);
 
 /**
  * Holds the one audio element (seed 001: one song plays at a time) and plays uploads'
@@ -117,7 +128,11 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
       const pick = pickProvider(s);
       if (!pick.url) {
         // Seed 001, section 8: "Missing URL/ID to play from {provider}" / "Unknown provider".
-        fail(pick.provider ? { key: "player.missingUrl", vars: { provider: pick.provider } } : { key: "player.unknownProvider" });
+        fail(
+          pick.provider
+            ? { key: "player.missingUrl", vars: { provider: pick.provider } }
+            : { key: "player.unknownProvider" },
+        );
         return;
       }
       setState("loading");
@@ -144,7 +159,8 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
             startPosition: begin > 0 ? begin : -1,
             xhrSetup: (xhr, url) => {
               const tok = tokenRef.current ?? playTokenRef.current;
-              if (url.includes("/hls-playlist") && tok) xhr.setRequestHeader("Authorization", `Bearer ${tok}`);
+              if (url.includes("/hls-playlist") && tok)
+                xhr.setRequestHeader("Authorization", `Bearer ${tok}`);
             },
           });
           hlsRef.current = hls;
@@ -167,7 +183,9 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
           // Native HLS cannot add a header: fetch the playlist with the token and hand the
           // browser a copy whose (signed) URLs are made absolute.
           const tok = tokenRef.current ?? playTokenRef.current;
-          const res = await fetch(pick.url, { headers: tok ? { Authorization: `Bearer ${tok}` } : {} });
+          const res = await fetch(pick.url, {
+            headers: tok ? { Authorization: `Bearer ${tok}` } : {},
+          });
           const text = await res.text();
           if (id !== loadId.current) return;
           if (!res.ok) {
@@ -181,10 +199,17 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
             fail(d.generic ? { key: "player.failed" } : { text: d.message });
             return;
           }
-          const blob = URL.createObjectURL(new Blob([absolutePlaylist(text, new URL(pick.url, location.href))], { type: "application/vnd.apple.mpegurl" }));
+          const blob = URL.createObjectURL(
+            new Blob([absolutePlaylist(text, new URL(pick.url, location.href))], {
+              type: "application/vnd.apple.mpegurl",
+            }),
+          );
           blobRef.current = blob;
           audio.src = blob;
-          if (begin > 0) audio.addEventListener("loadedmetadata", () => (audio.currentTime = begin), { once: true });
+          if (begin > 0)
+            audio.addEventListener("loadedmetadata", () => (audio.currentTime = begin), {
+              once: true,
+            });
           autoplay();
         } else {
           fail({ key: "player.unsupported" });
@@ -194,7 +219,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
         if (id === loadId.current) fail({ key: "player.failed" });
       }
     },
-    [fail, teardown]
+    [fail, teardown],
   );
 
   const play = useCallback(
@@ -206,7 +231,13 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
       const audio = audioRef.current;
       const current = songRef.current;
       // Same song and same stream: not replayed (seed 001); resume, or seek to the new offset.
-      if (audio && sameSong(current, s) && streamRef.current && streamRef.current === pickProvider(s).url && state !== "error") {
+      if (
+        audio &&
+        sameSong(current, s) &&
+        streamRef.current &&
+        streamRef.current === pickProvider(s).url &&
+        state !== "error"
+      ) {
         if (typeof opts.startAt === "number") audio.currentTime = Math.max(0, opts.startAt);
         heldRef.current = false;
         if (audio.paused) void audio.play().catch(() => setState("paused"));
@@ -216,7 +247,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
       setSong(s);
       void start(s, opts.startAt);
     },
-    [start, state]
+    [start, state],
   );
 
   const pause = useCallback(() => audioRef.current?.pause(), []);
@@ -279,7 +310,11 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (typeof navigator === "undefined" || !("mediaSession" in navigator) || !song) return;
     try {
-      navigator.mediaSession.metadata = new MediaMetadata({ title: song.trackName, artist: song.artistName, album: song.albumName ?? undefined });
+      navigator.mediaSession.metadata = new MediaMetadata({
+        title: song.trackName,
+        artist: song.artistName,
+        album: song.albumName ?? undefined,
+      });
       navigator.mediaSession.setActionHandler("play", () => void audioRef.current?.play());
       navigator.mediaSession.setActionHandler("pause", () => audioRef.current?.pause());
     } catch {
@@ -288,10 +323,21 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   }, [song]);
 
   const api = useMemo<PlayerApi>(
-    () => ({ song, state, error, play, toggle, pause, stop, next, previous, isCurrent: (s) => sameSong(songRef.current, s) }),
+    () => ({
+      song,
+      state,
+      error,
+      play,
+      toggle,
+      pause,
+      stop,
+      next,
+      previous,
+      isCurrent: (s) => sameSong(songRef.current, s),
+    }),
     // next/previous change with the list position.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [song, state, error, play, toggle, pause, stop, index, list]
+    [song, state, error, play, toggle, pause, stop, index, list],
   );
 
   return (
@@ -325,13 +371,22 @@ function absolutePlaylist(text: string, base: URL): string {
     .split(/\r?\n/)
     .map((line) => {
       if (!line.trim()) return line;
-      if (line.startsWith("#")) return line.replace(/URI="([^"]+)"/g, (_m, u: string) => `URI="${new URL(u, base).href}"`);
+      if (line.startsWith("#"))
+        return line.replace(/URI="([^"]+)"/g, (_m, u: string) => `URI="${new URL(u, base).href}"`);
       return new URL(line.trim(), base).href;
     })
     .join("\n");
 }
 
-function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefObject<HTMLAudioElement>; visible: boolean }) {
+function PlayerBar({
+  api,
+  audioRef,
+  visible,
+}: {
+  api: PlayerApi;
+  audioRef: RefObject<HTMLAudioElement>;
+  visible: boolean;
+}) {
   const t = useT();
   const { song, state, error } = api;
   const [time, setTime] = useState(0);
@@ -381,7 +436,10 @@ function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefOb
           <div className="relative">
             <Artwork song={song} size={44} rounded="rounded-md" />
             {playing && (
-              <span aria-hidden className="absolute -bottom-1 -right-1 flex h-3.5 items-end gap-px rounded-sm bg-ink-950/90 px-0.5 py-0.5">
+              <span
+                aria-hidden
+                className="absolute -bottom-1 -right-1 flex h-3.5 items-end gap-px rounded-sm bg-ink-950/90 px-0.5 py-0.5"
+              >
                 <span className="eq-bar block h-full w-0.5 bg-neon" />
                 <span className="eq-bar block h-full w-0.5 bg-neon [animation-delay:-0.4s]" />
                 <span className="eq-bar block h-full w-0.5 bg-neon [animation-delay:-0.8s]" />
@@ -393,11 +451,17 @@ function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefOb
               {song ? song.trackName || t("song.untitled") : t("player.idle")}
             </p>
             {errorText ? (
-              <p className="truncate text-xs font-medium text-danger" role="alert" data-testid="player-error">
+              <p
+                className="truncate text-xs font-medium text-danger"
+                role="alert"
+                data-testid="player-error"
+              >
                 {errorText}
               </p>
             ) : (
-              <p className="truncate text-xs text-ink-300">{song ? song.artistName || t("song.unknownArtist") : t("player.idleHint")}</p>
+              <p className="truncate text-xs text-ink-300">
+                {song ? song.artistName || t("song.unknownArtist") : t("player.idleHint")}
+              </p>
             )}
           </div>
         </div>
@@ -418,14 +482,23 @@ function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefOb
             type="button"
             onClick={api.toggle}
             disabled={!song}
-            aria-label={state === "error" ? t("player.retry") : playing || loading ? t("player.pause") : t("player.play")}
+            aria-label={
+              state === "error"
+                ? t("player.retry")
+                : playing || loading
+                  ? t("player.pause")
+                  : t("player.play")
+            }
             data-testid="player-toggle"
             className="grid size-11 place-items-center rounded-full bg-white text-ink-950 shadow-lg transition hover:scale-105 disabled:cursor-not-allowed disabled:bg-white/20 disabled:text-ink-300 disabled:hover:scale-100"
           >
             {state === "error" ? (
               <RotateCcw aria-hidden className="size-5" />
             ) : loading ? (
-              <span aria-hidden className="size-5 animate-spin rounded-full border-2 border-ink-950/30 border-t-ink-950" />
+              <span
+                aria-hidden
+                className="size-5 animate-spin rounded-full border-2 border-ink-950/30 border-t-ink-950"
+              />
             ) : playing ? (
               <Pause aria-hidden className="size-5 fill-current" />
             ) : (
@@ -450,7 +523,10 @@ function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefOb
             {formatDuration(shown)}
           </span>
           <div className="relative h-1.5 flex-1 rounded-full bg-white/15 has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-offset-4 has-[:focus-visible]:outline-focus">
-            <div className="absolute inset-y-0 left-0 rounded-full bg-linear-to-r from-brand to-neon" style={{ width: `${percent}%` }} />
+            <div
+              className="absolute inset-y-0 left-0 rounded-full bg-linear-to-r from-brand to-neon"
+              style={{ width: `${percent}%` }}
+            />
             <div
               className="absolute top-1/2 size-3 -translate-x-1/2 -translate-y-1/2 rounded-full bg-white shadow"
               style={{ left: `${percent}%` }}
@@ -464,7 +540,10 @@ function PlayerBar({ api, audioRef, visible }: { api: PlayerApi; audioRef: RefOb
               value={Math.floor(shown)}
               disabled={!song || !total}
               aria-label={t("player.seek")}
-              aria-valuetext={t("player.position", { time: formatDuration(shown), total: formatDuration(total) })}
+              aria-valuetext={t("player.position", {
+                time: formatDuration(shown),
+                total: formatDuration(total),
+              })}
               onChange={(e) => setSeeking(Number(e.target.value))}
               onPointerUp={() => commitSeek()}
               onKeyUp={() => commitSeek()}

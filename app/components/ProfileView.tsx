@@ -10,15 +10,35 @@ import { AvatarArt } from "./AvatarArt";
 import { buttonClass } from "./ui";
 
 /** The cover: the uploaded picture, or a wash of the user's colour when there is none (or it fails). */
-export function Cover({ src, color, alt, className = "h-40 sm:h-64" }: { src?: string | null; color?: string | null; alt: string; className?: string }) {
+export function Cover({
+  src,
+  color,
+  alt,
+  className = "h-40 sm:h-64",
+}: {
+  src?: string | null;
+  color?: string | null;
+  alt: string;
+  className?: string;
+}) {
   const { ref, failed, onError } = useImageFallback(src);
   const c = userColor(color);
   return (
     <div
       className={`relative overflow-hidden rounded-3xl border border-line ${className}`}
-      style={{ background: `radial-gradient(ellipse 80% 120% at 20% 0%, ${c}cc, transparent 70%), radial-gradient(ellipse 60% 100% at 100% 100%, #FF4FA366, transparent 70%), #15121F` }}
+      style={{
+        background: `radial-gradient(ellipse 80% 120% at 20% 0%, ${c}cc, transparent 70%), radial-gradient(ellipse 60% 100% at 100% 100%, #FF4FA366, transparent 70%), #15121F`,
+      }}
     >
-      {src && !failed && <img ref={ref} src={src} alt={alt} className="absolute inset-0 size-full object-cover" onError={onError} />}
+      {src && !failed && (
+        <img
+          ref={ref}
+          src={src}
+          alt={alt}
+          className="absolute inset-0 size-full object-cover"
+          onError={onError}
+        />
+      )}
       <div className="absolute inset-x-0 bottom-0 h-1/2 bg-linear-to-t from-ink-950/70 to-transparent" />
     </div>
   );
@@ -28,14 +48,26 @@ function Chip({ children, color }: { children: ReactNode; color?: string }) {
   return (
     <span
       className="inline-flex items-center gap-1 rounded-full border border-white/15 bg-white/10 px-2.5 py-0.5 text-sm font-medium text-ink-50"
-      style={color ? { backgroundColor: color, color: textOn(color), borderColor: "transparent" } : undefined}
+      style={
+        color
+          ? { backgroundColor: color, color: textOn(color), borderColor: "transparent" }
+          : undefined
+      }
     >
       {children}
     </span>
   );
 }
 
-function Detail({ icon, label, children }: { icon: ReactNode; label: string; children: ReactNode }) {
+function Detail({
+  icon,
+  label,
+  children,
+}: {
+  icon: ReactNode;
+  label: string;
+  children: ReactNode;
+}) {
   return (
     <div className="flex items-start gap-3 py-3">
       <span className="mt-0.5 text-brand-light">{icon}</span>
@@ -51,12 +83,24 @@ function Detail({ icon, label, children }: { icon: ReactNode; label: string; chi
  * One profile page, for the owner (`own` adds e-mail, verification and roles) and for
  * everyone else. `actions` sits beside the name (Edit profile, say).
  */
-export function ProfileView({ profile, own, actions }: { profile: PublicProfile | User; own?: boolean; actions?: ReactNode }) {
+export function ProfileView({
+  profile,
+  own,
+  actions,
+}: {
+  profile: PublicProfile | User;
+  own?: boolean;
+  actions?: ReactNode;
+}) {
   const t = useT();
   const locale = useLocale();
   const name = fullName(profile);
   const showPronouns = !!profile.pronoun && (own || profile.displayPronouns);
-  const zodiac = profile.zodiac ? (hasKey(`zodiac.${profile.zodiac.toLowerCase()}`) ? t(`zodiac.${profile.zodiac.toLowerCase()}` as "zodiac.leo") : profile.zodiac) : null;
+  const zodiac = profile.zodiac
+    ? hasKey(`zodiac.${profile.zodiac.toLowerCase()}`)
+      ? t(`zodiac.${profile.zodiac.toLowerCase()}` as "zodiac.leo")
+      : profile.zodiac
+    : null;
   const user = own ? (profile as User) : null;
   const since = formatDate(profile.createdAt, locale);
   const color = userColor(profile.color);
@@ -78,7 +122,11 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
             <span className="break-all" data-testid="profile-nickname">
               {profile.nickname}
             </span>
-            <span aria-hidden className="size-3.5 rounded-full ring-2 ring-white/30" style={{ backgroundColor: color }} />
+            <span
+              aria-hidden
+              className="size-3.5 rounded-full ring-2 ring-white/30"
+              style={{ backgroundColor: color }}
+            />
           </h1>
           <p className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-ink-200">
             {name && <span className="text-lg">{name}</span>}
@@ -89,15 +137,27 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
             <p className="mt-3 flex items-center gap-3">
               {profile.avatarId && (
                 <span data-testid="profile-avatar" data-avatar-id={profile.avatarId}>
-                  <AvatarArt slug={profile.avatarId} size={48} alt={t("avatars.artAlt", { name: profile.avatarId })} />
+                  <AvatarArt
+                    slug={profile.avatarId}
+                    size={48}
+                    alt={t("avatars.artAlt", { name: profile.avatarId })}
+                  />
                 </span>
               )}
               {own && (
                 <>
-                  <Link to="/avatars" className={buttonClass.link} data-testid="profile-change-avatar">
+                  <Link
+                    to="/avatars"
+                    className={buttonClass.link}
+                    data-testid="profile-change-avatar"
+                  >
                     {t("avatars.change")}
                   </Link>
-                  <Link to="/subscription" className={buttonClass.link} data-testid="profile-subscription">
+                  <Link
+                    to="/subscription"
+                    className={buttonClass.link}
+                    data-testid="profile-subscription"
+                  >
                     {t("subscription.title")}
                   </Link>
                   <Link to="/shop" className={buttonClass.link} data-testid="profile-shop">
@@ -128,9 +188,14 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
           <h2 id="about" className="text-lg font-bold text-white">
             {t("profile.about")}
           </h2>
-          <p className="mt-3 whitespace-pre-line text-ink-100">{profile.bio?.trim() || <span className="text-ink-300">{t("profile.noBio")}</span>}</p>
+          <p className="mt-3 whitespace-pre-line text-ink-100">
+            {profile.bio?.trim() || <span className="text-ink-300">{t("profile.noBio")}</span>}
+          </p>
         </section>
-        <section aria-labelledby="details" className="rounded-3xl border border-line bg-panel/70 p-6">
+        <section
+          aria-labelledby="details"
+          className="rounded-3xl border border-line bg-panel/70 p-6"
+        >
           <h2 id="details" className="text-lg font-bold text-white">
             {t("profile.details")}
           </h2>
@@ -145,7 +210,10 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
                 ) : (
                   <span className="mt-1.5 flex flex-wrap items-center gap-2">
                     <Chip>{t("profile.unverified")}</Chip>
-                    <Link to="/verify-email" className="text-sm font-medium text-brand-light underline underline-offset-4">
+                    <Link
+                      to="/verify-email"
+                      className="text-sm font-medium text-brand-light underline underline-offset-4"
+                    >
                       {t("profile.verifyNow")}
                     </Link>
                   </span>
@@ -153,22 +221,34 @@ export function ProfileView({ profile, own, actions }: { profile: PublicProfile 
               </Detail>
             )}
             {showPronouns && (
-              <Detail icon={<UserRound aria-hidden className="size-5" />} label={t("profile.pronouns")}>
+              <Detail
+                icon={<UserRound aria-hidden className="size-5" />}
+                label={t("profile.pronouns")}
+              >
                 {profile.pronoun}
               </Detail>
             )}
             {zodiac && (
-              <Detail icon={<Sparkles aria-hidden className="size-5" />} label={t("profile.zodiac")}>
+              <Detail
+                icon={<Sparkles aria-hidden className="size-5" />}
+                label={t("profile.zodiac")}
+              >
                 {zodiac}
               </Detail>
             )}
             {since && (
-              <Detail icon={<CalendarDays aria-hidden className="size-5" />} label={t("profile.since")}>
+              <Detail
+                icon={<CalendarDays aria-hidden className="size-5" />}
+                label={t("profile.since")}
+              >
                 {since}
               </Detail>
             )}
             {user && !!user.roles?.length && (
-              <Detail icon={<BadgeCheck aria-hidden className="size-5" />} label={t("profile.roles")}>
+              <Detail
+                icon={<BadgeCheck aria-hidden className="size-5" />}
+                label={t("profile.roles")}
+              >
                 <span className="flex flex-wrap gap-1.5">
                   {user.roles.map((r) => (
                     <Chip key={r}>{hasKey(`role.${r}`) ? t(`role.${r}` as "role.user") : r}</Chip>

@@ -5,7 +5,15 @@ import type { SongsClient } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
 import { updateMyCrates, useMyCrates } from "~/lib/crateStore";
-import { hasSongId, songKey, uploadStream, type AnySong, type CrateDto, type CrateSongDto, type SongDto } from "~/lib/songs";
+import {
+  hasSongId,
+  songKey,
+  uploadStream,
+  type AnySong,
+  type CrateDto,
+  type CrateSongDto,
+  type SongDto,
+} from "~/lib/songs";
 import { useRootData } from "~/lib/useRootData";
 import { usePlayer, type PlayOptions } from "./Player";
 import { useToast } from "./Toaster";
@@ -40,16 +48,26 @@ export function useSongActions() {
         const s = await inCatalogue(client, song);
         await client.addSong(target.id, s.songId);
         const track = song.trackName || t("song.untitled");
-        toast.success(target.id === "queue" ? t("song.addedToQueue", { track }) : t("song.addedToCrate", { track, crate: target.name ?? "" }));
+        toast.success(
+          target.id === "queue"
+            ? t("song.addedToQueue", { track })
+            : t("song.addedToCrate", { track, crate: target.name ?? "" }),
+        );
         if (target.id !== "queue")
-          updateMyCrates((cs) => cs.map((c) => (c.crateUuid === target.id ? { ...c, crateSongsNumber: c.crateSongsNumber + 1, count: c.count + 1 } : c)));
+          updateMyCrates((cs) =>
+            cs.map((c) =>
+              c.crateUuid === target.id
+                ? { ...c, crateSongsNumber: c.crateSongsNumber + 1, count: c.count + 1 }
+                : c,
+            ),
+          );
         return true;
       } catch (err) {
         toast.error(errorText(err, t), () => void add(song, target));
         return false;
       }
     },
-    [client, toast, t]
+    [client, toast, t],
   );
 
   const addToNewCrate = useCallback(
@@ -63,12 +81,13 @@ export function useSongActions() {
         return false;
       }
     },
-    [add, client, toast, t]
+    [add, client, toast, t],
   );
 
   return {
     addToQueue: (song: AnySong) => add(song, { id: "queue" }),
-    addToCrate: (song: AnySong, crate: Pick<CrateDto, "crateUuid" | "crateName">) => add(song, { id: crate.crateUuid, name: crate.crateName }),
+    addToCrate: (song: AnySong, crate: Pick<CrateDto, "crateUuid" | "crateName">) =>
+      add(song, { id: crate.crateUuid, name: crate.crateName }),
     addToNewCrate,
   };
 }
@@ -134,7 +153,8 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
     if (!open) return;
     void ensure();
     const onDown = (e: MouseEvent) => {
-      if (!menu.current?.contains(e.target as Node) && !trigger.current?.contains(e.target as Node)) close(false);
+      if (!menu.current?.contains(e.target as Node) && !trigger.current?.contains(e.target as Node))
+        close(false);
     };
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
@@ -144,7 +164,8 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
   useEffect(() => {
     if (!open) return;
     const active = document.activeElement;
-    if (active && menu.current?.contains(active) && active.getAttribute("role") === "menuitem") return;
+    if (active && menu.current?.contains(active) && active.getAttribute("role") === "menuitem")
+      return;
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not([disabled])')?.focus();
   }, [open, crates, loading]);
 
@@ -158,7 +179,9 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
-    const items = [...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? [])];
+    const items = [
+      ...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? []),
+    ];
     const i = items.indexOf(document.activeElement as HTMLElement);
     if (e.key === "ArrowDown") items[(i + 1) % items.length]?.focus();
     else if (e.key === "ArrowUp") items[(i - 1 + items.length) % items.length]?.focus();
@@ -199,7 +222,11 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
           }
         }}
       >
-        {busy ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <ListPlus aria-hidden className="size-4" />}
+        {busy ? (
+          <Loader2 aria-hidden className="size-4 animate-spin" />
+        ) : (
+          <ListPlus aria-hidden className="size-4" />
+        )}
         <span className="max-md:sr-only">{t("song.crate")}</span>
       </button>
       {open && (
@@ -213,7 +240,9 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
             up ? "bottom-full mb-2" : "top-full mt-2"
           }`}
         >
-          <p className="px-3.5 pb-1.5 pt-1 text-xs font-semibold uppercase tracking-wider text-ink-300">{t("song.chooseCrate")}</p>
+          <p className="px-3.5 pb-1.5 pt-1 text-xs font-semibold uppercase tracking-wider text-ink-300">
+            {t("song.chooseCrate")}
+          </p>
           <div className="max-h-56 overflow-y-auto">
             {loading && !crates && (
               <div className="space-y-2 px-3.5 py-2" aria-hidden>
@@ -221,8 +250,12 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
                 <div className="h-4 w-1/2 animate-pulse rounded bg-white/10" />
               </div>
             )}
-            {!!error && !crates && <p className="px-3.5 py-2 text-sm text-danger">{errorText(error, t)}</p>}
-            {crates?.length === 0 && <p className="px-3.5 py-1.5 text-sm text-ink-300">{t("song.noCrates")}</p>}
+            {!!error && !crates && (
+              <p className="px-3.5 py-2 text-sm text-danger">{errorText(error, t)}</p>
+            )}
+            {crates?.length === 0 && (
+              <p className="px-3.5 py-1.5 text-sm text-ink-300">{t("song.noCrates")}</p>
+            )}
             {crates?.map((c) => (
               <button
                 key={c.crateUuid}
@@ -233,7 +266,9 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
                 className="flex w-full items-center justify-between gap-3 px-3.5 py-2 text-left text-sm text-ink-50 hover:bg-white/10 focus:bg-white/10 focus:outline-none"
               >
                 <span className="truncate">{c.crateName}</span>
-                <span className="shrink-0 text-xs tabular-nums text-ink-300">{plural(t, "crate.songCount", c.crateSongsNumber)}</span>
+                <span className="shrink-0 text-xs tabular-nums text-ink-300">
+                  {plural(t, "crate.songCount", c.crateSongsNumber)}
+                </span>
               </button>
             ))}
           </div>
@@ -255,7 +290,15 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
 }
 
 /** Play (or pause) a song that can stream here; nothing for one that can't. */
-export function PlayButton({ song, list, size = "md" }: { song: AnySong; list?: AnySong[]; size?: "md" | "lg" }) {
+export function PlayButton({
+  song,
+  list,
+  size = "md",
+}: {
+  song: AnySong;
+  list?: AnySong[];
+  size?: "md" | "lg";
+}) {
   const t = useT();
   const player = usePlayer();
   if (!uploadStream(song)) return null;
@@ -270,7 +313,9 @@ export function PlayButton({ song, list, size = "md" }: { song: AnySong; list?: 
       aria-label={playing ? t("song.pauseTrack", { track }) : t("song.playTrack", { track })}
       data-testid="play-song"
       className={`grid shrink-0 place-items-center rounded-full transition ${
-        current ? "bg-neon text-ink-950 hover:brightness-110" : "bg-brand text-white hover:bg-brand-hover"
+        current
+          ? "bg-neon text-ink-950 hover:brightness-110"
+          : "bg-brand text-white hover:bg-brand-hover"
       } ${size === "lg" ? "size-12" : "size-9"}`}
     >
       {current && player.state === "loading" ? (

@@ -31,7 +31,10 @@ export function SongRow({ song, leading, actions, tag, className = "" }: Props) 
       <Artwork song={song} size={48} />
       <div className="min-w-0 flex-1">
         <p className="flex min-w-0 items-center gap-1.5">
-          <span className={`truncate font-semibold ${current ? "text-neon" : "text-white"}`} data-testid="song-track">
+          <span
+            className={`truncate font-semibold ${current ? "text-neon" : "text-white"}`}
+            data-testid="song-track"
+          >
             {song.trackName || t("song.untitled")}
           </span>
           {song.explicit && <ExplicitBadge />}
@@ -66,7 +69,13 @@ export function ExplicitBadge() {
 }
 
 /** A small pill: provider names, statuses. */
-export function Tag({ children, tone = "neutral" }: { children: ReactNode; tone?: "neutral" | "brand" | "success" | "warning" | "danger" }) {
+export function Tag({
+  children,
+  tone = "neutral",
+}: {
+  children: ReactNode;
+  tone?: "neutral" | "brand" | "success" | "warning" | "danger";
+}) {
   const tones = {
     neutral: "border-white/15 bg-white/5 text-ink-200",
     brand: "border-brand-light/40 bg-brand/20 text-ink-50",
@@ -74,7 +83,13 @@ export function Tag({ children, tone = "neutral" }: { children: ReactNode; tone?
     warning: "border-[#ffb020]/40 bg-[#ffb020]/10 text-[#ffc85a]",
     danger: "border-danger/40 bg-danger/10 text-danger",
   } as const;
-  return <span className={`inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
+  return (
+    <span
+      className={`inline-flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs font-medium ${tones[tone]}`}
+    >
+      {children}
+    </span>
+  );
 }
 
 /** Placeholder rows while songs load. */
@@ -88,7 +103,10 @@ export function SongRowSkeleton({ rows = 6 }: { rows?: number }) {
           <li key={i} className="flex items-center gap-3.5 px-3 py-2">
             <div className="size-12 shrink-0 animate-pulse rounded-lg bg-white/10" />
             <div className="flex-1 space-y-2">
-              <div className="h-4 animate-pulse rounded bg-white/10" style={{ width: `${55 + ((i * 17) % 35)}%` }} />
+              <div
+                className="h-4 animate-pulse rounded bg-white/10"
+                style={{ width: `${55 + ((i * 17) % 35)}%` }}
+              />
               <div className="h-3 w-1/3 animate-pulse rounded bg-white/[0.07]" />
             </div>
             <div className="h-8 w-20 animate-pulse rounded-full bg-white/[0.07]" />
@@ -100,7 +118,17 @@ export function SongRowSkeleton({ rows = 6 }: { rows?: number }) {
 }
 
 /** A friendly empty state with an icon and a way forward. */
-export function EmptyState({ icon, title, body, children }: { icon: ReactNode; title: string; body?: string; children?: ReactNode }) {
+export function EmptyState({
+  icon,
+  title,
+  body,
+  children,
+}: {
+  icon: ReactNode;
+  title: string;
+  body?: string;
+  children?: ReactNode;
+}) {
   return (
     <div
       className="flex flex-col items-center rounded-3xl border border-dashed border-white/15 bg-white/[0.02] px-6 py-12 text-center"

@@ -1,5 +1,14 @@
 import { AlertCircle, CheckCircle2, Info, X } from "lucide-react";
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
 import { useT } from "~/i18n";
 
 type Kind = "success" | "error" | "info";
@@ -34,9 +43,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     () => ({
       success: (m) => push("success", m),
       info: (m) => push("info", m),
-      error: (m, retry) => push("error", m, retry ? { label: t("errors.retry"), onClick: retry } : undefined),
+      error: (m, retry) =>
+        push("error", m, retry ? { label: t("errors.retry"), onClick: retry } : undefined),
     }),
-    [push, t]
+    [push, t],
   );
   return (
     <ToastContext.Provider value={api}>
@@ -46,14 +56,22 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         data-testid="toasts"
       >
         {/* Two live regions, present from the first paint so screen readers announce additions. */}
-        <div role="status" aria-live="polite" className="flex w-full flex-col items-center gap-2 sm:items-end">
+        <div
+          role="status"
+          aria-live="polite"
+          className="flex w-full flex-col items-center gap-2 sm:items-end"
+        >
           {toasts
             .filter((x) => x.kind !== "error")
             .map((x) => (
               <ToastView key={x.id} toast={x} onDismiss={dismiss} />
             ))}
         </div>
-        <div role="alert" aria-live="assertive" className="flex w-full flex-col items-center gap-2 sm:items-end">
+        <div
+          role="alert"
+          aria-live="assertive"
+          className="flex w-full flex-col items-center gap-2 sm:items-end"
+        >
           {toasts
             .filter((x) => x.kind === "error")
             .map((x) => (
@@ -74,9 +92,14 @@ function ToastView({ toast, onDismiss }: { toast: Toast; onDismiss: (id: number)
     const id = setTimeout(() => onDismiss(toast.id), toast.kind === "error" ? 8000 : 5000);
     return () => clearTimeout(id);
   }, [hover, onDismiss, toast.id, toast.kind]);
-  const Icon = toast.kind === "error" ? AlertCircle : toast.kind === "success" ? CheckCircle2 : Info;
+  const Icon =
+    toast.kind === "error" ? AlertCircle : toast.kind === "success" ? CheckCircle2 : Info;
   const tone =
-    toast.kind === "error" ? "border-danger/60 text-danger" : toast.kind === "success" ? "border-success/50 text-success" : "border-line text-brand-light";
+    toast.kind === "error"
+      ? "border-danger/60 text-danger"
+      : toast.kind === "success"
+        ? "border-success/50 text-success"
+        : "border-line text-brand-light";
   return (
     <div
       className={`pointer-events-auto flex w-full max-w-sm items-start gap-3 rounded-2xl border bg-panel/95 px-4 py-3 shadow-2xl shadow-black/60 backdrop-blur ${tone}`}

@@ -1,6 +1,15 @@
 import { Link } from "@remix-run/react";
 import { Coins } from "lucide-react";
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
 import { useLocale, useT } from "~/i18n";
 import { fetchOwnAccount, type TokenAccount } from "~/lib/store";
 
@@ -18,15 +27,30 @@ interface TokenBalanceApi {
 
 const BalanceContext = createContext<TokenBalanceApi | null>(null);
 
-export function TokenBalanceProvider({ initial, token, children }: { initial: TokenAccount | null; token: string | null; children: ReactNode }) {
+export function TokenBalanceProvider({
+  initial,
+  token,
+  children,
+}: {
+  initial: TokenAccount | null;
+  token: string | null;
+  children: ReactNode;
+}) {
   const [account, setState] = useState(initial);
   // A newer loader value (after navigation or an action) wins over what we hold, but an
   // older one never rolls back a purchase we already showed.
   useEffect(() => {
-    if (initial) setState((cur) => (cur && cur.id === initial.id && cur.updatedAt > initial.updatedAt ? cur : initial));
+    if (initial)
+      setState((cur) =>
+        cur && cur.id === initial.id && cur.updatedAt > initial.updatedAt ? cur : initial,
+      );
     else if (!token) setState(null);
   }, [initial, token]);
-  const setAccount = useCallback((a: TokenAccount) => setState((cur) => (cur && cur.id === a.id && cur.updatedAt > a.updatedAt ? cur : a)), []);
+  const setAccount = useCallback(
+    (a: TokenAccount) =>
+      setState((cur) => (cur && cur.id === a.id && cur.updatedAt > a.updatedAt ? cur : a)),
+    [],
+  );
   const inFlight = useRef<Promise<TokenAccount | null> | null>(null);
   const refresh = useCallback(() => {
     if (!token) return Promise.resolve(null);
@@ -71,8 +95,12 @@ export function TokenBalanceBadge() {
       to="/shop"
       prefetch="intent"
       className="flex shrink-0 items-center gap-1.5 rounded-full border border-amber-300/30 bg-amber-300/10 px-2.5 py-1.5 text-sm font-bold text-amber-100 transition hover:bg-amber-300/20"
-      aria-label={account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")}
-      title={account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")}
+      aria-label={
+        account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")
+      }
+      title={
+        account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")
+      }
     >
       <Coins aria-hidden className="size-4 text-amber-300" />
       <span data-testid="token-balance" className="tabular-nums">

@@ -1,6 +1,13 @@
 import { useNavigation } from "@remix-run/react";
 import { AlertCircle, CheckCircle2, Loader2, RotateCcw } from "lucide-react";
-import { useEffect, useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import {
+  useEffect,
+  useId,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from "react";
 import { useT, type MessageKey } from "~/i18n";
 import type { DisplayError } from "~/lib/errors";
 
@@ -10,7 +17,8 @@ const buttonBase = {
     "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-full bg-brand font-semibold text-white shadow-[0_0_24px_-6px] shadow-brand transition hover:bg-brand-hover disabled:cursor-not-allowed disabled:opacity-70",
   secondary:
     "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-full border border-white/25 font-semibold text-ink-50 transition hover:border-white/50 hover:bg-white/10 disabled:cursor-not-allowed disabled:opacity-70",
-  ghost: "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-full font-medium text-ink-100 transition hover:bg-white/10",
+  ghost:
+    "inline-flex items-center justify-center gap-2 whitespace-nowrap rounded-full font-medium text-ink-100 transition hover:bg-white/10",
 } as const;
 
 /** Paddings (kept apart from the looks: two padding classes on one element fight). */
@@ -23,8 +31,10 @@ const buttonSize = {
 } as const;
 
 /** A button's classes: `button("primary", "sm")`. */
-export const button = (variant: keyof typeof buttonBase, size: keyof typeof buttonSize = variant === "ghost" ? "compact" : "md") =>
-  `${buttonBase[variant]} ${buttonSize[size]}`;
+export const button = (
+  variant: keyof typeof buttonBase,
+  size: keyof typeof buttonSize = variant === "ghost" ? "compact" : "md",
+) => `${buttonBase[variant]} ${buttonSize[size]}`;
 
 export const buttonClass = {
   primary: button("primary"),
@@ -139,11 +149,23 @@ function FieldError({ id, children }: { id: string; children: ReactNode }) {
 }
 
 /** A form-level message: an API error (in the spec's words) or a success note. */
-export function Alert({ error, success, children }: { error?: DisplayError | null; success?: boolean; children?: ReactNode }) {
+export function Alert({
+  error,
+  success,
+  children,
+}: {
+  error?: DisplayError | null;
+  success?: boolean;
+  children?: ReactNode;
+}) {
   const t = useT();
   if (error) {
     return (
-      <div role="alert" tabIndex={-1} className="flex items-start gap-2.5 rounded-xl border border-danger/50 bg-danger/10 px-4 py-3 text-sm text-ink-50">
+      <div
+        role="alert"
+        tabIndex={-1}
+        className="flex items-start gap-2.5 rounded-xl border border-danger/50 bg-danger/10 px-4 py-3 text-sm text-ink-50"
+      >
         <AlertCircle aria-hidden className="mt-0.5 size-4 shrink-0 text-danger" />
         <p data-testid="form-error">{error.generic ? t("errors.generic") : error.message}</p>
       </div>
@@ -166,7 +188,15 @@ export function Alert({ error, success, children }: { error?: DisplayError | nul
  * field has that value (pages with two buttons show two separate pending states).
  */
 /** A failed load: what went wrong (the spec's words) and a way to try again. */
-export function LoadError({ error, onRetry, className = "" }: { error: DisplayError; onRetry: () => void; className?: string }) {
+export function LoadError({
+  error,
+  onRetry,
+  className = "",
+}: {
+  error: DisplayError;
+  onRetry: () => void;
+  className?: string;
+}) {
   const t = useT();
   return (
     <div className={`space-y-3 ${className}`}>
@@ -196,7 +226,14 @@ interface SubmitProps {
 }
 
 /** A submit button that shows a spinner and "…ing" text while its form is submitting. */
-export function SubmitButton({ label, pendingLabel, intent, variant = "primary", className = "", form }: SubmitProps) {
+export function SubmitButton({
+  label,
+  pendingLabel,
+  intent,
+  variant = "primary",
+  className = "",
+  form,
+}: SubmitProps) {
   const t = useT();
   const pending = usePending(intent);
   return (
@@ -217,11 +254,25 @@ export function SubmitButton({ label, pendingLabel, intent, variant = "primary",
 
 /** The panel most forms sit in. */
 export function Card({ children, className = "" }: { children: ReactNode; className?: string }) {
-  return <div className={`rounded-3xl border border-line bg-panel/80 p-6 shadow-2xl shadow-black/40 backdrop-blur sm:p-8 ${className}`}>{children}</div>;
+  return (
+    <div
+      className={`rounded-3xl border border-line bg-panel/80 p-6 shadow-2xl shadow-black/40 backdrop-blur sm:p-8 ${className}`}
+    >
+      {children}
+    </div>
+  );
 }
 
 /** A narrow centred column with a card: the auth pages. */
-export function AuthLayout({ title, lede, children }: { title: string; lede?: ReactNode; children: ReactNode }) {
+export function AuthLayout({
+  title,
+  lede,
+  children,
+}: {
+  title: string;
+  lede?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <div className="mx-auto w-full max-w-md px-4 py-10 sm:py-16">
       <Card>
@@ -240,7 +291,9 @@ export function AuthLayout({ title, lede, children }: { title: string; lede?: Re
 export function useFocusFirstError(result: unknown) {
   useEffect(() => {
     if (!result) return;
-    const el = document.querySelector<HTMLElement>('#main [aria-invalid="true"], #main [role="alert"]');
+    const el = document.querySelector<HTMLElement>(
+      '#main [aria-invalid="true"], #main [role="alert"]',
+    );
     el?.focus();
   }, [result]);
 }

@@ -52,9 +52,11 @@ export const enAvatars = {
   "adminAvatars.discordOnly": "Only for people with a linked Discord account",
   "adminAvatars.seasonId": "Season id",
   "adminAvatars.pointsThreshold": "Points needed",
-  "adminAvatars.seasonHint": "Season awards only: the season whose board awards it and the points it takes.",
+  "adminAvatars.seasonHint":
+    "Season awards only: the season whose board awards it and the points it takes.",
   "adminAvatars.art": "Art",
-  "adminAvatars.artHint": "PNG, JPEG or WebP up to 2 MB and 2048 × 2048 (thumbnails are made at 128, 256, 500 and 1024), or SVG up to 256 KB.",
+  "adminAvatars.artHint":
+    "PNG, JPEG or WebP up to 2 MB and 2048 × 2048 (thumbnails are made at 128, 256, 500 and 1024), or SVG up to 256 KB.",
   "adminAvatars.artNone": "No art yet: a pattern drawn from the slug is shown.",
   "adminAvatars.create": "Create avatar",
   "adminAvatars.creating": "Creating…",
@@ -64,7 +66,8 @@ export const enAvatars = {
   "adminAvatars.uploading": "Uploading…",
   "adminAvatars.delete": "Delete avatar",
   "adminAvatars.deleting": "Deleting…",
-  "adminAvatars.deleteHint": "Deleting removes its art and assignments and takes it off everyone wearing it.",
+  "adminAvatars.deleteHint":
+    "Deleting removes its art and assignments and takes it off everyone wearing it.",
   "adminAvatars.created": "Avatar created.",
   "adminAvatars.saved": "Saved.",
   "adminAvatars.uploaded": "Art uploaded.",
@@ -73,6 +76,7 @@ export const enAvatars = {
   "adminAvatars.assignments": "Assignments ({count})",
   "adminAvatars.noAssignments": "Nobody has been given this avatar.",
   "adminAvatars.slugRequired": "Enter a slug.",
-  "adminAvatars.slugInvalid": "Use 1 to 60 lowercase letters, digits and dashes, not starting or ending with a dash.",
+  "adminAvatars.slugInvalid":
+    "Use 1 to 60 lowercase letters, digits and dashes, not starting or ending with a dash.",
   "adminAvatars.nameRequired": "Enter a name.",
 } as const;

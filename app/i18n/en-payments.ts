@@ -2,7 +2,8 @@
 export const enPayments = {
   "tokens.title": "Tokens",
   "tokens.heading": "Get tokens",
-  "tokens.lede": "Tokens buy treats you send into a room: confetti, stickers, a spotlight for the DJ.",
+  "tokens.lede":
+    "Tokens buy treats you send into a room: confetti, stickers, a spotlight for the DJ.",
   "tokens.balance": "Your balance",
   "tokens.balanceValue": "{count} tokens",
   "tokens.balanceUnknown": "No token account yet",
@@ -18,7 +19,8 @@ export const enPayments = {
   "checkout.title": "Checkout (test mode)",
   "checkout.badge": "Test mode",
   "checkout.heading": "Confirm your purchase",
-  "checkout.lede": "This is the local test checkout: no card is needed and no real money moves. Paying sends the same signed event Stripe would.",
+  "checkout.lede":
+    "This is the local test checkout: no card is needed and no real money moves. Paying sends the same signed event Stripe would.",
   "checkout.product": "Product",
   "checkout.price": "Price",
   "checkout.perMonth": "{price} / month",
@@ -57,7 +59,8 @@ export const enPayments = {
 
   "portal.title": "Manage subscription (test mode)",
   "portal.heading": "Manage your subscription",
-  "portal.lede": "The local test portal stands in for Stripe's customer portal. Canceling sends the same signed event Stripe would.",
+  "portal.lede":
+    "The local test portal stands in for Stripe's customer portal. Canceling sends the same signed event Stripe would.",
   "portal.cancel": "Cancel subscription",
   "portal.canceling": "Canceling…",
   "portal.empty": "You have no running subscription to manage.",

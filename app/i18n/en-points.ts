@@ -5,7 +5,8 @@ export const enPoints = {
   "ranking.title": "Season ranking",
   "ranking.heading": "Season ranking",
   "ranking.lifetimeHeading": "All-time ranking",
-  "ranking.lede": "DJs earn points when listeners like (1 point) or star (2 points) the songs they play.",
+  "ranking.lede":
+    "DJs earn points when listeners like (1 point) or star (2 points) the songs they play.",
   "ranking.scope": "Which ranking",
   "ranking.tabSeason": "This season",
   "ranking.tabLifetime": "All time",
@@ -51,7 +52,8 @@ export const enPoints = {
 
   "seasons.title": "Seasons",
   "seasons.heading": "Seasons",
-  "seasons.lede": "A season ranks DJs by the points they earn between its start and end. Seasons cannot overlap; times are UTC.",
+  "seasons.lede":
+    "A season ranks DJs by the points they earn between its start and end. Seasons cannot overlap; times are UTC.",
   "seasons.new": "New season",
   "seasons.name": "Name",
   "seasons.start": "Starts (UTC)",
@@ -65,7 +67,8 @@ export const enPoints = {
   "seasons.cancel": "Cancel",
   "seasons.delete": "Delete",
   "seasons.deleting": "Deleting…",
-  "seasons.confirmDelete": "Delete the season {name}? Its ranking goes with it; all-time points stay.",
+  "seasons.confirmDelete":
+    "Delete the season {name}? Its ranking goes with it; all-time points stay.",
   "seasons.status.current": "Running",
   "seasons.status.upcoming": "Upcoming",
   "seasons.status.ended": "Ended",

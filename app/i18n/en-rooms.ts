@@ -20,7 +20,8 @@ export const enRooms = {
   "room.cannotJoin": "You can't join this room",
   "room.backToRooms": "All rooms",
   "room.kickedTitle": "You were removed from this room",
-  "room.kickedBody": "A moderator removed you from the room. You can find another room to hang out in.",
+  "room.kickedBody":
+    "A moderator removed you from the room. You can find another room to hang out in.",
   "room.listeners": "{count} here",
   "room.reconnecting": "Connection lost. Reconnecting… what you see may be out of date.",
   "room.reconnectingShort": "Reconnecting…",
@@ -106,8 +107,10 @@ export const enRooms = {
   "room.mod.roleBanned": "Banned",
   "room.mod.roleMuted": "Muted",
   "room.bannedTitle": "You're banned from this room",
-  "room.bannedBody": "A moderator banned you from this room, so you can't come back in. There are plenty of other rooms to hang out in.",
-  "room.kickedShortBody": "A moderator removed you from the room for a while. You can find another room to hang out in.",
+  "room.bannedBody":
+    "A moderator banned you from this room, so you can't come back in. There are plenty of other rooms to hang out in.",
+  "room.kickedShortBody":
+    "A moderator removed you from the room for a while. You can find another room to hang out in.",
   "room.kickedByReason": "A moderator removed you from the room and said:",
   "room.pinned": "Pinned",
   "room.chatPin": "Pin this message to the room",

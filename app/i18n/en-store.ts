@@ -2,9 +2,11 @@
 export const enStore = {
   "store.title": "Shop",
   "store.heading": "Send something",
-  "store.lede": "Treats you send into a room with tokens: everyone in the room sees them in the chat.",
+  "store.lede":
+    "Treats you send into a room with tokens: everyone in the room sees them in the chat.",
   "store.ledeRoom": "Pick something to send into the room. Everyone there sees it in the chat.",
-  "store.howTo": "Consumables are sent inside a room: open one and press the gift button beside the chat box.",
+  "store.howTo":
+    "Consumables are sent inside a room: open one and press the gift button beside the chat box.",
   "store.findRoom": "Find a room",
   "store.yourBalance": "Your tokens",
   "store.balanceLabel": "{count} tokens",

@@ -42,7 +42,8 @@ export const en = {
   "errors.retry": "Try again",
   "errors.status": "Error {status}",
   "errors.notFound.title": "We couldn't find that page",
-  "errors.notFound.body": "The page you're looking for isn't here. It may have moved, or the link may be wrong.",
+  "errors.notFound.body":
+    "The page you're looking for isn't here. It may have moved, or the link may be wrong.",
   "errors.forbidden.title": "This area is off limits",
   "errors.forbidden.body": "Your account doesn't have permission to see this page.",
   "errors.unexpected.title": "The music stopped",
@@ -113,7 +114,8 @@ export const en = {
   "home.title": "Hangout: live music rooms",
   "home.eyebrow": "Live rooms, right now",
   "home.headline": "Your music. Your crowd. One room.",
-  "home.lede": "Hangout is where people listen together. Take a DJ seat, play the next song, and let the floor vote it up. Chat, follow DJs, and earn avatars as the season goes on.",
+  "home.lede":
+    "Hangout is where people listen together. Take a DJ seat, play the next song, and let the floor vote it up. Chat, follow DJs, and earn avatars as the season goes on.",
   "home.ctaSignup": "Create your free account",
   "home.ctaLogin": "I already have an account",
   "home.ctaProfile": "Go to your profile",
@@ -154,7 +156,8 @@ export const en = {
 
   "forgot.title": "Forgot password",
   "forgot.heading": "Reset your password",
-  "forgot.lede": "Enter the e-mail you signed up with and we'll send you a link to choose a new password.",
+  "forgot.lede":
+    "Enter the e-mail you signed up with and we'll send you a link to choose a new password.",
   "forgot.submit": "Send reset link",
   "forgot.pending": "Sending…",
   "forgot.sent": "If an account uses {email}, a reset link is on its way. Check your inbox.",
@@ -322,7 +325,8 @@ export const en = {
   "song.pauseTrack": "Pause {track}",
 
   "songStatus.PENDING_UPLOAD": "Waiting for the file",
-  "songStatus.PENDING_UPLOAD.body": "The upload hasn't finished arriving yet. This page checks again every few seconds.",
+  "songStatus.PENDING_UPLOAD.body":
+    "The upload hasn't finished arriving yet. This page checks again every few seconds.",
   "songStatus.VALID_FILE_TYPE": "File accepted",
   "songStatus.VALID_FILE_TYPE.body": "It's an MP3 we can read. We're checking the audio now.",
   "songStatus.MISSING_METADATA": "Needs a track and artist",
@@ -330,11 +334,14 @@ export const en = {
   "songStatus.VERIFIED": "Verified, ready to play",
   "songStatus.VERIFIED.body": "Your song can be played, queued and added to crates.",
   "songStatus.UNVERIFIED": "Not verified",
-  "songStatus.UNVERIFIED.body": "We couldn't confirm this file is playable audio. Try exporting it again as an MP3.",
+  "songStatus.UNVERIFIED.body":
+    "We couldn't confirm this file is playable audio. Try exporting it again as an MP3.",
   "songStatus.VERIFICATION_ERROR": "Verification failed",
-  "songStatus.VERIFICATION_ERROR.body": "Something went wrong while checking this file. Try uploading it again.",
+  "songStatus.VERIFICATION_ERROR.body":
+    "Something went wrong while checking this file. Try uploading it again.",
   "songStatus.VERIFICATION_POSTPONED": "Verification queued",
-  "songStatus.VERIFICATION_POSTPONED.body": "We'll check it shortly. This page updates every 5 seconds.",
+  "songStatus.VERIFICATION_POSTPONED.body":
+    "We'll check it shortly. This page updates every 5 seconds.",
 
   "songStatus.PENDING_UPLOAD.tag": "Waiting",
   "songStatus.VALID_FILE_TYPE.tag": "Checking",
@@ -361,7 +368,8 @@ export const en = {
 
   "search.title": "Search",
   "search.heading": "Search songs",
-  "search.lede": "Find a track by its title, artist, album or genre, then queue it or drop it in a crate.",
+  "search.lede":
+    "Find a track by its title, artist, album or genre, then queue it or drop it in a crate.",
   "search.label": "Search for songs",
   "search.placeholder": "Track, artist, album or genre",
   "search.submit": "Search",
@@ -418,8 +426,10 @@ export const en = {
   "crates.copied": "Copied to “{name}”.",
   "crates.deleteFor": "Delete {name}",
   "crates.deleteTitle": "Delete “{name}”?",
-  "crates.deleteBody": "This can’t be undone. Its {count} songs stay in the catalogue for your other crates.",
-  "crates.deleteBody.one": "This can’t be undone. Its song stays in the catalogue for your other crates.",
+  "crates.deleteBody":
+    "This can’t be undone. Its {count} songs stay in the catalogue for your other crates.",
+  "crates.deleteBody.one":
+    "This can’t be undone. Its song stays in the catalogue for your other crates.",
   "crates.deleteBody.zero": "This can’t be undone.",
   "crates.delete": "Delete crate",
   "crates.deleted": "Deleted “{name}”.",
@@ -445,7 +455,8 @@ export const en = {
   "likes.emptyTitle": "No likes yet",
   "likes.emptyBody": "Star songs in a room and they collect here.",
 
-  "dnd.instructions": "To move a song, press space or enter on its handle. Use the up and down arrows to move it, space or enter to drop it, or escape to cancel.",
+  "dnd.instructions":
+    "To move a song, press space or enter on its handle. Use the up and down arrows to move it, space or enter to drop it, or escape to cancel.",
   "dnd.start": "Picked up {track}, position {position} of {total}.",
   "dnd.over": "{track} is at position {position} of {total}.",
   "dnd.outside": "{track} is outside the list.",
@@ -454,14 +465,16 @@ export const en = {
 
   "songUpload.title": "Upload a song",
   "songUpload.heading": "Upload a song",
-  "songUpload.lede": "Share your own tracks: upload an MP3, and once it's verified you can play it and queue it for your set.",
+  "songUpload.lede":
+    "Share your own tracks: upload an MP3, and once it's verified you can play it and queue it for your set.",
   "songUpload.drop": "Drop an MP3 here or choose a file",
   "songUpload.choose": "Choose an MP3 file",
   "songUpload.change": "choose another",
   "songUpload.hint": "MP3 (or WAV, FLAC, Ogg, M4A), up to {size} MB.",
   "songUpload.size": "{size} MB",
   "songUpload.noFile": "Choose an MP3 file first.",
-  "songUpload.badType": "That file type isn’t supported. Upload an MP3, WAV, FLAC, Ogg or M4A file.",
+  "songUpload.badType":
+    "That file type isn’t supported. Upload an MP3, WAV, FLAC, Ogg or M4A file.",
   "songUpload.tooBig": "That file is too big. The limit is {size} MB.",
   "songUpload.trackName": "Track name",
   "songUpload.artistName": "Artist name",

@@ -4,7 +4,8 @@ import type { enAvatars } from "./en-avatars";
 export const esAvatars: Record<keyof typeof enAvatars, string> = {
   "avatars.title": "Avatares · Hangout",
   "avatars.heading": "Tu avatar",
-  "avatars.lede": "Elige cómo apareces en las salas. Pincha, suscríbete y quédate para desbloquear más.",
+  "avatars.lede":
+    "Elige cómo apareces en las salas. Pincha, suscríbete y quédate para desbloquear más.",
   "avatars.backToProfile": "Tu perfil",
   "avatars.change": "Cambiar avatar",
   "avatars.wearingNow": "Lo llevas ahora",
@@ -54,9 +55,11 @@ export const esAvatars: Record<keyof typeof enAvatars, string> = {
   "adminAvatars.discordOnly": "Solo para quien tenga una cuenta de Discord vinculada",
   "adminAvatars.seasonId": "Id de temporada",
   "adminAvatars.pointsThreshold": "Puntos necesarios",
-  "adminAvatars.seasonHint": "Solo premios de temporada: la temporada cuya clasificación lo otorga y los puntos que hacen falta.",
+  "adminAvatars.seasonHint":
+    "Solo premios de temporada: la temporada cuya clasificación lo otorga y los puntos que hacen falta.",
   "adminAvatars.art": "Arte",
-  "adminAvatars.artHint": "PNG, JPEG o WebP de hasta 2 MB y 2048 × 2048 (se crean miniaturas de 128, 256, 500 y 1024), o SVG de hasta 256 KB.",
+  "adminAvatars.artHint":
+    "PNG, JPEG o WebP de hasta 2 MB y 2048 × 2048 (se crean miniaturas de 128, 256, 500 y 1024), o SVG de hasta 256 KB.",
   "adminAvatars.artNone": "Aún sin arte: se muestra un dibujo hecho a partir del slug.",
   "adminAvatars.create": "Crear avatar",
   "adminAvatars.creating": "Creando…",
@@ -66,7 +69,8 @@ export const esAvatars: Record<keyof typeof enAvatars, string> = {
   "adminAvatars.uploading": "Subiendo…",
   "adminAvatars.delete": "Eliminar avatar",
   "adminAvatars.deleting": "Eliminando…",
-  "adminAvatars.deleteHint": "Al eliminarlo se borran su arte y sus asignaciones, y se le quita a quien lo lleve.",
+  "adminAvatars.deleteHint":
+    "Al eliminarlo se borran su arte y sus asignaciones, y se le quita a quien lo lleve.",
   "adminAvatars.created": "Avatar creado.",
   "adminAvatars.saved": "Guardado.",
   "adminAvatars.uploaded": "Arte subido.",
@@ -75,6 +79,7 @@ export const esAvatars: Record<keyof typeof enAvatars, string> = {
   "adminAvatars.assignments": "Asignaciones ({count})",
   "adminAvatars.noAssignments": "Nadie ha recibido este avatar.",
   "adminAvatars.slugRequired": "Escribe un slug.",
-  "adminAvatars.slugInvalid": "Usa de 1 a 60 minúsculas, dígitos y guiones, sin guion al principio ni al final.",
+  "adminAvatars.slugInvalid":
+    "Usa de 1 a 60 minúsculas, dígitos y guiones, sin guion al principio ni al final.",
   "adminAvatars.nameRequired": "Escribe un nombre.",
 };

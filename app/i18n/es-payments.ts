@@ -4,7 +4,8 @@ import type { enPayments } from "./en-payments";
 export const esPayments: Record<keyof typeof enPayments, string> = {
   "tokens.title": "Tokens",
   "tokens.heading": "Consigue tokens",
-  "tokens.lede": "Con los tokens envías detalles a una sala: confeti, pegatinas, un foco para el DJ.",
+  "tokens.lede":
+    "Con los tokens envías detalles a una sala: confeti, pegatinas, un foco para el DJ.",
   "tokens.balance": "Tu saldo",
   "tokens.balanceValue": "{count} tokens",
   "tokens.balanceUnknown": "Aún no tienes cuenta de tokens",
@@ -20,7 +21,8 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "checkout.title": "Pago (modo de prueba)",
   "checkout.badge": "Modo de prueba",
   "checkout.heading": "Confirma tu compra",
-  "checkout.lede": "Este es el pago de prueba local: no hace falta tarjeta y no se mueve dinero real. Al pagar se envía el mismo evento firmado que enviaría Stripe.",
+  "checkout.lede":
+    "Este es el pago de prueba local: no hace falta tarjeta y no se mueve dinero real. Al pagar se envía el mismo evento firmado que enviaría Stripe.",
   "checkout.product": "Producto",
   "checkout.price": "Precio",
   "checkout.perMonth": "{price} / mes",
@@ -59,7 +61,8 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
 
   "portal.title": "Gestionar suscripción (modo de prueba)",
   "portal.heading": "Gestiona tu suscripción",
-  "portal.lede": "El portal de prueba local sustituye al portal de clientes de Stripe. Al cancelar se envía el mismo evento firmado que enviaría Stripe.",
+  "portal.lede":
+    "El portal de prueba local sustituye al portal de clientes de Stripe. Al cancelar se envía el mismo evento firmado que enviaría Stripe.",
   "portal.cancel": "Cancelar suscripción",
   "portal.canceling": "Cancelando…",
   "portal.empty": "No tienes ninguna suscripción en curso que gestionar.",
@@ -84,7 +87,8 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "adminProducts.back": "Todos los productos",
   "adminProducts.createHeading": "Nuevo producto",
   "adminProducts.editHeading": "Editar producto",
-  "adminProducts.field.id": "Id (opcional; el id de producto de la App Store para ventas en la App Store)",
+  "adminProducts.field.id":
+    "Id (opcional; el id de producto de la App Store para ventas en la App Store)",
   "adminProducts.field.name": "Nombre",
   "adminProducts.field.description": "Descripción",
   "adminProducts.field.paymentType": "Tipo de pago",

@@ -7,7 +7,8 @@ export const esPoints: Record<keyof typeof enPoints, string> = {
   "ranking.title": "Ranking de la temporada",
   "ranking.heading": "Ranking de la temporada",
   "ranking.lifetimeHeading": "Ranking histórico",
-  "ranking.lede": "Los DJ ganan puntos cuando los oyentes dan me gusta (1 punto) o una estrella (2 puntos) a las canciones que ponen.",
+  "ranking.lede":
+    "Los DJ ganan puntos cuando los oyentes dan me gusta (1 punto) o una estrella (2 puntos) a las canciones que ponen.",
   "ranking.scope": "Qué ranking",
   "ranking.tabSeason": "Esta temporada",
   "ranking.tabLifetime": "Histórico",
@@ -53,7 +54,8 @@ export const esPoints: Record<keyof typeof enPoints, string> = {
 
   "seasons.title": "Temporadas",
   "seasons.heading": "Temporadas",
-  "seasons.lede": "Una temporada ordena a los DJ por los puntos que ganan entre su inicio y su fin. Las temporadas no pueden solaparse; las horas son UTC.",
+  "seasons.lede":
+    "Una temporada ordena a los DJ por los puntos que ganan entre su inicio y su fin. Las temporadas no pueden solaparse; las horas son UTC.",
   "seasons.new": "Nueva temporada",
   "seasons.name": "Nombre",
   "seasons.start": "Empieza (UTC)",
@@ -67,7 +69,8 @@ export const esPoints: Record<keyof typeof enPoints, string> = {
   "seasons.cancel": "Cancelar",
   "seasons.delete": "Eliminar",
   "seasons.deleting": "Eliminando…",
-  "seasons.confirmDelete": "¿Eliminar la temporada {name}? Su ranking se elimina con ella; los puntos históricos se quedan.",
+  "seasons.confirmDelete":
+    "¿Eliminar la temporada {name}? Su ranking se elimina con ella; los puntos históricos se quedan.",
   "seasons.status.current": "En curso",
   "seasons.status.upcoming": "Próxima",
   "seasons.status.ended": "Terminada",

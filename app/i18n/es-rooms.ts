@@ -22,7 +22,8 @@ export const esRooms: Record<keyof typeof enRooms, string> = {
   "room.cannotJoin": "No puedes entrar en esta sala",
   "room.backToRooms": "Todas las salas",
   "room.kickedTitle": "Te han sacado de esta sala",
-  "room.kickedBody": "Un moderador te ha sacado de la sala. Puedes buscar otra sala donde pasar el rato.",
+  "room.kickedBody":
+    "Un moderador te ha sacado de la sala. Puedes buscar otra sala donde pasar el rato.",
   "room.listeners": "{count} aquí",
   "room.reconnecting": "Se perdió la conexión. Reconectando… lo que ves puede no estar al día.",
   "room.reconnectingShort": "Reconectando…",
@@ -108,8 +109,10 @@ export const esRooms: Record<keyof typeof enRooms, string> = {
   "room.mod.roleBanned": "Vetado",
   "room.mod.roleMuted": "Silenciado",
   "room.bannedTitle": "Estás vetado en esta sala",
-  "room.bannedBody": "Un moderador te ha vetado en esta sala, así que no puedes volver a entrar. Hay muchas otras salas donde pasar el rato.",
-  "room.kickedShortBody": "Un moderador te ha sacado de la sala por un rato. Puedes buscar otra sala donde pasar el rato.",
+  "room.bannedBody":
+    "Un moderador te ha vetado en esta sala, así que no puedes volver a entrar. Hay muchas otras salas donde pasar el rato.",
+  "room.kickedShortBody":
+    "Un moderador te ha sacado de la sala por un rato. Puedes buscar otra sala donde pasar el rato.",
   "room.kickedByReason": "Un moderador te ha sacado de la sala y ha dicho:",
   "room.pinned": "Fijados",
   "room.chatPin": "Fijar este mensaje en la sala",

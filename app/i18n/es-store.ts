@@ -6,7 +6,8 @@ export const esStore: Record<keyof typeof enStore, string> = {
   "store.heading": "Envía algo",
   "store.lede": "Detalles que envías a una sala con tokens: todos en la sala los ven en el chat.",
   "store.ledeRoom": "Elige algo para enviar a la sala. Todos los presentes lo verán en el chat.",
-  "store.howTo": "Los consumibles se envían dentro de una sala: entra en una y pulsa el botón de regalo junto al chat.",
+  "store.howTo":
+    "Los consumibles se envían dentro de una sala: entra en una y pulsa el botón de regalo junto al chat.",
   "store.findRoom": "Buscar una sala",
   "store.yourBalance": "Tus tokens",
   "store.balanceLabel": "{count} tokens",

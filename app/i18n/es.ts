@@ -40,7 +40,8 @@ export const es: Dictionary = {
   "errors.retry": "Reintentar",
   "errors.status": "Error {status}",
   "errors.notFound.title": "No encontramos esa página",
-  "errors.notFound.body": "La página que buscas no está aquí. Puede que se haya movido o que el enlace sea incorrecto.",
+  "errors.notFound.body":
+    "La página que buscas no está aquí. Puede que se haya movido o que el enlace sea incorrecto.",
   "errors.forbidden.title": "Zona restringida",
   "errors.forbidden.body": "Tu cuenta no tiene permiso para ver esta página.",
   "errors.unexpected.title": "Se paró la música",
@@ -111,18 +112,21 @@ export const es: Dictionary = {
   "home.title": "Hangout: salas de música en vivo",
   "home.eyebrow": "Salas en vivo, ahora mismo",
   "home.headline": "Tu música. Tu gente. Una sala.",
-  "home.lede": "Hangout es donde la gente escucha música junta. Ocupa un puesto de DJ, pon la siguiente canción y deja que la pista la vote. Chatea, sigue a DJs y gana avatares a lo largo de la temporada.",
+  "home.lede":
+    "Hangout es donde la gente escucha música junta. Ocupa un puesto de DJ, pon la siguiente canción y deja que la pista la vote. Chatea, sigue a DJs y gana avatares a lo largo de la temporada.",
   "home.ctaSignup": "Crea tu cuenta gratis",
   "home.ctaLogin": "Ya tengo una cuenta",
   "home.ctaProfile": "Ir a tu perfil",
   "home.welcomeBack": "Hola de nuevo, {name}.",
   "home.featuresHeading": "Qué pasa en una sala",
   "home.feature1.title": "Ocupa un puesto",
-  "home.feature1.body": "Los DJs se turnan en el escenario, cada uno con la siguiente canción de su caja.",
+  "home.feature1.body":
+    "Los DJs se turnan en el escenario, cada uno con la siguiente canción de su caja.",
   "home.feature2.title": "Escucha sincronizado",
   "home.feature2.body": "Todos en la sala oyen la misma canción en el mismo momento.",
   "home.feature3.title": "Vota y chatea",
-  "home.feature3.body": "Dale me gusta, no me gusta o una estrella a cada tema, y sigue la conversación.",
+  "home.feature3.body":
+    "Dale me gusta, no me gusta o una estrella a cada tema, y sigue la conversación.",
   "home.feature4.title": "Sube en la temporada",
   "home.feature4.body": "Gana puntos, escala en la clasificación y desbloquea avatares.",
   "home.stage.nowPlaying": "Sonando ahora",
@@ -152,10 +156,12 @@ export const es: Dictionary = {
 
   "forgot.title": "Contraseña olvidada",
   "forgot.heading": "Restablece tu contraseña",
-  "forgot.lede": "Escribe el correo con el que te registraste y te enviaremos un enlace para elegir una contraseña nueva.",
+  "forgot.lede":
+    "Escribe el correo con el que te registraste y te enviaremos un enlace para elegir una contraseña nueva.",
   "forgot.submit": "Enviar enlace",
   "forgot.pending": "Enviando…",
-  "forgot.sent": "Si hay una cuenta con {email}, el enlace ya va de camino. Revisa tu bandeja de entrada.",
+  "forgot.sent":
+    "Si hay una cuenta con {email}, el enlace ya va de camino. Revisa tu bandeja de entrada.",
   "forgot.backToLogin": "Volver a iniciar sesión",
 
   "reset.title": "Elige una contraseña nueva",
@@ -170,7 +176,8 @@ export const es: Dictionary = {
 
   "verify.title": "Verifica tu correo",
   "verify.heading": "Revisa tu bandeja de entrada",
-  "verify.lede": "Enviamos un código de 6 dígitos a {email}. Escríbelo abajo para verificar tu correo.",
+  "verify.lede":
+    "Enviamos un código de 6 dígitos a {email}. Escríbelo abajo para verificar tu correo.",
   "verify.submit": "Verificar correo",
   "verify.pending": "Verificando…",
   "verify.resend": "Reenviar código",
@@ -233,7 +240,8 @@ export const es: Dictionary = {
 
   "magic.title": "Iniciando sesión",
   "magic.failedHeading": "Este enlace no se puede usar",
-  "magic.failedBody": "Los enlaces de acceso funcionan una sola vez y caducan pronto. Inicia sesión para continuar.",
+  "magic.failedBody":
+    "Los enlaces de acceso funcionan una sola vez y caducan pronto. Inicia sesión para continuar.",
   "magic.login": "Iniciar sesión",
 
   "admin.title": "Usuarios",
@@ -320,19 +328,24 @@ export const es: Dictionary = {
   "song.pauseTrack": "Pausar {track}",
 
   "songStatus.PENDING_UPLOAD": "Esperando el archivo",
-  "songStatus.PENDING_UPLOAD.body": "La subida aún no ha terminado de llegar. Esta página vuelve a comprobarlo cada pocos segundos.",
+  "songStatus.PENDING_UPLOAD.body":
+    "La subida aún no ha terminado de llegar. Esta página vuelve a comprobarlo cada pocos segundos.",
   "songStatus.VALID_FILE_TYPE": "Archivo aceptado",
   "songStatus.VALID_FILE_TYPE.body": "Es un MP3 que podemos leer. Estamos comprobando el audio.",
   "songStatus.MISSING_METADATA": "Falta la canción y el artista",
-  "songStatus.MISSING_METADATA.body": "Dinos el nombre de la canción y del artista para que la gente pueda encontrarla.",
+  "songStatus.MISSING_METADATA.body":
+    "Dinos el nombre de la canción y del artista para que la gente pueda encontrarla.",
   "songStatus.VERIFIED": "Verificada, lista para sonar",
   "songStatus.VERIFIED.body": "Tu canción se puede reproducir, poner en cola y añadir a listas.",
   "songStatus.UNVERIFIED": "No verificada",
-  "songStatus.UNVERIFIED.body": "No pudimos confirmar que este archivo sea audio reproducible. Prueba a exportarlo de nuevo como MP3.",
+  "songStatus.UNVERIFIED.body":
+    "No pudimos confirmar que este archivo sea audio reproducible. Prueba a exportarlo de nuevo como MP3.",
   "songStatus.VERIFICATION_ERROR": "La verificación falló",
-  "songStatus.VERIFICATION_ERROR.body": "Algo salió mal al comprobar el archivo. Prueba a subirlo otra vez.",
+  "songStatus.VERIFICATION_ERROR.body":
+    "Algo salió mal al comprobar el archivo. Prueba a subirlo otra vez.",
   "songStatus.VERIFICATION_POSTPONED": "Verificación en espera",
-  "songStatus.VERIFICATION_POSTPONED.body": "La comprobaremos enseguida. Esta página se actualiza cada 5 segundos.",
+  "songStatus.VERIFICATION_POSTPONED.body":
+    "La comprobaremos enseguida. Esta página se actualiza cada 5 segundos.",
 
   "songStatus.PENDING_UPLOAD.tag": "En espera",
   "songStatus.VALID_FILE_TYPE.tag": "Comprobando",
@@ -359,7 +372,8 @@ export const es: Dictionary = {
 
   "search.title": "Buscar",
   "search.heading": "Buscar canciones",
-  "search.lede": "Encuentra una canción por título, artista, álbum o género, y ponla en cola o guárdala en una lista.",
+  "search.lede":
+    "Encuentra una canción por título, artista, álbum o género, y ponla en cola o guárdala en una lista.",
   "search.label": "Buscar canciones",
   "search.placeholder": "Canción, artista, álbum o género",
   "search.submit": "Buscar",
@@ -375,7 +389,8 @@ export const es: Dictionary = {
   "search.from": "De {provider}",
   "search.upload": "Subida",
   "search.emptyTitle": "¿Qué te apetece escuchar?",
-  "search.emptyBody": "Escribe unas letras de un título o un artista. Los resultados aparecen mientras escribes.",
+  "search.emptyBody":
+    "Escribe unas letras de un título o un artista. Los resultados aparecen mientras escribes.",
   "search.noneTitle": "Ninguna canción coincide con «{q}»",
   "search.noneBody": "Revisa la ortografía, prueba con menos palabras o elige otra fuente.",
 
@@ -416,8 +431,10 @@ export const es: Dictionary = {
   "crates.copied": "Copiada como «{name}».",
   "crates.deleteFor": "Borrar {name}",
   "crates.deleteTitle": "¿Borrar «{name}»?",
-  "crates.deleteBody": "No se puede deshacer. Sus {count} canciones siguen en el catálogo para tus otras listas.",
-  "crates.deleteBody.one": "No se puede deshacer. Su canción sigue en el catálogo para tus otras listas.",
+  "crates.deleteBody":
+    "No se puede deshacer. Sus {count} canciones siguen en el catálogo para tus otras listas.",
+  "crates.deleteBody.one":
+    "No se puede deshacer. Su canción sigue en el catálogo para tus otras listas.",
   "crates.deleteBody.zero": "No se puede deshacer.",
   "crates.delete": "Borrar lista",
   "crates.deleted": "«{name}» borrada.",
@@ -434,7 +451,8 @@ export const es: Dictionary = {
   "queue.clearBody.one": "La única canción sale de tu cola.",
   "queue.cleared": "Tu cola está vacía.",
   "queue.emptyTitle": "Tu cola está vacía: busca canciones",
-  "queue.emptyBody": "Las canciones que añadas con «Cola» se ponen en fila aquí, listas para tu turno en el escenario.",
+  "queue.emptyBody":
+    "Las canciones que añadas con «Cola» se ponen en fila aquí, listas para tu turno en el escenario.",
 
   "likes.title": "Me gusta",
   "likes.heading": "Tus me gusta",
@@ -443,7 +461,8 @@ export const es: Dictionary = {
   "likes.emptyTitle": "Aún no hay me gusta",
   "likes.emptyBody": "Dale estrella a canciones en una sala y se juntan aquí.",
 
-  "dnd.instructions": "Para mover una canción, pulsa espacio o intro sobre su asa. Usa las flechas arriba y abajo para moverla, espacio o intro para soltarla, o escape para cancelar.",
+  "dnd.instructions":
+    "Para mover una canción, pulsa espacio o intro sobre su asa. Usa las flechas arriba y abajo para moverla, espacio o intro para soltarla, o escape para cancelar.",
   "dnd.start": "Has cogido {track}, posición {position} de {total}.",
   "dnd.over": "{track} está en la posición {position} de {total}.",
   "dnd.outside": "{track} está fuera de la lista.",
@@ -452,7 +471,8 @@ export const es: Dictionary = {
 
   "songUpload.title": "Subir una canción",
   "songUpload.heading": "Subir una canción",
-  "songUpload.lede": "Comparte tus propios temas: sube un MP3 y, cuando esté verificado, podrás reproducirlo y ponerlo en cola para tu sesión.",
+  "songUpload.lede":
+    "Comparte tus propios temas: sube un MP3 y, cuando esté verificado, podrás reproducirlo y ponerlo en cola para tu sesión.",
   "songUpload.drop": "Suelta aquí un MP3 o elige un archivo",
   "songUpload.choose": "Elegir un archivo MP3",
   "songUpload.change": "elegir otro",

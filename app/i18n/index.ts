@@ -14,7 +14,8 @@ export const LOCALE_COOKIE = "tt-locale";
 
 const dictionaries: Record<Locale, Dictionary> = { en, es };
 
-export const isLocale = (v: unknown): v is Locale => typeof v === "string" && (LOCALES as readonly string[]).includes(v);
+export const isLocale = (v: unknown): v is Locale =>
+  typeof v === "string" && (LOCALES as readonly string[]).includes(v);
 
 export type Vars = Record<string, string | number>;
 export type T = (key: MessageKey, vars?: Vars) => string;
@@ -22,7 +23,9 @@ export type T = (key: MessageKey, vars?: Vars) => string;
 /** The text for `key` in `locale`, with `{name}` placeholders filled from `vars`. */
 export function translate(locale: Locale, key: MessageKey, vars?: Vars): string {
   const text = dictionaries[locale][key] ?? en[key] ?? key;
-  return vars ? text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m)) : text;
+  return vars
+    ? text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m))
+    : text;
 }
 
 /** True when `key` names a message (for values such as a zodiac sign or badge). */

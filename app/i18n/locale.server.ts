@@ -9,7 +9,11 @@ function fromAcceptLanguage(header: string | null): Locale | null {
     .map((part, i) => {
       const [tag, ...params] = part.trim().split(";");
       const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-      return { lang: tag.trim().toLowerCase().split("-")[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+      return {
+        lang: tag.trim().toLowerCase().split("-")[0],
+        q: q ? Number(q.slice(2)) || 0 : 1,
+        i,
+      };
     })
     .filter((x) => x.q > 0)
     .sort((a, b) => b.q - a.q || a.i - b.i);
@@ -24,11 +28,16 @@ export function resolveLocale(request: Request): { locale: Locale; setCookie: st
   const forced = new URL(request.url).searchParams.get("lang");
   if (isLocale(forced)) {
     const saved = readCookie(request.headers.get("Cookie"), LOCALE_COOKIE);
-    const setCookie = saved === forced ? null : serializeCookie(LOCALE_COOKIE, forced, { maxAge: 365 * 24 * 3600, sameSite: "Lax" });
+    const setCookie =
+      saved === forced
+        ? null
+        : serializeCookie(LOCALE_COOKIE, forced, { maxAge: 365 * 24 * 3600, sameSite: "Lax" });
     return { locale: forced, setCookie };
   }
   const cookie = readCookie(request.headers.get("Cookie"), LOCALE_COOKIE);
   if (isLocale(cookie)) return { locale: cookie, setCookie: null };
-  return { locale: fromAcceptLanguage(request.headers.get("Accept-Language")) ?? DEFAULT_LOCALE, setCookie: null };
+  return {
+    locale: fromAcceptLanguage(request.headers.get("Accept-Language")) ?? DEFAULT_LOCALE,
+    setCookie: null,
+  };
 }
-

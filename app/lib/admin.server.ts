@@ -8,14 +8,20 @@ import { clearTokenCookie, getSession, loginRedirect } from "./session.server";
 export async function requireAdmin(args: { request: Request; context: AppLoadContext }) {
   const session = await getSession(args);
   if (!session.user || !session.token) {
-    throw loginRedirect(args.request, session.setCookie ? { "Set-Cookie": session.setCookie } : undefined);
+    throw loginRedirect(
+      args.request,
+      session.setCookie ? { "Set-Cookie": session.setCookie } : undefined,
+    );
   }
   if (!session.isAdmin) throw data({ message: null }, { status: 403 });
   return session as typeof session & { token: string };
 }
 
 /** An admin call that failed: 401 logs out, anything else becomes the error page. */
-export function adminFailure(request: Request, res: { status: number; message: string; generic: boolean }): never {
+export function adminFailure(
+  request: Request,
+  res: { status: number; message: string; generic: boolean },
+): never {
   if (res.status === 401) throw loginRedirect(request, { "Set-Cookie": clearTokenCookie(request) });
   throw data({ message: res.generic ? null : res.message }, { status: res.status });
 }

@@ -40,7 +40,12 @@ export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Pr
   }
   let res: Response;
   try {
-    res = await fetch(path, { method: opts.method ?? (body === undefined ? "GET" : "POST"), headers, body, signal: opts.signal });
+    res = await fetch(path, {
+      method: opts.method ?? (body === undefined ? "GET" : "POST"),
+      headers,
+      body,
+      signal: opts.signal,
+    });
   } catch (err) {
     if ((err as Error)?.name === "AbortError") throw err;
     // Offline or the connection dropped: status 0, the generic message.
@@ -61,45 +66,89 @@ export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Pr
 
 /** The song and crate calls with the token bound. */
 export function songsClient(token: string | null) {
-  const call = <R>(path: string, opts: RequestOptions = {}) => apiRequest<R>(path, { ...opts, token });
+  const call = <R>(path: string, opts: RequestOptions = {}) =>
+    apiRequest<R>(path, { ...opts, token });
   const P = PLAYLIST_SERVICE;
   const U = UPLOAD_SERVICE;
   const crate = (id: string) => encodeURIComponent(id);
   return {
-    search: (p: SearchParams, signal?: AbortSignal) => call<SearchResult>(`${P}/search?${searchQuery(p)}`, { signal }),
-    importTrack: (song: ProviderSong) => call<{ song: SongDto; created: boolean }>(`${P}/api/v1/track-import`, { method: "POST", json: { song } }),
+    search: (p: SearchParams, signal?: AbortSignal) =>
+      call<SearchResult>(`${P}/search?${searchQuery(p)}`, { signal }),
+    importTrack: (song: ProviderSong) =>
+      call<{ song: SongDto; created: boolean }>(`${P}/api/v1/track-import`, {
+        method: "POST",
+        json: { song },
+      }),
     genres: (prefix: string, signal?: AbortSignal) =>
-      call<unknown>(`${P}/api/v1/genres?${new URLSearchParams({ prefix, limit: "1024" })}`, { signal }).then(genreNames),
+      call<unknown>(`${P}/api/v1/genres?${new URLSearchParams({ prefix, limit: "1024" })}`, {
+        signal,
+      }).then(genreNames),
 
-    crates: (limit = 100, offset = 0) => call<ListPage<CrateDto>>(`${P}/crate/user?limit=${limit}&offset=${offset}`),
+    crates: (limit = 100, offset = 0) =>
+      call<ListPage<CrateDto>>(`${P}/crate/user?limit=${limit}&offset=${offset}`),
     crate: (id: string) => call<CrateDto>(`${P}/crate/${crate(id)}`),
-    createCrate: (crateName?: string) => call<CrateDto>(`${P}/crate`, { method: "POST", json: crateName ? { crateName } : {} }),
-    renameCrate: (id: string, crateName: string) => call<CrateDto>(`${P}/crate/${crate(id)}`, { method: "PATCH", json: { crateName } }),
+    createCrate: (crateName?: string) =>
+      call<CrateDto>(`${P}/crate`, { method: "POST", json: crateName ? { crateName } : {} }),
+    renameCrate: (id: string, crateName: string) =>
+      call<CrateDto>(`${P}/crate/${crate(id)}`, { method: "PATCH", json: { crateName } }),
     deleteCrate: (id: string) => call<unknown>(`${P}/crate/${crate(id)}`, { method: "DELETE" }),
-    copyCrate: (id: string, crateName?: string) => call<CrateDto>(`${P}/crate/${crate(id)}/copy`, { method: "PUT", json: crateName ? { crateName } : {} }),
+    copyCrate: (id: string, crateName?: string) =>
+      call<CrateDto>(`${P}/crate/${crate(id)}/copy`, {
+        method: "PUT",
+        json: crateName ? { crateName } : {},
+      }),
     crateSongs: (id: string, offset = 0, limit = CRATE_PAGE) =>
-      call<ListPage<CrateSongDto>>(`${P}/crate/${crate(id)}/songs?limit=${Math.min(100, limit)}&offset=${offset}`),
-    addSong: (id: string, songId: string) => call<CrateSongDto>(`${P}/crate/${crate(id)}/songs`, { method: "POST", json: { songId, append: true } }),
+      call<ListPage<CrateSongDto>>(
+        `${P}/crate/${crate(id)}/songs?limit=${Math.min(100, limit)}&offset=${offset}`,
+      ),
+    addSong: (id: string, songId: string) =>
+      call<CrateSongDto>(`${P}/crate/${crate(id)}/songs`, {
+        method: "POST",
+        json: { songId, append: true },
+      }),
     removeSongs: (id: string, crateSongUuids: string[]) =>
-      call<{ removed: number }>(`${P}/crate/${crate(id)}/songs`, { method: "DELETE", json: { crateSongUuids } }),
+      call<{ removed: number }>(`${P}/crate/${crate(id)}/songs`, {
+        method: "DELETE",
+        json: { crateSongUuids },
+      }),
     moveSong: (id: string, crateSongUuid: string, newPosition: number) =>
-      call<{ data: CrateSongDto[] }>(`${P}/crate/${crate(id)}/songs/${encodeURIComponent(crateSongUuid)}/position`, { method: "PUT", json: { newPosition } }),
+      call<{ data: CrateSongDto[] }>(
+        `${P}/crate/${crate(id)}/songs/${encodeURIComponent(crateSongUuid)}/position`,
+        { method: "PUT", json: { newPosition } },
+      ),
     shuffle: (id: string) => call<CrateDto>(`${P}/crate/${crate(id)}/shuffle`, { method: "POST" }),
-    clear: (special: "queue" | "likes") => call<unknown>(`${P}/crate/${special}/clear`, { method: "DELETE" }),
+    clear: (special: "queue" | "likes") =>
+      call<unknown>(`${P}/crate/${special}/clear`, { method: "DELETE" }),
 
     song: (songId: string) => call<UploadDto>(`${U}/songs/${encodeURIComponent(songId)}`),
-    mySongs: (offset = 0, limit = CRATE_PAGE) => call<ListPage<UploadDto>>(`${U}/songs?limit=${limit}&offset=${offset}`),
-    metadata: (body: { songId: string; trackName?: string; artistName?: string; albumName?: string; genre?: string }) =>
-      call<UploadDto>(`${U}/metadata`, { method: "POST", json: body }),
+    mySongs: (offset = 0, limit = CRATE_PAGE) =>
+      call<ListPage<UploadDto>>(`${U}/songs?limit=${limit}&offset=${offset}`),
+    metadata: (body: {
+      songId: string;
+      trackName?: string;
+      artistName?: string;
+      albumName?: string;
+      genre?: string;
+    }) => call<UploadDto>(`${U}/metadata`, { method: "POST", json: body }),
   };
 }
 export type SongsClient = ReturnType<typeof songsClient>;
 
 /** Genre names from whichever list shape the genres call answers with. */
 function genreNames(body: unknown): string[] {
-  const list = Array.isArray(body) ? body : Array.isArray((body as { data?: unknown })?.data) ? (body as { data: unknown[] }).data : [];
+  const list = Array.isArray(body)
+    ? body
+    : Array.isArray((body as { data?: unknown })?.data)
+      ? (body as { data: unknown[] }).data
+      : [];
   return list
-    .map((g) => (typeof g === "string" ? g : typeof (g as { name?: unknown })?.name === "string" ? (g as { name: string }).name : null))
+    .map((g) =>
+      typeof g === "string"
+        ? g
+        : typeof (g as { name?: unknown })?.name === "string"
+          ? (g as { name: string }).name
+          : null,
+    )
     .filter((g): g is string => !!g);
 }
 
@@ -112,7 +161,11 @@ export interface UploadHandle {
  * Uploads a song with XMLHttpRequest, so there is real progress to show (fetch has none
  * for request bodies). Resolves with the new song; rejects with an ApiError.
  */
-export function uploadSong(token: string | null, form: FormData, onProgress: (percent: number) => void): UploadHandle {
+export function uploadSong(
+  token: string | null,
+  form: FormData,
+  onProgress: (percent: number) => void,
+): UploadHandle {
   const req = new XMLHttpRequest();
   const promise = new Promise<UploadDto>((resolve, reject) => {
     req.open("POST", `${UPLOAD_SERVICE}/upload/song`);
@@ -128,9 +181,18 @@ export function uploadSong(token: string | null, form: FormData, onProgress: (pe
       } catch {
         /* not JSON: a failure below */
       }
-      const ok = req.status >= 200 && req.status < 300 && parsed && typeof (parsed as { songId?: unknown }).songId === "string";
+      const ok =
+        req.status >= 200 &&
+        req.status < 300 &&
+        parsed &&
+        typeof (parsed as { songId?: unknown }).songId === "string";
       if (ok) resolve(parsed as UploadDto);
-      else reject(new ApiError(displayError(req.status >= 200 && req.status < 300 ? 502 : req.status, parsed)));
+      else
+        reject(
+          new ApiError(
+            displayError(req.status >= 200 && req.status < 300 ? 502 : req.status, parsed),
+          ),
+        );
     };
     req.onerror = () => reject(new ApiError({ status: 0, message: "", generic: true }));
     req.onabort = () => reject(new DOMException("aborted", "AbortError"));

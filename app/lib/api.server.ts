@@ -4,7 +4,9 @@ import { displayError, type DisplayError } from "./errors";
 /** Where the user-service answers (DESIGN.md, "Gateway paths"). */
 export const USER_SERVICE = "/api/user-service";
 
-export type ApiResult<T> = ({ ok: true; data: T } | ({ ok: false } & DisplayError)) & { status: number };
+export type ApiResult<T> = ({ ok: true; data: T } | ({ ok: false } & DisplayError)) & {
+  status: number;
+};
 
 export interface ApiOptions {
   method?: string;
@@ -25,7 +27,13 @@ interface Args {
 
 // Headers of the browser's request worth passing on: the API rate-limits by client
 // address, and may answer in the browser's language.
-const FORWARDED = ["CF-Connecting-IP", "X-Forwarded-For", "X-Real-IP", "User-Agent", "Accept-Language"];
+const FORWARDED = [
+  "CF-Connecting-IP",
+  "X-Forwarded-For",
+  "X-Real-IP",
+  "User-Agent",
+  "Accept-Language",
+];
 
 /**
  * Calls our API in-process (`context.api`), parses the JSON, and turns a failure into a
@@ -36,7 +44,11 @@ const FORWARDED = ["CF-Connecting-IP", "X-Forwarded-For", "X-Real-IP", "User-Age
  * const res = await callApi(args, `${USER_SERVICE}/auth/login`, { method: "POST", json: { email, password } });
  * if (!res.ok) return { error: res };
  */
-export async function callApi<T>(args: Args, path: string, opts: ApiOptions = {}): Promise<ApiResult<T>> {
+export async function callApi<T>(
+  args: Args,
+  path: string,
+  opts: ApiOptions = {},
+): Promise<ApiResult<T>> {
   const headers = new Headers(opts.headers);
   headers.set("Accept", "application/json");
   for (const h of FORWARDED) {
@@ -72,4 +84,5 @@ export async function callApi<T>(args: Args, path: string, opts: ApiOptions = {}
 }
 
 /** `callApi` under the user-service base path. */
-export const userApi = <T>(args: Args, path: string, opts?: ApiOptions) => callApi<T>(args, `${USER_SERVICE}${path}`, opts);
+export const userApi = <T>(args: Args, path: string, opts?: ApiOptions) =>
+  callApi<T>(args, `${USER_SERVICE}${path}`, opts);

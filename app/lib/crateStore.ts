@@ -58,7 +58,7 @@ export function useMyCrates(token: string | null) {
       return () => listeners.delete(l);
     },
     () => snapshot,
-    () => SERVER
+    () => SERVER,
   );
   const ensure = useCallback((force?: boolean) => load(token, force), [token]);
   return { ...snap, ensure };

@@ -29,7 +29,9 @@ function serverMessage(body: unknown): string | null {
  */
 export function displayError(status: number, body: unknown): DisplayError {
   const m = status < 500 ? serverMessage(body) : null;
-  return m ? { status, message: capitalise(m), generic: false } : { status, message: GENERIC_ERROR, generic: true };
+  return m
+    ? { status, message: capitalise(m), generic: false }
+    : { status, message: GENERIC_ERROR, generic: true };
 }
 
 /** A failed call made from the browser; `display` is what to show (status 0: the network). */
@@ -47,9 +49,17 @@ export class ApiError extends Error {
  * Words for any failure, in the page's language where the words are ours: the server's
  * message when it sent one, else the generic (or no-connection) text.
  */
-export function errorText(err: unknown, t: (key: "errors.generic" | "errors.network") => string): string {
+export function errorText(
+  err: unknown,
+  t: (key: "errors.generic" | "errors.network") => string,
+): string {
   if (err instanceof ApiError && err.status === 0) return t("errors.network");
-  const d = err instanceof ApiError ? err.display : err && typeof err === "object" && "generic" in err && "message" in err ? (err as DisplayError) : null;
+  const d =
+    err instanceof ApiError
+      ? err.display
+      : err && typeof err === "object" && "generic" in err && "message" in err
+        ? (err as DisplayError)
+        : null;
   return d && !d.generic ? d.message : t("errors.generic");
 }
 

@@ -9,7 +9,9 @@ export function userColor(color: string | null | undefined): string {
 
 /** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
 export function textOn(hex: string): string {
-  const c = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+  const c = [1, 3, 5]
+    .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
   const l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? "#0B0A12" : "#FFFFFF";
 }
@@ -35,13 +37,18 @@ const tag = (locale: Locale) => (locale === "es" ? "es-ES" : "en-GB");
 // UTC on both server and browser, so the first paint and hydration print the same text.
 export function formatDate(v: unknown, locale: Locale): string {
   const d = toDate(v);
-  return d ? new Intl.DateTimeFormat(tag(locale), { dateStyle: "medium", timeZone: "UTC" }).format(d) : "";
+  return d
+    ? new Intl.DateTimeFormat(tag(locale), { dateStyle: "medium", timeZone: "UTC" }).format(d)
+    : "";
 }
 
 export function formatDateTime(v: unknown, locale: Locale): string {
   const d = toDate(v);
-  return d ? `${new Intl.DateTimeFormat(tag(locale), { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" }).format(d)} UTC` : "";
+  return d
+    ? `${new Intl.DateTimeFormat(tag(locale), { dateStyle: "medium", timeStyle: "medium", timeZone: "UTC" }).format(d)} UTC`
+    : "";
 }
 
 /** "Ana López", or the nickname when no name is set. */
-export const fullName = (u: { firstName?: string | null; lastName?: string | null }) => [u.firstName, u.lastName].filter(Boolean).join(" ");
+export const fullName = (u: { firstName?: string | null; lastName?: string | null }) =>
+  [u.firstName, u.lastName].filter(Boolean).join(" ");

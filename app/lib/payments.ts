@@ -21,7 +21,10 @@ export interface CheckoutStarted {
 /** A price in the smallest unit (cents) shown in the reader's locale: 499 usd -> "$4.99". */
 export function formatPrice(cents: number, currency: string, locale: Locale): string {
   try {
-    return new Intl.NumberFormat(locale, { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
+    return new Intl.NumberFormat(locale, {
+      style: "currency",
+      currency: currency.toUpperCase(),
+    }).format(cents / 100);
   } catch {
     return `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
   }

@@ -27,4 +27,5 @@ export const RANKING_PAGE = 20;
 
 /** `<input type="datetime-local">` value (UTC) of an ISO time, and back. */
 export const toLocalInput = (iso: string) => iso.slice(0, 16);
-export const fromLocalInput = (v: string) => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : null);
+export const fromLocalInput = (v: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : null;

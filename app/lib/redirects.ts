@@ -1,6 +1,10 @@
 /** A path on this site only: never `//host` or `/\host` (no open redirect). */
-export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
-  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) return fallback;
+export function safeRedirect(
+  to: FormDataEntryValue | string | null | undefined,
+  fallback = "/",
+): string {
+  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\"))
+    return fallback;
   // Control characters and backslashes can be read as a host by some browsers.
   if (/[\u0000-\u001f\\]/.test(to)) return fallback;
   return to;

@@ -16,7 +16,14 @@ export interface JoinInfo {
   partyPath: string;
   /** Shown by the websocket: proof this visitor went through the join (and its password). */
   ticket: string;
-  settings: { numberOfDjs: number; design: RoomDesign; name: string; hasChat: boolean; djType: string; ownerUuid: string | null };
+  settings: {
+    numberOfDjs: number;
+    design: RoomDesign;
+    name: string;
+    hasChat: boolean;
+    djType: string;
+    ownerUuid: string | null;
+  };
 }
 
 export interface Palette {
@@ -33,27 +40,79 @@ export interface Palette {
  * white text on the backdrop keeps AA contrast (every stop is dark at the text's height).
  */
 export const DESIGN_PALETTES: Record<RoomDesign, Palette> = {
-  BARN: { backdrop: "radial-gradient(120% 80% at 50% 0%, #6b3a1f 0%, #2a160c 55%, #120a06 100%)", accent: "#f4a259", glow: "#c8553d" },
-  BARN_UA: { backdrop: "linear-gradient(180deg, #0b3d91 0%, #0b2a5e 45%, #3a3208 80%, #141006 100%)", accent: "#ffd500", glow: "#005bbb" },
-  CHAT_ONLY: { backdrop: "linear-gradient(160deg, #1f2440 0%, #13162a 60%, #0b0d18 100%)", accent: "#9aa8ff", glow: "#562df9" },
-  CLUB: { backdrop: "radial-gradient(120% 90% at 20% 0%, #5a1a8c 0%, #250b45 45%, #0b0615 100%)", accent: "#ff4fa3", glow: "#562df9" },
-  CLUB_UA: { backdrop: "radial-gradient(120% 90% at 80% 0%, #0057b7 0%, #10254d 50%, #0a0c14 100%)", accent: "#ffd700", glow: "#0057b7" },
-  FERRY_BUILDING: { backdrop: "linear-gradient(180deg, #274060 0%, #1b2a3f 50%, #0d141f 100%)", accent: "#ffb366", glow: "#5c9ead" },
-  FESTIVAL: { backdrop: "radial-gradient(140% 90% at 50% 0%, #b33a3a 0%, #5d1f5e 40%, #1a0d26 100%)", accent: "#ffd166", glow: "#ef476f" },
-  STADIUM: { backdrop: "radial-gradient(120% 70% at 50% 0%, #1f6f4a 0%, #0f3a2a 45%, #07140f 100%)", accent: "#7cf29c", glow: "#e0f7ff" },
-  THEATER: { backdrop: "radial-gradient(110% 80% at 50% 0%, #7a0e1e 0%, #3d0710 50%, #140307 100%)", accent: "#f5c04a", glow: "#b3122e" },
-  TOMORROWLAND: { backdrop: "radial-gradient(130% 90% at 50% 0%, #3b2f8f 0%, #1d1650 45%, #090720 100%)", accent: "#3ee0ff", glow: "#b388ff" },
-  UNDERGROUND: { backdrop: "linear-gradient(180deg, #2b2b2b 0%, #161616 55%, #080808 100%)", accent: "#39ff14", glow: "#ff3131" },
-  YACHT: { backdrop: "linear-gradient(180deg, #0f5e8c 0%, #0a3a5c 45%, #061c2c 100%)", accent: "#ffe8a3", glow: "#4fd1ff" },
+  BARN: {
+    backdrop: "radial-gradient(120% 80% at 50% 0%, #6b3a1f 0%, #2a160c 55%, #120a06 100%)",
+    accent: "#f4a259",
+    glow: "#c8553d",
+  },
+  BARN_UA: {
+    backdrop: "linear-gradient(180deg, #0b3d91 0%, #0b2a5e 45%, #3a3208 80%, #141006 100%)",
+    accent: "#ffd500",
+    glow: "#005bbb",
+  },
+  CHAT_ONLY: {
+    backdrop: "linear-gradient(160deg, #1f2440 0%, #13162a 60%, #0b0d18 100%)",
+    accent: "#9aa8ff",
+    glow: "#562df9",
+  },
+  CLUB: {
+    backdrop: "radial-gradient(120% 90% at 20% 0%, #5a1a8c 0%, #250b45 45%, #0b0615 100%)",
+    accent: "#ff4fa3",
+    glow: "#562df9",
+  },
+  CLUB_UA: {
+    backdrop: "radial-gradient(120% 90% at 80% 0%, #0057b7 0%, #10254d 50%, #0a0c14 100%)",
+    accent: "#ffd700",
+    glow: "#0057b7",
+  },
+  FERRY_BUILDING: {
+    backdrop: "linear-gradient(180deg, #274060 0%, #1b2a3f 50%, #0d141f 100%)",
+    accent: "#ffb366",
+    glow: "#5c9ead",
+  },
+  FESTIVAL: {
+    backdrop: "radial-gradient(140% 90% at 50% 0%, #b33a3a 0%, #5d1f5e 40%, #1a0d26 100%)",
+    accent: "#ffd166",
+    glow: "#ef476f",
+  },
+  STADIUM: {
+    backdrop: "radial-gradient(120% 70% at 50% 0%, #1f6f4a 0%, #0f3a2a 45%, #07140f 100%)",
+    accent: "#7cf29c",
+    glow: "#e0f7ff",
+  },
+  THEATER: {
+    backdrop: "radial-gradient(110% 80% at 50% 0%, #7a0e1e 0%, #3d0710 50%, #140307 100%)",
+    accent: "#f5c04a",
+    glow: "#b3122e",
+  },
+  TOMORROWLAND: {
+    backdrop: "radial-gradient(130% 90% at 50% 0%, #3b2f8f 0%, #1d1650 45%, #090720 100%)",
+    accent: "#3ee0ff",
+    glow: "#b388ff",
+  },
+  UNDERGROUND: {
+    backdrop: "linear-gradient(180deg, #2b2b2b 0%, #161616 55%, #080808 100%)",
+    accent: "#39ff14",
+    glow: "#ff3131",
+  },
+  YACHT: {
+    backdrop: "linear-gradient(180deg, #0f5e8c 0%, #0a3a5c 45%, #061c2c 100%)",
+    accent: "#ffe8a3",
+    glow: "#4fd1ff",
+  },
 };
 
-export const paletteOf = (design: string | null | undefined): Palette => DESIGN_PALETTES[(design as RoomDesign) ?? "CLUB"] ?? DESIGN_PALETTES.CLUB;
+export const paletteOf = (design: string | null | undefined): Palette =>
+  DESIGN_PALETTES[(design as RoomDesign) ?? "CLUB"] ?? DESIGN_PALETTES.CLUB;
 
 /**
  * Where a song starts in the room (DESIGN.md, "Playback"): duration minus the time left
  * until endTime, never below zero (nor past the end).
  */
-export function startOffsetSeconds(np: { startTime: number; endTime: number; song: { duration?: number | null } }, serverNow: number): number {
+export function startOffsetSeconds(
+  np: { startTime: number; endTime: number; song: { duration?: number | null } },
+  serverNow: number,
+): number {
   const duration = np.song.duration ?? (np.endTime - np.startTime) / 1000;
   const at = duration - (np.endTime - serverNow) / 1000;
   return Math.max(0, Math.min(duration, at));
@@ -74,14 +133,22 @@ export const GLOBAL_MODERATOR_ROLES = ["admin", "superUser", "globalModerator"] 
 
 /** The room roles a user holds now (expired entries left out); the owner holds "owner". */
 export function activeRoomRoles(
-  settings: { ownerUuid?: string | null; roomRoles?: { userUuid: string; role: string; expirationTime: number | null }[] } | null | undefined,
+  settings:
+    | {
+        ownerUuid?: string | null;
+        roomRoles?: { userUuid: string; role: string; expirationTime: number | null }[];
+      }
+    | null
+    | undefined,
   uuid: string | null | undefined,
-  now = Date.now()
+  now = Date.now(),
 ): Set<string> {
   const held = new Set<string>();
   if (!settings || !uuid) return held;
   if (settings.ownerUuid === uuid) held.add("owner");
-  for (const r of settings.roomRoles ?? []) if (r.userUuid === uuid && (r.expirationTime === null || r.expirationTime > now)) held.add(r.role);
+  for (const r of settings.roomRoles ?? [])
+    if (r.userUuid === uuid && (r.expirationTime === null || r.expirationTime > now))
+      held.add(r.role);
   return held;
 }
 
@@ -94,10 +161,12 @@ export function moderationRights(
   settings: Parameters<typeof activeRoomRoles>[0],
   uuid: string | null | undefined,
   tokenRoles: readonly (string | null | undefined)[] = [],
-  now = Date.now()
+  now = Date.now(),
 ): { moderate: boolean; manage: boolean } {
   const held = activeRoomRoles(settings, uuid, now);
-  const global = tokenRoles.some((r) => !!r && (GLOBAL_MODERATOR_ROLES as readonly string[]).includes(r));
+  const global = tokenRoles.some(
+    (r) => !!r && (GLOBAL_MODERATOR_ROLES as readonly string[]).includes(r),
+  );
   const manage = global || held.has("owner") || held.has("coOwner");
   return { moderate: manage || held.has("moderator"), manage };
 }
@@ -125,8 +194,13 @@ export interface PlayContext {
  */
 export function roomPlayContext(
   np: { djUuid: string; playId: string } | null | undefined,
-  settings: { slug?: string | null; ownerUuid?: string | null } | null | undefined
+  settings: { slug?: string | null; ownerUuid?: string | null } | null | undefined,
 ): PlayContext | null {
   if (!np || !settings?.slug) return null;
-  return { roomSlug: settings.slug.toLowerCase(), roomOwnerUuid: settings.ownerUuid ?? null, djUuid: np.djUuid || null, playId: np.playId || null };
+  return {
+    roomSlug: settings.slug.toLowerCase(),
+    roomOwnerUuid: settings.ownerUuid ?? null,
+    djUuid: np.djUuid || null,
+    playId: np.playId || null,
+  };
 }

@@ -32,7 +32,9 @@ export function getToken(request: Request): string | null {
 function tokenMaxAge(token: string): number {
   try {
     const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const { exp } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as { exp?: number };
+    const { exp } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as {
+      exp?: number;
+    };
     if (typeof exp === "number") return Math.max(0, exp - Math.floor(Date.now() / 1000));
   } catch {
     /* not a JWT we can read: fall through */
@@ -42,12 +44,22 @@ function tokenMaxAge(token: string): number {
 
 /** `Set-Cookie` that stores the token (SameSite=Lax; Secure only over https). */
 export function setTokenCookie(request: Request, token: string): string {
-  return serializeCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "Lax", secure: isHttps(request), maxAge: tokenMaxAge(token) });
+  return serializeCookie(TOKEN_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isHttps(request),
+    maxAge: tokenMaxAge(token),
+  });
 }
 
 /** `Set-Cookie` that removes the token. */
 export function clearTokenCookie(request: Request): string {
-  return serializeCookie(TOKEN_COOKIE, "", { httpOnly: true, sameSite: "Lax", secure: isHttps(request), maxAge: 0 });
+  return serializeCookie(TOKEN_COOKIE, "", {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isHttps(request),
+    maxAge: 0,
+  });
 }
 
 export interface Session {
@@ -88,7 +100,10 @@ export function loginRedirect(request: Request, headers?: HeadersInit) {
 export async function requireUser(args: Args): Promise<Session & { user: User; token: string }> {
   const session = await getSession(args);
   if (!session.user || !session.token) {
-    throw loginRedirect(args.request, session.setCookie ? { "Set-Cookie": session.setCookie } : undefined);
+    throw loginRedirect(
+      args.request,
+      session.setCookie ? { "Set-Cookie": session.setCookie } : undefined,
+    );
   }
   return session as Session & { user: User; token: string };
 }

@@ -17,7 +17,9 @@ export const PLAYLIST_SERVICE = "/api/playlist-service";
  * A search hit from an outside provider: not in our catalogue yet, so none of the catalogue's
  * own fields (no songId, status or stream); it is imported (track-import) before use.
  */
-export type ProviderSong = ProviderHit & { [K in Exclude<keyof SongDto, keyof ProviderHit>]?: undefined };
+export type ProviderSong = ProviderHit & {
+  [K in Exclude<keyof SongDto, keyof ProviderHit>]?: undefined;
+};
 /** Anything a song row can show: a catalogue song, a crate song or a provider hit. */
 export type AnySong = SongDto | CrateSongDto | ProviderSong;
 
@@ -71,10 +73,12 @@ export const SONG_EXTENSIONS = [".mp3", ".wav", ".flac", ".ogg", ".oga", ".m4a"]
 export const CATALOGUE = "local";
 
 /** True when a song (or upload) is in our catalogue and can be added to crates directly. */
-export const hasSongId = (s: AnySong): s is SongDto | CrateSongDto => typeof s.songId === "string" && s.songId.length > 0;
+export const hasSongId = (s: AnySong): s is SongDto | CrateSongDto =>
+  typeof s.songId === "string" && s.songId.length > 0;
 
 /** The stream this web app can play: an uploaded song's HLS playlist (set only when VERIFIED). */
-export const uploadStream = (s: Pick<AnySong, "streamUrls"> | null | undefined): string | null => s?.streamUrls?.uploadService ?? null;
+export const uploadStream = (s: Pick<AnySong, "streamUrls"> | null | undefined): string | null =>
+  s?.streamUrls?.uploadService ?? null;
 
 /**
  * The provider to play a song from (seed 001, Playback): the first in the brand's priority
@@ -82,7 +86,7 @@ export const uploadStream = (s: Pick<AnySong, "streamUrls"> | null | undefined):
  */
 export const REGISTERED_PROVIDERS: readonly MusicProvider[] = ["uploadService"];
 export function pickProvider(
-  s: Pick<AnySong, "streamUrls" | "musicProviders">
+  s: Pick<AnySong, "streamUrls" | "musicProviders">,
 ): { provider: MusicProvider; url: string } | { provider: MusicProvider | null; url: null } {
   const order = PROVIDER_PRIORITY.hangout;
   for (const p of order) {
@@ -98,7 +102,16 @@ export function pickProvider(
 export function artworkUrl(s: Pick<AnySong, "thumbnails"> | null | undefined): string | null {
   const th = s?.thumbnails;
   if (!th) return null;
-  const order: MusicProvider[] = ["uploadService", "sevenDigital", "apple", "spotify", "deezer", "soundCloudPublic", "audius", "youtube"];
+  const order: MusicProvider[] = [
+    "uploadService",
+    "sevenDigital",
+    "apple",
+    "spotify",
+    "deezer",
+    "soundCloudPublic",
+    "audius",
+    "youtube",
+  ];
   for (const p of order) if (th[p]) return th[p]!;
   const any = Object.values(th).find((v) => typeof v === "string" && v);
   return any ?? null;
@@ -130,16 +143,22 @@ export function formatDuration(seconds: number | null | undefined): string {
 }
 
 /** Song statuses that are still moving (the upload page polls while a song is in one). */
-export const PENDING_STATUSES: readonly SongStatus[] = ["PENDING_UPLOAD", "VALID_FILE_TYPE", "VERIFICATION_POSTPONED"];
+export const PENDING_STATUSES: readonly SongStatus[] = [
+  "PENDING_UPLOAD",
+  "VALID_FILE_TYPE",
+  "VERIFICATION_POSTPONED",
+];
 
 /** Why a file can't be uploaded, as a message key; null when it can. */
 export function checkSongFile(
-  file: { type: string; size: number; name: string } | null | undefined
+  file: { type: string; size: number; name: string } | null | undefined,
 ): "songUpload.noFile" | "songUpload.badType" | "songUpload.tooBig" | null {
   if (!file || file.size === 0) return "songUpload.noFile";
   const ext = file.name.toLowerCase().slice(file.name.lastIndexOf("."));
   // Some systems report no type (or a generic one) for audio files: the extension decides then.
-  const typeOk = SONG_TYPES.includes(file.type.toLowerCase()) || ((!file.type || file.type === "application/octet-stream") && SONG_EXTENSIONS.includes(ext));
+  const typeOk =
+    SONG_TYPES.includes(file.type.toLowerCase()) ||
+    ((!file.type || file.type === "application/octet-stream") && SONG_EXTENSIONS.includes(ext));
   if (!typeOk) return "songUpload.badType";
   if (file.size > MAX_SONG_BYTES) return "songUpload.tooBig";
   return null;
@@ -162,7 +181,13 @@ export interface SearchParams {
 
 /** The query string of a search call (shared by the page's loader and "Load more"). */
 export function searchQuery({ q, provider, explicit = true, offset = 0 }: SearchParams): string {
-  const qs = new URLSearchParams({ q, explicit: String(explicit), country: SEARCH_COUNTRY, offset: String(offset), limit: String(SEARCH_LIMIT) });
+  const qs = new URLSearchParams({
+    q,
+    explicit: String(explicit),
+    country: SEARCH_COUNTRY,
+    offset: String(offset),
+    limit: String(SEARCH_LIMIT),
+  });
   if (provider) qs.set("providers", provider);
   return qs.toString();
 }

@@ -1,4 +1,9 @@
-import type { AccountDto, BundleDto, ConsumableDto, PurchaseDto } from "../../workers/merch-service/store-dto";
+import type {
+  AccountDto,
+  BundleDto,
+  ConsumableDto,
+  PurchaseDto,
+} from "../../workers/merch-service/store-dto";
 import { apiRequest } from "./api.client";
 import { ApiError, displayError } from "./errors";
 
@@ -32,14 +37,22 @@ export async function fetchOwnAccount(token: string): Promise<TokenAccount> {
 }
 
 export const fetchConsumables = (offset: number, signal?: AbortSignal) =>
-  apiRequest<StorePage<Consumable>>(`${MERCH}/consumables?limit=${STORE_PAGE}&offset=${offset}`, { signal });
+  apiRequest<StorePage<Consumable>>(`${MERCH}/consumables?limit=${STORE_PAGE}&offset=${offset}`, {
+    signal,
+  });
 
 /**
  * Buys `consumable` for the room. The account's version and balance go along, so a stale
  * screen gets 409 instead of a surprise; `idempotencyKey` is made once per confirmation,
  * so a retried click never buys twice.
  */
-export async function buyConsumable(token: string, account: TokenAccount, consumable: Consumable, roomUuid: string, idempotencyKey: string) {
+export async function buyConsumable(
+  token: string,
+  account: TokenAccount,
+  consumable: Consumable,
+  roomUuid: string,
+  idempotencyKey: string,
+) {
   const body = {
     roomUuid,
     consumableId: consumable.id,
@@ -52,7 +65,12 @@ export async function buyConsumable(token: string, account: TokenAccount, consum
   try {
     res = await fetch(`${MERCH}/consumable-purchases`, {
       method: "POST",
-      headers: { Accept: "application/json", "Content-Type": "application/json", Authorization: `Bearer ${token}`, "Idempotency-Key": idempotencyKey },
+      headers: {
+        Accept: "application/json",
+        "Content-Type": "application/json",
+        Authorization: `Bearer ${token}`,
+        "Idempotency-Key": idempotencyKey,
+      },
       body: JSON.stringify(body),
     });
   } catch {

@@ -28,4 +28,5 @@ export interface Paged<T> {
 }
 
 /** Whether these roles may open the admin pages. */
-export const isAdmin = (roles: readonly string[] | undefined | null) => !!roles?.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));
+export const isAdmin = (roles: readonly string[] | undefined | null) =>
+  !!roles?.some((r) => (ADMIN_ROLES as readonly string[]).includes(r));

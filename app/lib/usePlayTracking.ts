@@ -1,5 +1,10 @@
 import { useEffect, useMemo, useRef, type RefObject } from "react";
-import { createPlayTracker, type PlayRecord, type PlayTopic, type PlayTracker } from "../../shared/play-tracking";
+import {
+  createPlayTracker,
+  type PlayRecord,
+  type PlayTopic,
+  type PlayTracker,
+} from "../../shared/play-tracking";
 import type { PlayContext } from "./rooms";
 import { pickProvider, songKey, type AnySong } from "./songs";
 import { useRootData } from "./useRootData";
@@ -13,7 +18,8 @@ export const CONTINUE_EVERY_MS = 5000;
 export const playSongId = (s: AnySong) => s.songId || songKey(s, -1);
 
 /** A Discord activity is served from `<app id>.discordsays.com` (seed 001: Discord-activity mode). */
-const inDiscord = () => typeof location !== "undefined" && location.hostname.endsWith(".discordsays.com");
+const inDiscord = () =>
+  typeof location !== "undefined" && location.hostname.endsWith(".discordsays.com");
 
 /** crypto.randomUUID exists only in secure contexts; a LAN http address still gets a v4 uuid. */
 function newUuid(): string {
@@ -32,7 +38,10 @@ function newUuid(): string {
  */
 function post(token: string | null, isLoggedIn: boolean, topic: PlayTopic, record: PlayRecord) {
   if (!token) return;
-  const kinesisDataRecord = { ...record, deviceData: { platform: "web", isDiscord: inDiscord(), isLoggedIn } };
+  const kinesisDataRecord = {
+    ...record,
+    deviceData: { platform: "web", isDiscord: inDiscord(), isLoggedIn },
+  };
   try {
     void fetch(KINESIS_PATH, {
       method: "POST",
@@ -51,7 +60,12 @@ export function usePlayTracking(): PlayTracker {
   const auth = useRef({ token: root?.token ?? null, isLoggedIn: !!root?.user });
   auth.current = { token: root?.token ?? null, isLoggedIn: !!root?.user };
   return useMemo(
-    () => createPlayTracker({ now: () => Date.now(), newId: newUuid, send: (topic, record) => post(auth.current.token, auth.current.isLoggedIn, topic, record) }),
+    () =>
+      createPlayTracker({
+        now: () => Date.now(),
+        newId: newUuid,
+        send: (topic, record) => post(auth.current.token, auth.current.isLoggedIn, topic, record),
+      }),
     [],
   );
 }
@@ -61,13 +75,24 @@ const cut = (v: string | null | undefined) => (v ? v.slice(0, 200) : null);
 type TrackedUser = { uuid: string; subscriptionLevel?: string | null } | null;
 
 /** What a play starts with, whichever player plays it (the audio element or YouTube's iframe). */
-function startRecord(s: AnySong, user: TrackedUser, where: PlayContext | null, provider: string | null, volume: number): Parameters<PlayTracker["start"]>[0] {
+function startRecord(
+  s: AnySong,
+  user: TrackedUser,
+  where: PlayContext | null,
+  provider: string | null,
+  volume: number,
+): Parameters<PlayTracker["start"]>[0] {
   return {
     roomSlug: where?.roomSlug ?? null,
     roomOwnerUuid: where?.roomOwnerUuid ?? null,
     djUuid: where?.djUuid ?? null,
     playId: where?.playId ?? null,
-    songInfo: { songId: playSongId(s), trackName: cut(s.trackName), artistName: cut(s.artistName), duration: s.duration ?? null },
+    songInfo: {
+      songId: playSongId(s),
+      trackName: cut(s.trackName),
+      artistName: cut(s.artistName),
+      duration: s.duration ?? null,
+    },
     userUuid: user?.uuid ?? null,
     userProvider: provider,
     subscriptionLevel: user?.subscriptionLevel ?? null,
@@ -81,7 +106,11 @@ function startRecord(s: AnySong, user: TrackedUser, where: PlayContext | null, p
  * the song plays (the room page passes it with `play`); outside a room the room fields are
  * null and the play gets its own id.
  */
-export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song: AnySong | null, room: RefObject<PlayContext | null>) {
+export function useAudioPlayTracking(
+  audioRef: RefObject<HTMLAudioElement>,
+  song: AnySong | null,
+  room: RefObject<PlayContext | null>,
+) {
   const tracker = usePlayTracking();
   const root = useRootData();
   const ctx = useRef({ song, user: root?.user ?? null });
@@ -102,7 +131,12 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       // "playing" also follows a buffering stall: the open play of this song goes on (but a
       // room playing the same song again is a new play, with a new room playId).
       const open = tracker.current();
-      if (open && open.songInfo.songId === playSongId(s) && (!where?.playId || open.playId === where.playId)) return;
+      if (
+        open &&
+        open.songInfo.songId === playSongId(s) &&
+        (!where?.playId || open.playId === where.playId)
+      )
+        return;
       tracker.start(startRecord(s, user, where, pickProvider(s).provider, volume()));
       last = Date.now();
     };
@@ -110,10 +144,19 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
       const s = ctx.current.song;
       if (!s || audio.paused || Date.now() - last < CONTINUE_EVERY_MS) return;
       last = Date.now();
-      tracker.continue({ roomSlug: room.current?.roomSlug ?? null, songId: playSongId(s), volume: volume() });
+      tracker.continue({
+        roomSlug: room.current?.roomSlug ?? null,
+        songId: playSongId(s),
+        volume: volume(),
+      });
     };
     const end = () => tracker.end();
-    const events: [string, () => void][] = [["playing", onPlaying], ["timeupdate", onTime], ["pause", end], ["ended", end]];
+    const events: [string, () => void][] = [
+      ["playing", onPlaying],
+      ["timeupdate", onTime],
+      ["pause", end],
+      ["ended", end],
+    ];
     for (const [ev, fn] of events) audio.addEventListener(ev, fn);
     window.addEventListener("pagehide", end);
     return () => {
@@ -129,7 +172,12 @@ export function useAudioPlayTracking(audioRef: RefObject<HTMLAudioElement>, song
  * the audio element: start when it reports PLAYING, continue every 5 s while it plays, end
  * on pause, end, a new play and page hide. `playing` and `volume` come from the player.
  */
-export function useYouTubePlayTracking(song: AnySong | null, where: PlayContext | null, playing: boolean, volume: () => number) {
+export function useYouTubePlayTracking(
+  song: AnySong | null,
+  where: PlayContext | null,
+  playing: boolean,
+  volume: () => number,
+) {
   const tracker = usePlayTracking();
   const root = useRootData();
   const ctx = useRef({ song, where, user: root?.user ?? null, volume });
@@ -145,7 +193,12 @@ export function useYouTubePlayTracking(song: AnySong | null, where: PlayContext 
     }
     const timer = setInterval(() => {
       const cur = ctx.current;
-      if (cur.song) tracker.continue({ roomSlug: cur.where?.roomSlug ?? null, songId: playSongId(cur.song), volume: cur.volume() });
+      if (cur.song)
+        tracker.continue({
+          roomSlug: cur.where?.roomSlug ?? null,
+          songId: playSongId(cur.song),
+          volume: cur.volume(),
+        });
     }, CONTINUE_EVERY_MS);
     const end = () => tracker.end();
     window.addEventListener("pagehide", end);

@@ -44,7 +44,12 @@ export interface RoomConnection {
 
 export const PING_EVERY_MS = 15_000;
 
-export function useRoom(partyPath: string | null, token: string | null, myUuid: string | null, ticket: string | null = null): RoomConnection {
+export function useRoom(
+  partyPath: string | null,
+  token: string | null,
+  myUuid: string | null,
+  ticket: string | null = null,
+): RoomConnection {
   const [status, setStatus] = useState<RoomStatus>("connecting");
   const [state, setState] = useState<RoomState | null>(null);
   const [seq, setSeq] = useState(0);
@@ -124,16 +129,21 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
           setError({ message: msg.params.message, action: msg.params.action, id: ++errorId });
           return;
         case "roomReset": {
-          const t = setTimeout(() => {
-            timers.delete(t);
-            join();
-          }, Math.random() * Math.max(0, msg.params.rejoinWithinMs));
+          const t = setTimeout(
+            () => {
+              timers.delete(t);
+              join();
+            },
+            Math.random() * Math.max(0, msg.params.rejoinWithinMs),
+          );
           timers.add(t);
           return;
         }
         case "kickedFromRoom":
           stopped = true;
-          setKickReason(typeof msg.params?.reason === "string" && msg.params.reason ? msg.params.reason : null);
+          setKickReason(
+            typeof msg.params?.reason === "string" && msg.params.reason ? msg.params.reason : null,
+          );
           setStatus("kicked");
           ws?.close();
           return;
@@ -143,7 +153,10 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
         case "yourVote":
           // The echo carries no playId: it is about the song of the state held now (the room
           // sends it after the roomState it belongs to, on the same socket, in order).
-          setYourVote({ playId: docRef.current.state?.nowPlaying?.playId ?? null, songVotes: msg.params.songVotes ?? {} });
+          setYourVote({
+            playId: docRef.current.state?.nowPlaying?.playId ?? null,
+            songVotes: msg.params.songVotes ?? {},
+          });
           return;
       }
     };
@@ -157,7 +170,11 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
         if (ticket) u.searchParams.set("ticket", ticket);
         return u.href;
       };
-      ws = new ReconnectingWebSocket(url, [], { maxRetries: Infinity, minReconnectionDelay: 500, maxReconnectionDelay: 8000 });
+      ws = new ReconnectingWebSocket(url, [], {
+        maxRetries: Infinity,
+        minReconnectionDelay: 500,
+        maxReconnectionDelay: 8000,
+      });
       socketRef.current = ws;
       let opened = false;
       ws.addEventListener("open", () => {
@@ -180,7 +197,10 @@ export function useRoom(partyPath: string | null, token: string | null, myUuid: 
           ws?.close();
           return;
         }
-        if (!stopped) setStatus((s) => (s === "kicked" ? s : docRef.current.state ? "reconnecting" : "connecting"));
+        if (!stopped)
+          setStatus((s) =>
+            s === "kicked" ? s : docRef.current.state ? "reconnecting" : "connecting",
+          );
       });
       ws.addEventListener("message", onMessage);
       pingTimer = setInterval(ping, PING_EVERY_MS);

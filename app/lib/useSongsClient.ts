@@ -15,8 +15,10 @@ export function useSongsClient(): SongsClient {
         get:
           (_, key: string) =>
           (...args: unknown[]) =>
-            (songsClient(token) as unknown as Record<string, (...a: unknown[]) => unknown>)[key](...args),
+            (songsClient(token) as unknown as Record<string, (...a: unknown[]) => unknown>)[key](
+              ...args,
+            ),
       }),
-    [token]
+    [token],
   );
 }

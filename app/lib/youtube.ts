@@ -37,15 +37,24 @@ export function youtubeVideoId(value: string | null | undefined): string | null 
   let id: string | null = null;
   if (host === "youtu.be") id = url.pathname.split("/")[1] ?? null;
   else if (host === "youtube.com" || host === "youtube-nocookie.com") {
-    id = url.searchParams.get("v") ?? url.pathname.match(/^\/(?:embed|shorts|live|v)\/([^/?#]+)/)?.[1] ?? null;
+    id =
+      url.searchParams.get("v") ??
+      url.pathname.match(/^\/(?:embed|shorts|live|v)\/([^/?#]+)/)?.[1] ??
+      null;
   }
   return id && VIDEO_ID.test(id) ? id : null;
 }
 
 /** What the room page plays a song with. */
-export type RoomPlayback = { kind: "upload"; url: string } | { kind: "youtube"; videoId: string } | { kind: "none"; provider: MusicProvider | null };
+export type RoomPlayback =
+  | { kind: "upload"; url: string }
+  | { kind: "youtube"; videoId: string }
+  | { kind: "none"; provider: MusicProvider | null };
 
-type PlayableSong = { streamUrls?: Partial<Record<MusicProvider, string | null>> | null; musicProviders?: Partial<Record<MusicProvider, string | null>> | null };
+type PlayableSong = {
+  streamUrls?: Partial<Record<MusicProvider, string | null>> | null;
+  musicProviders?: Partial<Record<MusicProvider, string | null>> | null;
+};
 
 /**
  * The player for a room song (seed 001 Playback: the brand's priority order, only among
@@ -72,13 +81,20 @@ export function roomPlayback(song: PlayableSong | null | undefined): RoomPlaybac
 type NowPlayingTimes = Parameters<typeof startOffsetSeconds>[0];
 
 /** Where the YouTube player starts: the HLS rule (duration minus the time left, never below zero). */
-export const youtubeStartSeconds = (np: NowPlayingTimes, serverNow: number) => startOffsetSeconds(np, serverNow);
+export const youtubeStartSeconds = (np: NowPlayingTimes, serverNow: number) =>
+  startOffsetSeconds(np, serverNow);
 
 /** The whole seconds for the embed's `start` (the exact offset is sought once it is ready). */
-export const youtubeStartParam = (np: NowPlayingTimes, serverNow: number) => Math.floor(youtubeStartSeconds(np, serverNow));
+export const youtubeStartParam = (np: NowPlayingTimes, serverNow: number) =>
+  Math.floor(youtubeStartSeconds(np, serverNow));
 
 /** The offset to seek to when the player has drifted more than YOUTUBE_DRIFT_S, else null. */
-export function youtubeCorrection(playerSeconds: number, np: NowPlayingTimes, serverNow: number, tolerance = YOUTUBE_DRIFT_S): number | null {
+export function youtubeCorrection(
+  playerSeconds: number,
+  np: NowPlayingTimes,
+  serverNow: number,
+  tolerance = YOUTUBE_DRIFT_S,
+): number | null {
   const want = youtubeStartSeconds(np, serverNow);
   if (!Number.isFinite(playerSeconds)) return want;
   return Math.abs(playerSeconds - want) > tolerance ? want : null;
@@ -110,14 +126,27 @@ export interface YouTubeApi {
         onStateChange?: (e: { data: number; target: YouTubePlayer }) => void;
         onError?: (e: { data: number }) => void;
       };
-    }
+    },
   ) => YouTubePlayer;
 }
 /** YT.PlayerState values. */
-export const YT_STATE = { UNSTARTED: -1, ENDED: 0, PLAYING: 1, PAUSED: 2, BUFFERING: 3, CUED: 5 } as const;
+export const YT_STATE = {
+  UNSTARTED: -1,
+  ENDED: 0,
+  PLAYING: 1,
+  PAUSED: 2,
+  BUFFERING: 3,
+  CUED: 5,
+} as const;
 
-type ApiWindow = { YT?: Partial<YouTubeApi> & { loaded?: number }; onYouTubeIframeAPIReady?: () => void };
-type ApiDocument = { createElement(tag: "script"): HTMLScriptElement; head: { appendChild(node: HTMLScriptElement): unknown } };
+type ApiWindow = {
+  YT?: Partial<YouTubeApi> & { loaded?: number };
+  onYouTubeIframeAPIReady?: () => void;
+};
+type ApiDocument = {
+  createElement(tag: "script"): HTMLScriptElement;
+  head: { appendChild(node: HTMLScriptElement): unknown };
+};
 
 let pending: Promise<YouTubeApi> | null = null;
 
@@ -129,7 +158,7 @@ let pending: Promise<YouTubeApi> | null = null;
 export function loadYouTubeApi(
   win: ApiWindow = window as unknown as ApiWindow,
   doc: ApiDocument = document,
-  timeoutMs = YOUTUBE_LOAD_TIMEOUT_MS
+  timeoutMs = YOUTUBE_LOAD_TIMEOUT_MS,
 ): Promise<YouTubeApi> {
   if (win.YT?.Player) return Promise.resolve(win.YT as YouTubeApi);
   if (pending) return pending;

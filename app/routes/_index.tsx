@@ -1,5 +1,13 @@
 import { Link } from "@remix-run/react";
-import { Armchair, AudioLines, MessageCircleHeart, Star, ThumbsDown, ThumbsUp, Trophy } from "lucide-react";
+import {
+  Armchair,
+  AudioLines,
+  MessageCircleHeart,
+  Star,
+  ThumbsDown,
+  ThumbsUp,
+  Trophy,
+} from "lucide-react";
 import { Avatar } from "~/components/Avatar";
 import { button } from "~/components/ui";
 import { pageMeta, useT, type MessageKey } from "~/i18n";
@@ -40,7 +48,11 @@ export default function Index() {
           <h1 className="mt-5 text-4xl font-extrabold leading-[1.05] tracking-tight text-balance text-white sm:text-6xl">
             {t("home.headline")}
           </h1>
-          {user && <p className="mt-4 text-xl font-semibold text-brand-light">{t("home.welcomeBack", { name: user.nickname })}</p>}
+          {user && (
+            <p className="mt-4 text-xl font-semibold text-brand-light">
+              {t("home.welcomeBack", { name: user.nickname })}
+            </p>
+          )}
           <p className="mt-5 max-w-xl text-lg leading-relaxed text-ink-200">{t("home.lede")}</p>
           <div className="mt-8 flex flex-wrap gap-3">
             {user ? (
@@ -87,12 +99,17 @@ export default function Index() {
 function StagePreview() {
   const t = useT();
   return (
-    <div aria-hidden className="relative overflow-hidden rounded-[2rem] border border-line bg-linear-to-b from-[#1d1440] via-panel to-ink-950 p-5 shadow-2xl shadow-brand/20 sm:p-7">
+    <div
+      aria-hidden
+      className="relative overflow-hidden rounded-[2rem] border border-line bg-linear-to-b from-[#1d1440] via-panel to-ink-950 p-5 shadow-2xl shadow-brand/20 sm:p-7"
+    >
       <div className="pointer-events-none absolute -top-24 left-1/2 h-56 w-[130%] -translate-x-1/2 rounded-[100%] bg-brand/40 blur-3xl" />
       <div className="relative flex items-end justify-center gap-4 sm:gap-6">
         {DJS.map((dj, i) => (
           <div key={dj.name} className="flex flex-col items-center gap-2">
-            <div className={`rounded-full p-1 ${i === 0 ? "bg-linear-to-br from-neon to-brand shadow-[0_0_30px] shadow-neon/60" : ""}`}>
+            <div
+              className={`rounded-full p-1 ${i === 0 ? "bg-linear-to-br from-neon to-brand shadow-[0_0_30px] shadow-neon/60" : ""}`}
+            >
               <Avatar name={t(dj.name)} color={dj.color} size={i === 0 ? 64 : 52} />
             </div>
             <span className="text-sm font-semibold text-white">{t(dj.name)}</span>
@@ -111,12 +128,18 @@ function StagePreview() {
           <div className="grid size-14 shrink-0 place-items-center rounded-xl bg-linear-to-br from-brand via-neon to-cyan">
             <div className="flex h-6 items-end gap-0.5">
               {[0, 0.2, 0.45, 0.1, 0.3].map((d) => (
-                <span key={d} className="eq-bar block h-full w-1 rounded-full bg-white" style={{ animationDelay: `${d}s` }} />
+                <span
+                  key={d}
+                  className="eq-bar block h-full w-1 rounded-full bg-white"
+                  style={{ animationDelay: `${d}s` }}
+                />
               ))}
             </div>
           </div>
           <div className="min-w-0">
-            <p className="text-xs font-semibold uppercase tracking-widest text-neon">{t("home.stage.nowPlaying")}</p>
+            <p className="text-xs font-semibold uppercase tracking-widest text-neon">
+              {t("home.stage.nowPlaying")}
+            </p>
             <p className="truncate font-semibold text-white">{t("home.stage.track")}</p>
             <p className="truncate text-sm text-ink-200">{t("home.stage.artist")}</p>
           </div>
@@ -126,14 +149,19 @@ function StagePreview() {
         </div>
         <div className="mt-4 grid grid-cols-3 gap-2">
           {[ThumbsUp, ThumbsDown, Star].map((Icon, i) => (
-            <div key={i} className={`grid h-11 place-items-center rounded-xl border ${i === 0 ? "border-success/60 bg-success/15 text-success" : i === 2 ? "border-[#FFB020]/50 bg-[#FFB020]/10 text-[#FFB020]" : "border-white/15 bg-white/5 text-ink-200"}`}>
+            <div
+              key={i}
+              className={`grid h-11 place-items-center rounded-xl border ${i === 0 ? "border-success/60 bg-success/15 text-success" : i === 2 ? "border-[#FFB020]/50 bg-[#FFB020]/10 text-[#FFB020]" : "border-white/15 bg-white/5 text-ink-200"}`}
+            >
               <Icon className="size-5" />
             </div>
           ))}
         </div>
       </div>
 
-      <p className="relative mt-6 text-xs font-semibold uppercase tracking-widest text-ink-300">{t("home.stage.floor")}</p>
+      <p className="relative mt-6 text-xs font-semibold uppercase tracking-widest text-ink-300">
+        {t("home.stage.floor")}
+      </p>
       <div className="relative mt-3 grid w-fit grid-cols-7 gap-2">
         {FLOOR.map((n, i) => (
           <Avatar key={n} name={n} color={FLOOR_COLORS[i % FLOOR_COLORS.length]} size={34} />

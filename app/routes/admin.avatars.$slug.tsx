@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { ArrowLeft, Trash2 } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
@@ -14,13 +19,27 @@ import { formString, hasErrors, type FormState } from "~/lib/forms";
 
 export const meta = pageMeta("adminAvatars.title");
 
-type AdminAvatar = AvatarDto & { wearers: number; assignments: { id: string; userUuid: string; type: string; seasonId: number | null; createdAt: string }[] };
+type AdminAvatar = AvatarDto & {
+  wearers: number;
+  assignments: {
+    id: string;
+    userUuid: string;
+    type: string;
+    seasonId: number | null;
+    createdAt: string;
+  }[];
+};
 
-const path = (args: { params: { slug?: string } }) => `${MERCH_SERVICE}/avatars/${encodeURIComponent(args.params.slug ?? "")}`;
+const path = (args: { params: { slug?: string } }) =>
+  `${MERCH_SERVICE}/avatars/${encodeURIComponent(args.params.slug ?? "")}`;
 
 export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
-  const res = await callApi<AdminAvatar>(args, `${MERCH_SERVICE}/admin/avatars/${encodeURIComponent(args.params.slug ?? "")}`, { token });
+  const res = await callApi<AdminAvatar>(
+    args,
+    `${MERCH_SERVICE}/admin/avatars/${encodeURIComponent(args.params.slug ?? "")}`,
+    { token },
+  );
   if (!res.ok) adminFailure(args.request, res);
   return { avatar: res.data, statuses: AVATAR_STATUSES };
 }
@@ -37,7 +56,14 @@ export async function action(args: ActionFunctionArgs) {
   }
   if (intent === "upload") {
     const file = artFile(form);
-    if (!file) return data<FormState>({ intent, error: { status: 400, message: "file is required: choose an image.", generic: false } }, { status: 400 });
+    if (!file)
+      return data<FormState>(
+        {
+          intent,
+          error: { status: 400, message: "file is required: choose an image.", generic: false },
+        },
+        { status: 400 },
+      );
     const body = new FormData();
     body.append("file", file, file.name);
     const res = await callApi(args, `${path(args)}/image`, { method: "PUT", token, body });
@@ -45,9 +71,11 @@ export async function action(args: ActionFunctionArgs) {
     return { intent, ok: true } satisfies FormState;
   }
   const { json, values, errors } = avatarBody(form, false);
-  if (hasErrors(errors)) return data<FormState>({ intent: "save", fieldErrors: errors, values }, { status: 400 });
+  if (hasErrors(errors))
+    return data<FormState>({ intent: "save", fieldErrors: errors, values }, { status: 400 });
   const res = await callApi<AvatarDto>(args, path(args), { method: "PATCH", token, json });
-  if (!res.ok) return data<FormState>({ intent: "save", error: res, values }, { status: res.status });
+  if (!res.ok)
+    return data<FormState>({ intent: "save", error: res, values }, { status: res.status });
   return { intent: "save", ok: true } satisfies FormState;
 }
 
@@ -68,27 +96,60 @@ export default function EditAvatar() {
         {t("adminAvatars.back")}
       </Link>
       <div className="mt-4 flex flex-wrap items-center gap-5">
-        <AvatarArt slug={avatar.slug} src={avatar.thumbnails["256"]} size={96} alt={t("avatars.artAlt", { name: avatar.name })} />
+        <AvatarArt
+          slug={avatar.slug}
+          src={avatar.thumbnails["256"]}
+          size={96}
+          alt={t("avatars.artAlt", { name: avatar.name })}
+        />
         <div className="min-w-0">
-          <h1 className="truncate text-3xl font-extrabold tracking-tight text-white" data-testid="admin-avatar-name">
+          <h1
+            className="truncate text-3xl font-extrabold tracking-tight text-white"
+            data-testid="admin-avatar-name"
+          >
             {avatar.name}
           </h1>
           <p className="font-mono text-sm text-ink-300">{avatar.slug}</p>
           <p className="mt-1 text-sm text-ink-200">
-            {t(`avatars.status.${avatar.status}`)} · {t("adminAvatars.wearers", { count: avatar.wearers })}
+            {t(`avatars.status.${avatar.status}`)} ·{" "}
+            {t("adminAvatars.wearers", { count: avatar.wearers })}
           </p>
         </div>
       </div>
-      {params.get("created") && !result && <div className="mt-4"><Alert success>{t("adminAvatars.created")}</Alert></div>}
-      {artError && !result && <div className="mt-4"><Alert error={{ status: 400, message: t("adminAvatars.createdNoArt", { reason: artError }), generic: false }} /></div>}
+      {params.get("created") && !result && (
+        <div className="mt-4">
+          <Alert success>{t("adminAvatars.created")}</Alert>
+        </div>
+      )}
+      {artError && !result && (
+        <div className="mt-4">
+          <Alert
+            error={{
+              status: 400,
+              message: t("adminAvatars.createdNoArt", { reason: artError }),
+              generic: false,
+            }}
+          />
+        </div>
+      )}
 
       <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_20rem]">
         <Card>
           <Form method="post" className="space-y-5" noValidate>
             {of("save")?.error && <Alert error={of("save")!.error} />}
             {of("save")?.ok && <Alert success>{t("adminAvatars.saved")}</Alert>}
-            <AvatarFields statuses={statuses} avatar={avatar} values={of("save")?.values} errors={of("save")?.fieldErrors} key={avatar.updatedAt} />
-            <SubmitButton label="adminAvatars.save" pendingLabel="adminAvatars.saving" intent="save" />
+            <AvatarFields
+              statuses={statuses}
+              avatar={avatar}
+              values={of("save")?.values}
+              errors={of("save")?.fieldErrors}
+              key={avatar.updatedAt}
+            />
+            <SubmitButton
+              label="adminAvatars.save"
+              pendingLabel="adminAvatars.saving"
+              intent="save"
+            />
           </Form>
         </Card>
         <div className="space-y-6">
@@ -96,16 +157,29 @@ export default function EditAvatar() {
             <Form method="post" encType="multipart/form-data" className="space-y-4">
               {of("upload")?.error && <Alert error={of("upload")!.error} />}
               {of("upload")?.ok && <Alert success>{t("adminAvatars.uploaded")}</Alert>}
-              {!avatar.hasArt && <p className="text-sm text-ink-200">{t("adminAvatars.artNone")}</p>}
+              {!avatar.hasArt && (
+                <p className="text-sm text-ink-200">{t("adminAvatars.artNone")}</p>
+              )}
               <ArtInput />
-              <SubmitButton label="adminAvatars.upload" pendingLabel="adminAvatars.uploading" intent="upload" variant="secondary" />
+              <SubmitButton
+                label="adminAvatars.upload"
+                pendingLabel="adminAvatars.uploading"
+                intent="upload"
+                variant="secondary"
+              />
             </Form>
           </Card>
           <Card>
             <Form method="post" className="space-y-3">
               {of("delete")?.error && <Alert error={of("delete")!.error} />}
               <p className="text-sm text-ink-200">{t("adminAvatars.deleteHint")}</p>
-              <button type="submit" name="intent" value="delete" className={`${buttonClass.secondary} border-danger/60 text-danger hover:bg-danger/10`} data-testid="admin-avatar-delete">
+              <button
+                type="submit"
+                name="intent"
+                value="delete"
+                className={`${buttonClass.secondary} border-danger/60 text-danger hover:bg-danger/10`}
+                data-testid="admin-avatar-delete"
+              >
                 <Trash2 aria-hidden className="size-4" />
                 {t("adminAvatars.delete")}
               </button>
@@ -123,7 +197,10 @@ export default function EditAvatar() {
         ) : (
           <ul className="mt-3 divide-y divide-line rounded-2xl border border-line bg-panel/70">
             {avatar.assignments.map((a) => (
-              <li key={a.id} className="flex flex-wrap items-center justify-between gap-2 px-4 py-3 text-sm">
+              <li
+                key={a.id}
+                className="flex flex-wrap items-center justify-between gap-2 px-4 py-3 text-sm"
+              >
                 <Link to={`/admin/users/${a.userUuid}`} className={buttonClass.link}>
                   {a.userUuid}
                 </Link>

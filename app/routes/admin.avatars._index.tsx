@@ -23,17 +23,37 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const status = url.searchParams.get("status") ?? "";
   const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page), sort: "createdAt,DESC" });
-  if ((AVATAR_STATUSES as readonly string[]).includes(status)) query.set("filter", `status||$eq||${status}`);
-  const res = await callApi<Paged<AvatarDto>>(args, `${MERCH_SERVICE}/admin/avatars?${query}`, { token });
+  const query = new URLSearchParams({
+    limit: String(PAGE_SIZE),
+    page: String(page),
+    sort: "createdAt,DESC",
+  });
+  if ((AVATAR_STATUSES as readonly string[]).includes(status))
+    query.set("filter", `status||$eq||${status}`);
+  const res = await callApi<Paged<AvatarDto>>(args, `${MERCH_SERVICE}/admin/avatars?${query}`, {
+    token,
+  });
   if (!res.ok) adminFailure(args.request, res);
-  return { statuses: AVATAR_STATUSES, status, ...res.data, page: res.data.page || page, pageCount: Math.max(1, res.data.pageCount || 1) };
+  return {
+    statuses: AVATAR_STATUSES,
+    status,
+    ...res.data,
+    page: res.data.page || page,
+    pageCount: Math.max(1, res.data.pageCount || 1),
+  };
 }
 
 export default function AdminAvatars() {
   const t = useT();
   const locale = useLocale();
-  const { statuses, status, data: avatars, total, page, pageCount } = useLoaderData<typeof loader>();
+  const {
+    statuses,
+    status,
+    data: avatars,
+    total,
+    page,
+    pageCount,
+  } = useLoaderData<typeof loader>();
 
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
@@ -44,19 +64,35 @@ export default function AdminAvatars() {
             <Users aria-hidden className="size-4" />
             {t("adminAvatars.users")}
           </Link>
-          <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminAvatars.heading")}</h1>
+          <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+            {t("adminAvatars.heading")}
+          </h1>
           <p className="mt-1 text-ink-200" data-testid="admin-avatars-total">
             {t("adminAvatars.total", { total })}
           </p>
         </div>
-        <Link to="/admin/avatars/new" className={buttonClass.primary} data-testid="admin-avatar-new">
+        <Link
+          to="/admin/avatars/new"
+          className={buttonClass.primary}
+          data-testid="admin-avatar-new"
+        >
           <Plus aria-hidden className="size-4" />
           {t("adminAvatars.new")}
         </Link>
       </div>
 
-      <Form method="get" className="mt-6 flex flex-wrap items-end gap-3 rounded-2xl border border-line bg-panel/70 p-4" onChange={(e) => e.currentTarget.requestSubmit()}>
-        <Select label={t("adminAvatars.filterStatus")} name="status" defaultValue={status} key={status} className="min-w-56">
+      <Form
+        method="get"
+        className="mt-6 flex flex-wrap items-end gap-3 rounded-2xl border border-line bg-panel/70 p-4"
+        onChange={(e) => e.currentTarget.requestSubmit()}
+      >
+        <Select
+          label={t("adminAvatars.filterStatus")}
+          name="status"
+          defaultValue={status}
+          key={status}
+          className="min-w-56"
+        >
           <option value="">{t("adminAvatars.allStatuses")}</option>
           {statuses.map((s) => (
             <option key={s} value={s}>
@@ -72,7 +108,9 @@ export default function AdminAvatars() {
       </Form>
 
       {avatars.length === 0 ? (
-        <p className="mt-8 rounded-2xl border border-dashed border-line p-10 text-center text-ink-200">{t("adminAvatars.empty")}</p>
+        <p className="mt-8 rounded-2xl border border-dashed border-line p-10 text-center text-ink-200">
+          {t("adminAvatars.empty")}
+        </p>
       ) : (
         <ul className="mt-6 grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
           {avatars.map((a) => (
@@ -87,14 +125,27 @@ export default function AdminAvatars() {
                   <span className="block truncate font-semibold text-white">{a.name}</span>
                   <span className="block truncate font-mono text-xs text-ink-300">{a.slug}</span>
                   <span className="mt-1.5 flex flex-wrap gap-1.5 text-xs">
-                    <span className="rounded-full bg-white/10 px-2 py-0.5 font-medium text-ink-50">{t(`avatars.status.${a.status}`)}</span>
-                    {a.discordOnly && <span className="rounded-full bg-cyan/15 px-2 py-0.5 font-medium text-cyan">{t("avatars.discordOnly")}</span>}
+                    <span className="rounded-full bg-white/10 px-2 py-0.5 font-medium text-ink-50">
+                      {t(`avatars.status.${a.status}`)}
+                    </span>
+                    {a.discordOnly && (
+                      <span className="rounded-full bg-cyan/15 px-2 py-0.5 font-medium text-cyan">
+                        {t("avatars.discordOnly")}
+                      </span>
+                    )}
                     {a.status === "SEASON_AWARD" && (
-                      <span className="rounded-full bg-neon/15 px-2 py-0.5 font-medium text-neon">{t("adminAvatars.seasonRule", { points: a.pointsThreshold ?? "?", season: a.seasonId ?? "?" })}</span>
+                      <span className="rounded-full bg-neon/15 px-2 py-0.5 font-medium text-neon">
+                        {t("adminAvatars.seasonRule", {
+                          points: a.pointsThreshold ?? "?",
+                          season: a.seasonId ?? "?",
+                        })}
+                      </span>
                     )}
                   </span>
                 </span>
-                <span className="hidden shrink-0 text-xs text-ink-300 sm:block">{formatDate(a.createdAt, locale)}</span>
+                <span className="hidden shrink-0 text-xs text-ink-300 sm:block">
+                  {formatDate(a.createdAt, locale)}
+                </span>
               </Link>
             </li>
           ))}

@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
@@ -26,14 +31,22 @@ export async function action(args: ActionFunctionArgs) {
   const form = await args.request.formData();
   const { json, values, errors } = avatarBody(form, true);
   if (hasErrors(errors)) return data<FormState>({ fieldErrors: errors, values }, { status: 400 });
-  const res = await callApi<AvatarDto>(args, `${MERCH_SERVICE}/avatars`, { method: "POST", token, json });
+  const res = await callApi<AvatarDto>(args, `${MERCH_SERVICE}/avatars`, {
+    method: "POST",
+    token,
+    json,
+  });
   if (!res.ok) return data<FormState>({ error: res, values }, { status: res.status });
   const file = artFile(form);
   const next = `/admin/avatars/${res.data.slug}`;
   if (file) {
     const body = new FormData();
     body.append("file", file, file.name);
-    const art = await callApi(args, `${MERCH_SERVICE}/avatars/${res.data.slug}/image`, { method: "PUT", token, body });
+    const art = await callApi(args, `${MERCH_SERVICE}/avatars/${res.data.slug}/image`, {
+      method: "PUT",
+      token,
+      body,
+    });
     if (!art.ok) return redirect(`${next}?artError=${encodeURIComponent(art.message)}`);
   }
   return redirect(`${next}?created=1`);
@@ -51,7 +64,9 @@ export default function NewAvatar() {
         {t("adminAvatars.back")}
       </Link>
       <Card className="mt-4">
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">{t("adminAvatars.new")}</h1>
+        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
+          {t("adminAvatars.new")}
+        </h1>
         <Form method="post" encType="multipart/form-data" className="mt-6 space-y-5" noValidate>
           {result?.error && <Alert error={result.error} />}
           <AvatarFields statuses={statuses} values={result?.values} errors={result?.fieldErrors} />

@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
 import { Field, Select, TextArea } from "~/components/ui";
@@ -21,7 +26,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
   const id = args.params.id ?? "";
   if (id === NEW) return { item: null };
-  const res = await callApi<Consumable>(args, `${MERCH}/consumables/${encodeURIComponent(id)}`, { token });
+  const res = await callApi<Consumable>(args, `${MERCH}/consumables/${encodeURIComponent(id)}`, {
+    token,
+  });
   if (!res.ok) adminFailure(args.request, res);
   return { item: res.data };
 }
@@ -32,7 +39,10 @@ export async function action(args: ActionFunctionArgs) {
   const form = await args.request.formData();
   const path = `${MERCH}/consumables`;
   if (formString(form, "intent") === "delete") {
-    const res = await callApi(args, `${path}/${encodeURIComponent(id)}`, { method: "DELETE", token });
+    const res = await callApi(args, `${path}/${encodeURIComponent(id)}`, {
+      method: "DELETE",
+      token,
+    });
     if (!res.ok) return data({ error: res, saved: false }, { status: res.status });
     return redirect("/admin/consumables");
   }
@@ -45,12 +55,20 @@ export async function action(args: ActionFunctionArgs) {
   };
   const upload = pickedFile(form);
   if (upload) {
-    const up = await callApi<{ id: string }>(args, `${path}/files`, { method: "POST", token, body: upload });
+    const up = await callApi<{ id: string }>(args, `${path}/files`, {
+      method: "POST",
+      token,
+      body: upload,
+    });
     if (!up.ok) return data({ error: up, saved: false }, { status: up.status });
     body.fileId = up.data.id;
   } else if (form.get("removeFile") === "on") body.fileId = null;
   const creating = id === NEW;
-  const res = await callApi<Consumable>(args, creating ? path : `${path}/${encodeURIComponent(id)}`, { method: creating ? "POST" : "PATCH", token, json: body });
+  const res = await callApi<Consumable>(
+    args,
+    creating ? path : `${path}/${encodeURIComponent(id)}`,
+    { method: creating ? "POST" : "PATCH", token, json: body },
+  );
   if (!res.ok) return data({ error: res, saved: false }, { status: res.status });
   if (creating) return redirect(`/admin/consumables/${res.data.id}`);
   return { error: null, saved: true };
@@ -70,14 +88,44 @@ export default function AdminConsumable() {
       formKey={c?.updatedAt ?? NEW}
       result={result}
     >
-      <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={60} defaultValue={c?.name ?? ""} />
-      <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={500} defaultValue={c?.description ?? ""} />
-      <Field label={t("adminStore.field.tokenCost")} name="tokenCost" inputMode="numeric" required defaultValue={c ? String(c.tokenCost) : ""} />
-      <Select label={t("adminStore.field.displayType")} name="displayType" defaultValue={c?.displayType ?? "small"}>
+      <Field
+        className="sm:col-span-2"
+        label={t("adminStore.field.name")}
+        name="name"
+        required
+        maxLength={60}
+        defaultValue={c?.name ?? ""}
+      />
+      <TextArea
+        className="sm:col-span-2"
+        label={t("adminStore.field.description")}
+        name="description"
+        rows={3}
+        maxLength={500}
+        defaultValue={c?.description ?? ""}
+      />
+      <Field
+        label={t("adminStore.field.tokenCost")}
+        name="tokenCost"
+        inputMode="numeric"
+        required
+        defaultValue={c ? String(c.tokenCost) : ""}
+      />
+      <Select
+        label={t("adminStore.field.displayType")}
+        name="displayType"
+        defaultValue={c?.displayType ?? "small"}
+      >
         <option value="small">{t("adminStore.display.small")}</option>
         <option value="cover">{t("adminStore.display.cover")}</option>
       </Select>
-      <AdminImageInput id="consumable-file" label={t("adminStore.field.file")} hint={t("adminStore.fileHint")} src={c?.imageUrl} testId="consumable-image" />
+      <AdminImageInput
+        id="consumable-file"
+        label={t("adminStore.field.file")}
+        hint={t("adminStore.fileHint")}
+        src={c?.imageUrl}
+        testId="consumable-image"
+      />
       {c?.imageUrl && (
         <label className="flex items-center gap-3 text-ink-100 sm:col-span-2">
           <input type="checkbox" name="removeFile" className="size-5 accent-brand" />

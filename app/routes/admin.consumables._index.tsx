@@ -16,8 +16,15 @@ export const meta = pageMeta("adminStore.consumablesTitle");
 /** Every consumable, newest first, 32 a page (`?page=`). */
 export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
-  const page = Math.max(1, Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1);
-  const res = await callApi<StorePage<Consumable>>(args, `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`, { token });
+  const page = Math.max(
+    1,
+    Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1,
+  );
+  const res = await callApi<StorePage<Consumable>>(
+    args,
+    `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`,
+    { token },
+  );
   if (!res.ok) adminFailure(args.request, res);
   return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / STORE_PAGE)) };
 }
@@ -31,7 +38,9 @@ export default function AdminConsumables() {
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminStore.consumablesHeading")}</h1>
+          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+            {t("adminStore.consumablesHeading")}
+          </h1>
           <p className="mt-1 text-ink-200" data-testid="consumables-total">
             {t("adminStore.total", { total })}
           </p>
@@ -44,7 +53,12 @@ export default function AdminConsumables() {
 
       <AdminTable
         label={t("adminStore.consumablesHeading")}
-        columns={[{ label: t("adminStore.col.name") }, { label: t("adminStore.col.cost") }, { label: t("adminStore.col.display") }, { label: t("adminStore.col.created") }]}
+        columns={[
+          { label: t("adminStore.col.name") },
+          { label: t("adminStore.col.cost") },
+          { label: t("adminStore.col.display") },
+          { label: t("adminStore.col.created") },
+        ]}
         empty={t("store.empty")}
         isEmpty={items.length === 0}
         minWidth="min-w-[40rem]"
@@ -52,14 +66,24 @@ export default function AdminConsumables() {
         {items.map((c) => (
           <tr key={c.id} className="transition hover:bg-white/5" data-testid="admin-consumable-row">
             <td className="px-4 py-3">
-              <Link to={`/admin/consumables/${c.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline" aria-label={t("adminStore.edit", { name: c.name })}>
-                {c.imageUrl ? <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" /> : <Gift aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />}
+              <Link
+                to={`/admin/consumables/${c.id}`}
+                className="flex items-center gap-3 font-semibold text-white hover:underline"
+                aria-label={t("adminStore.edit", { name: c.name })}
+              >
+                {c.imageUrl ? (
+                  <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" />
+                ) : (
+                  <Gift aria-hidden className="size-10 rounded-lg bg-white/5 p-2 text-amber-300" />
+                )}
                 {c.name}
               </Link>
             </td>
             <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: c.tokenCost })}</td>
             <td className="px-4 py-3 text-ink-100">{t(`adminStore.display.${c.displayType}`)}</td>
-            <td className="whitespace-nowrap px-4 py-3 text-ink-200">{formatDate(c.createdAt, locale)}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-200">
+              {formatDate(c.createdAt, locale)}
+            </td>
           </tr>
         ))}
       </AdminTable>

@@ -14,7 +14,11 @@ export const meta = pageMeta("adminProducts.title");
 /** Every product (admins see hidden ones too), newest first. */
 export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
-  const res = await callApi<{ data: Product[]; total: number }>(args, `${PAYMENT_SERVICE}/api/v1/products?limit=100`, { token });
+  const res = await callApi<{ data: Product[]; total: number }>(
+    args,
+    `${PAYMENT_SERVICE}/api/v1/products?limit=100`,
+    { token },
+  );
   if (!res.ok) adminFailure(args.request, res);
   return res.data;
 }
@@ -28,7 +32,9 @@ export default function AdminProducts() {
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("adminProducts.heading")}</h1>
+          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+            {t("adminProducts.heading")}
+          </h1>
           <p className="mt-1 text-ink-200" data-testid="products-total">
             {t("adminProducts.total", { total })}
           </p>
@@ -41,7 +47,14 @@ export default function AdminProducts() {
 
       <AdminTable
         label={t("adminProducts.heading")}
-        columns={[{ label: t("adminProducts.col.name") }, { label: t("adminProducts.col.type") }, { label: t("adminProducts.col.price") }, { label: t("adminProducts.col.level") }, { label: t("adminProducts.col.bundle") }, { label: t("adminProducts.col.status") }]}
+        columns={[
+          { label: t("adminProducts.col.name") },
+          { label: t("adminProducts.col.type") },
+          { label: t("adminProducts.col.price") },
+          { label: t("adminProducts.col.level") },
+          { label: t("adminProducts.col.bundle") },
+          { label: t("adminProducts.col.status") },
+        ]}
         empty={t("adminProducts.empty")}
         isEmpty={products.length === 0}
         minWidth="min-w-[44rem]"
@@ -49,17 +62,27 @@ export default function AdminProducts() {
         {products.map((p) => (
           <tr key={p.id} className="transition hover:bg-white/5" data-testid="admin-product-row">
             <td className="px-4 py-3">
-              <Link to={`/admin/products/${encodeURIComponent(p.id)}`} className="font-semibold text-white hover:underline" aria-label={t("adminProducts.edit", { name: p.name })}>
+              <Link
+                to={`/admin/products/${encodeURIComponent(p.id)}`}
+                className="font-semibold text-white hover:underline"
+                aria-label={t("adminProducts.edit", { name: p.name })}
+              >
                 {p.name}
               </Link>
               <span className="block max-w-[28ch] truncate text-xs text-ink-300">{p.id}</span>
             </td>
             <td className="px-4 py-3 text-ink-100">{t(`adminProducts.type.${p.paymentType}`)}</td>
-            <td className="whitespace-nowrap px-4 py-3 text-ink-50">{formatPrice(p.price, p.currency, locale)}</td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-50">
+              {formatPrice(p.price, p.currency, locale)}
+            </td>
             <td className="px-4 py-3 text-ink-100">{p.subscriptionLevel ?? "—"}</td>
-            <td className="px-4 py-3 text-ink-100">{p.tokenBundle ? t("tokens.bundleTokens", { count: p.tokenBundle.tokenAmount }) : "—"}</td>
+            <td className="px-4 py-3 text-ink-100">
+              {p.tokenBundle ? t("tokens.bundleTokens", { count: p.tokenBundle.tokenAmount }) : "—"}
+            </td>
             <td className="px-4 py-3">
-              <span className={`rounded-full px-2 py-0.5 text-xs font-medium ${p.active ? "bg-success/15 text-success" : "bg-white/10 text-ink-200"}`}>
+              <span
+                className={`rounded-full px-2 py-0.5 text-xs font-medium ${p.active ? "bg-success/15 text-success" : "bg-white/10 text-ink-200"}`}
+              >
                 {p.active ? t("adminProducts.active") : t("adminProducts.inactive")}
               </span>
             </td>

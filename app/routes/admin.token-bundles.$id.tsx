@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
 import { Field, TextArea } from "~/components/ui";
@@ -20,7 +25,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
   const id = args.params.id ?? "";
   if (id === NEW) return { bundle: null };
-  const res = await callApi<TokenBundle>(args, `${MERCH}/token-bundles/${encodeURIComponent(id)}`, { token });
+  const res = await callApi<TokenBundle>(args, `${MERCH}/token-bundles/${encodeURIComponent(id)}`, {
+    token,
+  });
   if (!res.ok) adminFailure(args.request, res);
   return { bundle: res.data };
 }
@@ -43,11 +50,19 @@ export async function action(args: ActionFunctionArgs) {
     tokenAmount: /^\d+$/.test(amount) ? Number(amount) : amount,
   };
   const creating = id === NEW;
-  const res = await callApi<TokenBundle>(args, creating ? path : `${path}/${encodeURIComponent(id)}`, { method: creating ? "POST" : "PATCH", token, json: body });
+  const res = await callApi<TokenBundle>(
+    args,
+    creating ? path : `${path}/${encodeURIComponent(id)}`,
+    { method: creating ? "POST" : "PATCH", token, json: body },
+  );
   if (!res.ok) return data({ error: res, saved: false }, { status: res.status });
   const upload = pickedFile(form);
   if (upload) {
-    const up = await callApi<TokenBundle>(args, `${path}/${res.data.id}/thumbnail`, { method: "PATCH", token, body: upload });
+    const up = await callApi<TokenBundle>(args, `${path}/${res.data.id}/thumbnail`, {
+      method: "PATCH",
+      token,
+      body: upload,
+    });
     if (!up.ok) return data({ error: up, saved: false }, { status: up.status });
   }
   if (creating) return redirect(`/admin/token-bundles/${res.data.id}`);
@@ -68,11 +83,44 @@ export default function AdminTokenBundle() {
       formKey={b?.updatedAt ?? NEW}
       result={result}
     >
-      <Field className="sm:col-span-2" label={t("adminStore.field.name")} name="name" required maxLength={100} defaultValue={b?.name ?? ""} />
-      <TextArea className="sm:col-span-2" label={t("adminStore.field.description")} name="description" rows={3} maxLength={1000} defaultValue={b?.description ?? ""} />
-      <Field label={t("adminStore.field.tokenAmount")} name="tokenAmount" inputMode="numeric" required defaultValue={b ? String(b.tokenAmount) : ""} />
-      <Field label={t("adminStore.field.productId")} name="productId" required maxLength={100} defaultValue={b?.productId ?? ""} hint={t("adminStore.productHint")} />
-      <AdminImageInput id="bundle-file" label={t("adminStore.field.thumbnail")} hint={t("adminStore.thumbHint")} src={b?.thumbnailUrl} testId="bundle-thumbnail" />
+      <Field
+        className="sm:col-span-2"
+        label={t("adminStore.field.name")}
+        name="name"
+        required
+        maxLength={100}
+        defaultValue={b?.name ?? ""}
+      />
+      <TextArea
+        className="sm:col-span-2"
+        label={t("adminStore.field.description")}
+        name="description"
+        rows={3}
+        maxLength={1000}
+        defaultValue={b?.description ?? ""}
+      />
+      <Field
+        label={t("adminStore.field.tokenAmount")}
+        name="tokenAmount"
+        inputMode="numeric"
+        required
+        defaultValue={b ? String(b.tokenAmount) : ""}
+      />
+      <Field
+        label={t("adminStore.field.productId")}
+        name="productId"
+        required
+        maxLength={100}
+        defaultValue={b?.productId ?? ""}
+        hint={t("adminStore.productHint")}
+      />
+      <AdminImageInput
+        id="bundle-file"
+        label={t("adminStore.field.thumbnail")}
+        hint={t("adminStore.thumbHint")}
+        src={b?.thumbnailUrl}
+        testId="bundle-thumbnail"
+      />
     </AdminEditor>
   );
 }

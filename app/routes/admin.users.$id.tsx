@@ -14,7 +14,11 @@ export const meta = pageMeta("admin.title");
 
 export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireAdmin(args);
-  const res = await userApi<User>(args, `/admin/users/${encodeURIComponent(args.params.id ?? "")}`, { token });
+  const res = await userApi<User>(
+    args,
+    `/admin/users/${encodeURIComponent(args.params.id ?? "")}`,
+    { token },
+  );
   if (!res.ok) adminFailure(args.request, res);
   return { user: res.data };
 }
@@ -56,7 +60,9 @@ export default function AdminUser() {
         <Avatar name={user.nickname} src={user.profilePicture} color={user.color} size={72} />
         <div className="min-w-0">
           <p className="text-sm text-ink-300">{t("admin.detailTitle", { id: user.id })}</p>
-          <h1 className="break-all text-3xl font-extrabold tracking-tight text-white">{user.nickname}</h1>
+          <h1 className="break-all text-3xl font-extrabold tracking-tight text-white">
+            {user.nickname}
+          </h1>
         </div>
         <Link to={`/profile/${user.uuid}`} className={`${buttonClass.secondary} sm:ml-auto`}>
           <ExternalLink aria-hidden className="size-4" />
@@ -70,11 +76,17 @@ export default function AdminUser() {
           <code className="font-mono text-sm">{user.uuid}</code>
         </Row>
         <Row label={t("field.email")}>{user.email ?? none}</Row>
-        <Row label={t("admin.field.emailVerified")}>{user.emailVerified ? t("common.yes") : t("common.no")}</Row>
+        <Row label={t("admin.field.emailVerified")}>
+          {user.emailVerified ? t("common.yes") : t("common.no")}
+        </Row>
         <Row label={t("profile.name")}>{fullName(user) || none}</Row>
         <Row label={t("field.color")}>
           <span className="inline-flex items-center gap-2">
-            <span aria-hidden className="size-4 rounded-full ring-2 ring-white/20" style={{ backgroundColor: userColor(user.color) }} />
+            <span
+              aria-hidden
+              className="size-4 rounded-full ring-2 ring-white/20"
+              style={{ backgroundColor: userColor(user.color) }}
+            />
             <code className="font-mono text-sm">{userColor(user.color)}</code>
           </span>
         </Row>
@@ -84,7 +96,9 @@ export default function AdminUser() {
         <Row label={t("admin.field.capabilities")}>{list(user.capabilities, null)}</Row>
         <Row label={t("profile.badges")}>{list(user.badges, "badge")}</Row>
         <Row label={t("admin.field.created")}>{formatDateTime(user.createdAt, locale) || none}</Row>
-        <Row label={t("field.bio")}>{user.bio ? <span className="whitespace-pre-line">{user.bio}</span> : none}</Row>
+        <Row label={t("field.bio")}>
+          {user.bio ? <span className="whitespace-pre-line">{user.bio}</span> : none}
+        </Row>
       </dl>
     </div>
   );

@@ -28,13 +28,28 @@ export async function loader(args: LoaderFunctionArgs) {
   const role = url.searchParams.get("role") ?? "";
   const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
 
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page), sort: "createdAt,DESC" });
-  if (q) query.set("s", JSON.stringify({ $or: [{ email: { $contL: q } }, { nickname: { $contL: q } }] }));
-  if ((USER_ROLES as readonly string[]).includes(role)) query.set("filter", `roles||$contL||${role}`);
+  const query = new URLSearchParams({
+    limit: String(PAGE_SIZE),
+    page: String(page),
+    sort: "createdAt,DESC",
+  });
+  if (q)
+    query.set(
+      "s",
+      JSON.stringify({ $or: [{ email: { $contL: q } }, { nickname: { $contL: q } }] }),
+    );
+  if ((USER_ROLES as readonly string[]).includes(role))
+    query.set("filter", `roles||$contL||${role}`);
 
   const res = await userApi<Paged<User>>(args, `/admin/users?${query}`, { token });
   if (!res.ok) adminFailure(args.request, res);
-  return { q, role, ...res.data, page: res.data.page || page, pageCount: Math.max(1, res.data.pageCount || 1) };
+  return {
+    q,
+    role,
+    ...res.data,
+    page: res.data.page || page,
+    pageCount: Math.max(1, res.data.pageCount || 1),
+  };
 }
 
 export default function AdminUsers() {
@@ -48,13 +63,19 @@ export default function AdminUsers() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("admin.heading")}</h1>
+        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+          {t("admin.heading")}
+        </h1>
         <p className="text-ink-200" data-testid="admin-total">
           {t("admin.total", { total })}
         </p>
       </div>
 
-      <Form method="get" role="search" className="mt-6 grid gap-3 rounded-2xl border border-line bg-panel/70 p-4 sm:grid-cols-[1fr_14rem_auto] sm:items-end">
+      <Form
+        method="get"
+        role="search"
+        className="mt-6 grid gap-3 rounded-2xl border border-line bg-panel/70 p-4 sm:grid-cols-[1fr_14rem_auto] sm:items-end"
+      >
         <Field label={t("admin.search")} name="q" type="search" defaultValue={q} key={`q-${q}`} />
         <Select label={t("admin.role")} name="role" defaultValue={role} key={`role-${role}`}>
           <option value="">{t("admin.allRoles")}</option>
@@ -65,14 +86,24 @@ export default function AdminUsers() {
           ))}
         </Select>
         <button type="submit" className={`${buttonClass.primary} h-[46px]`}>
-          {searching ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <Search aria-hidden className="size-4" />}
+          {searching ? (
+            <Loader2 aria-hidden className="size-4 animate-spin" />
+          ) : (
+            <Search aria-hidden className="size-4" />
+          )}
           {t("admin.searchButton")}
         </button>
       </Form>
 
       <AdminTable
         label={t("admin.heading")}
-        columns={[{ label: t("admin.col.user") }, { label: t("admin.col.email") }, { label: t("admin.col.roles") }, { label: t("admin.col.verified") }, { label: t("admin.col.created") }]}
+        columns={[
+          { label: t("admin.col.user") },
+          { label: t("admin.col.email") },
+          { label: t("admin.col.roles") },
+          { label: t("admin.col.verified") },
+          { label: t("admin.col.created") },
+        ]}
         empty={t("admin.empty")}
         isEmpty={users.length === 0}
         busy={searching}
@@ -81,7 +112,10 @@ export default function AdminUsers() {
         {users.map((u) => (
           <tr key={u.id} className="transition hover:bg-white/5" data-testid="admin-user-row">
             <td className="px-4 py-3">
-              <Link to={`/admin/users/${u.id}`} className="flex items-center gap-3 font-semibold text-white hover:underline">
+              <Link
+                to={`/admin/users/${u.id}`}
+                className="flex items-center gap-3 font-semibold text-white hover:underline"
+              >
                 <Avatar name={u.nickname} src={u.profilePicture} color={u.color} size={32} />
                 <span className="max-w-[16ch] truncate">{u.nickname}</span>
               </Link>
@@ -90,14 +124,23 @@ export default function AdminUsers() {
             <td className="px-4 py-3">
               <span className="flex flex-wrap gap-1">
                 {(u.roles ?? []).map((r) => (
-                  <span key={r} className="rounded-full bg-white/10 px-2 py-0.5 text-xs font-medium text-ink-50">
-                    {USER_ROLES.includes(r as never) ? t(`role.${r as (typeof USER_ROLES)[number]}`) : r}
+                  <span
+                    key={r}
+                    className="rounded-full bg-white/10 px-2 py-0.5 text-xs font-medium text-ink-50"
+                  >
+                    {USER_ROLES.includes(r as never)
+                      ? t(`role.${r as (typeof USER_ROLES)[number]}`)
+                      : r}
                   </span>
                 ))}
               </span>
             </td>
-            <td className="px-4 py-3 text-ink-100">{u.emailVerified ? t("common.yes") : t("common.no")}</td>
-            <td className="whitespace-nowrap px-4 py-3 text-ink-100">{formatDate(u.createdAt, locale)}</td>
+            <td className="px-4 py-3 text-ink-100">
+              {u.emailVerified ? t("common.yes") : t("common.no")}
+            </td>
+            <td className="whitespace-nowrap px-4 py-3 text-ink-100">
+              {formatDate(u.createdAt, locale)}
+            </td>
           </tr>
         ))}
       </AdminTable>

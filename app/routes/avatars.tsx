@@ -18,7 +18,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const { user, token } = await requireUser(args);
   const res = await callApi<AvatarWithAccess[]>(args, "/api/merch-service/all-avatars", { token });
   if (!res.ok) {
-    if (res.status === 401) throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+    if (res.status === 401)
+      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   return { avatars: res.data, current: user.avatarId ?? null };
@@ -28,15 +29,27 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const { token } = await requireUser(args);
   const avatarId = formString(await args.request.formData(), "avatarId") || null;
-  const res = await userApi<User>(args, "/users/profile", { method: "POST", token, json: { avatarId } });
-  if (!res.ok) return data({ ok: false as const, error: res as DisplayError, avatarId }, { status: res.status });
+  const res = await userApi<User>(args, "/users/profile", {
+    method: "POST",
+    token,
+    json: { avatarId },
+  });
+  if (!res.ok)
+    return data(
+      { ok: false as const, error: res as DisplayError, avatarId },
+      { status: res.status },
+    );
   return { ok: true as const, avatarId: res.data.avatarId ?? null };
 }
 
 /** The words for how a locked avatar is unlocked. */
 export function unlockText(t: T, unlock: Unlock | null): string {
   if (!unlock) return "";
-  if (unlock.kind === "SEASON_POINTS") return t("avatars.unlock.SEASON_POINTS", { points: unlock.points ?? "?", season: unlock.seasonName ?? t("avatars.unlock.theSeason") });
+  if (unlock.kind === "SEASON_POINTS")
+    return t("avatars.unlock.SEASON_POINTS", {
+      points: unlock.points ?? "?",
+      season: unlock.seasonName ?? t("avatars.unlock.theSeason"),
+    });
   return t(`avatars.unlock.${unlock.kind}`);
 }
 
@@ -45,8 +58,9 @@ export default function AvatarPicker() {
   const { avatars, current } = useLoaderData<typeof loader>();
   const fetcher = useFetcher<typeof action>();
   // Optimistic: the pick shows at once and rolls back if the server refuses it.
-  const pending = fetcher.formData ? (formStringOf(fetcher.formData) || null) : undefined;
-  const refused = fetcher.state === "idle" && fetcher.data && !fetcher.data.ok ? fetcher.data : null;
+  const pending = fetcher.formData ? formStringOf(fetcher.formData) || null : undefined;
+  const refused =
+    fetcher.state === "idle" && fetcher.data && !fetcher.data.ok ? fetcher.data : null;
   const worn = pending !== undefined ? pending : current;
   const unlocked = avatars.filter((a) => !a.locked);
   const locked = avatars.filter((a) => a.locked);
@@ -62,14 +76,28 @@ export default function AvatarPicker() {
       <header className="mt-4 flex flex-col gap-6 rounded-3xl border border-line bg-panel/70 p-6 sm:flex-row sm:items-center sm:p-8">
         <div className="relative self-center">
           {wornAvatar ? (
-            <AvatarArt slug={wornAvatar.slug} src={wornAvatar.thumbnails["256"]} size={112} alt={t("avatars.artAlt", { name: wornAvatar.name })} />
+            <AvatarArt
+              slug={wornAvatar.slug}
+              src={wornAvatar.thumbnails["256"]}
+              size={112}
+              alt={t("avatars.artAlt", { name: wornAvatar.name })}
+            />
           ) : (
-            <div className="grid size-28 place-items-center rounded-full border-2 border-dashed border-white/20 text-ink-300">?</div>
+            <div className="grid size-28 place-items-center rounded-full border-2 border-dashed border-white/20 text-ink-300">
+              ?
+            </div>
           )}
-          {fetcher.state !== "idle" && <Loader2 aria-hidden className="absolute -right-1 -top-1 size-6 animate-spin text-brand-light" />}
+          {fetcher.state !== "idle" && (
+            <Loader2
+              aria-hidden
+              className="absolute -right-1 -top-1 size-6 animate-spin text-brand-light"
+            />
+          )}
         </div>
         <div className="min-w-0 flex-1">
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("avatars.heading")}</h1>
+          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+            {t("avatars.heading")}
+          </h1>
           <p className="mt-2 text-ink-200">{t("avatars.lede")}</p>
           <p className="mt-3 font-semibold text-white" data-testid="avatar-current">
             {wornAvatar ? `${t("avatars.wearingNow")}: ${wornAvatar.name}` : t("avatars.noneWorn")}
@@ -78,7 +106,11 @@ export default function AvatarPicker() {
         {worn && (
           <fetcher.Form method="post">
             <input type="hidden" name="avatarId" value="" />
-            <button type="submit" className={button("secondary", "sm")} data-testid="avatar-take-off">
+            <button
+              type="submit"
+              className={button("secondary", "sm")}
+              data-testid="avatar-take-off"
+            >
               {t("avatars.takeOff")}
             </button>
           </fetcher.Form>
@@ -87,7 +119,15 @@ export default function AvatarPicker() {
 
       <div className="mt-4 min-h-6" aria-live="polite" data-testid="avatar-result">
         {refused && <Alert error={refused.error} />}
-        {done && <Alert success>{done.avatarId ? t("avatars.worn", { name: avatars.find((a) => a.slug === done.avatarId)?.name ?? done.avatarId }) : t("avatars.cleared")}</Alert>}
+        {done && (
+          <Alert success>
+            {done.avatarId
+              ? t("avatars.worn", {
+                  name: avatars.find((a) => a.slug === done.avatarId)?.name ?? done.avatarId,
+                })
+              : t("avatars.cleared")}
+          </Alert>
+        )}
       </div>
 
       <section aria-labelledby="unlocked-heading" className="mt-6">
@@ -107,15 +147,23 @@ export default function AvatarPicker() {
                     <button
                       type="submit"
                       aria-pressed={isWorn}
-                      aria-label={isWorn ? `${a.name}: ${t("avatars.wearingNow")}` : t("avatars.wearName", { name: a.name })}
+                      aria-label={
+                        isWorn
+                          ? `${a.name}: ${t("avatars.wearingNow")}`
+                          : t("avatars.wearName", { name: a.name })
+                      }
                       data-testid={`avatar-option-${a.slug}`}
                       className={`group relative flex w-full flex-col items-center gap-2 rounded-2xl border p-4 text-center transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-light ${
-                        isWorn ? "border-brand-light bg-brand/20 ring-2 ring-brand-light" : "border-line bg-panel/70 hover:border-white/40 hover:bg-white/5"
+                        isWorn
+                          ? "border-brand-light bg-brand/20 ring-2 ring-brand-light"
+                          : "border-line bg-panel/70 hover:border-white/40 hover:bg-white/5"
                       }`}
                     >
                       <AvatarArt slug={a.slug} src={a.thumbnails["256"]} size={88} />
                       <span className="w-full truncate font-semibold text-white">{a.name}</span>
-                      <span className={`text-xs font-medium ${isWorn ? "text-brand-light" : "text-ink-300 group-hover:text-ink-100"}`}>
+                      <span
+                        className={`text-xs font-medium ${isWorn ? "text-brand-light" : "text-ink-300 group-hover:text-ink-100"}`}
+                      >
                         {isWorn ? t("avatars.wearingNow") : t("avatars.wear")}
                       </span>
                       {isWorn && (

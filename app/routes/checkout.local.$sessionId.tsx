@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { TestModeLede } from "~/components/TestModeLede";
 import { Alert, AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
@@ -17,7 +22,11 @@ export const meta = pageMeta("checkout.title");
  * key set the API refuses (403) and this page shows that error.
  */
 interface LocalSession {
-  session: { id: string; mode: "payment" | "subscription"; status: "open" | "complete" | "expired" };
+  session: {
+    id: string;
+    mode: "payment" | "subscription";
+    status: "open" | "complete" | "expired";
+  };
   product: Product;
   returnTo: string;
 }
@@ -34,7 +43,11 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const { token } = await requireUser(args);
   const intent = formString(await args.request.formData(), "intent");
-  const res = await callApi<{ redirectTo: string }>(args, `${path(args.params.sessionId ?? "")}/${intent === "cancel" ? "cancel" : "complete"}`, { method: "POST", token });
+  const res = await callApi<{ redirectTo: string }>(
+    args,
+    `${path(args.params.sessionId ?? "")}/${intent === "cancel" ? "cancel" : "complete"}`,
+    { method: "POST", token },
+  );
   if (!res.ok) return data({ error: res }, { status: res.status });
   return redirect(res.data.redirectTo);
 }
@@ -59,7 +72,9 @@ export default function LocalCheckout() {
             <span className="block font-semibold text-white" data-testid="checkout-product">
               {product.name}
             </span>
-            {product.description && <span className="mt-0.5 block text-sm text-ink-200">{product.description}</span>}
+            {product.description && (
+              <span className="mt-0.5 block text-sm text-ink-200">{product.description}</span>
+            )}
           </dd>
         </div>
         <div className="flex items-center justify-between gap-4 px-4 py-3">
@@ -74,8 +89,18 @@ export default function LocalCheckout() {
         {failed?.error && <Alert error={failed.error} />}
         {open ? (
           <Form method="post" className="flex flex-col gap-3 sm:flex-row-reverse">
-            <SubmitButton label="checkout.pay" pendingLabel="checkout.paying" intent="pay" className="sm:flex-1" />
-            <SubmitButton label="checkout.cancel" pendingLabel="checkout.canceling" intent="cancel" variant="secondary" />
+            <SubmitButton
+              label="checkout.pay"
+              pendingLabel="checkout.paying"
+              intent="pay"
+              className="sm:flex-1"
+            />
+            <SubmitButton
+              label="checkout.cancel"
+              pendingLabel="checkout.canceling"
+              intent="cancel"
+              variant="secondary"
+            />
           </Form>
         ) : (
           <>

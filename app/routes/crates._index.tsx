@@ -1,6 +1,17 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Await, Link, useLoaderData, useRevalidator } from "@remix-run/react";
-import { Check, Copy, Heart, Library, ListMusic, Loader2, Pencil, Plus, Trash2, X } from "lucide-react";
+import {
+  Check,
+  Copy,
+  Heart,
+  Library,
+  ListMusic,
+  Loader2,
+  Pencil,
+  Plus,
+  Trash2,
+  X,
+} from "lucide-react";
 import { Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { GradientTile } from "~/components/Artwork";
 import { ConfirmDialog } from "~/components/Dialog";
@@ -34,12 +45,26 @@ export default function CratesPage() {
   const revalidator = useRevalidator();
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("crates.heading")}</h1>
+      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("crates.heading")}
+      </h1>
       <p className="mt-2 text-ink-200">{t("crates.lede")}</p>
 
       <div className="mt-6 grid gap-3 sm:grid-cols-2">
-        <SpecialCard to="/queue" icon={<ListMusic aria-hidden className="size-6" />} title={t("queue.heading")} data={queue} testId="card-queue" />
-        <SpecialCard to="/likes" icon={<Heart aria-hidden className="size-6" />} title={t("likes.heading")} data={likes} testId="card-likes" />
+        <SpecialCard
+          to="/queue"
+          icon={<ListMusic aria-hidden className="size-6" />}
+          title={t("queue.heading")}
+          data={queue}
+          testId="card-queue"
+        />
+        <SpecialCard
+          to="/likes"
+          icon={<Heart aria-hidden className="size-6" />}
+          title={t("likes.heading")}
+          data={likes}
+          testId="card-likes"
+        />
       </div>
 
       <Suspense fallback={<CratesSkeleton />}>
@@ -57,7 +82,19 @@ export default function CratesPage() {
   );
 }
 
-function SpecialCard({ to, icon, title, data, testId }: { to: string; icon: ReactNode; title: string; data: Promise<Loaded<CrateDto>>; testId: string }) {
+function SpecialCard({
+  to,
+  icon,
+  title,
+  data,
+  testId,
+}: {
+  to: string;
+  icon: ReactNode;
+  title: string;
+  data: Promise<Loaded<CrateDto>>;
+  testId: string;
+}) {
   const t = useT();
   return (
     <Link
@@ -66,12 +103,20 @@ function SpecialCard({ to, icon, title, data, testId }: { to: string; icon: Reac
       data-testid={testId}
       className="group flex items-center gap-4 rounded-2xl border border-line bg-linear-to-br from-brand/25 via-panel/80 to-neon/10 p-4 transition hover:border-white/30"
     >
-      <span className="grid size-12 place-items-center rounded-xl bg-white/10 text-white ring-1 ring-white/15">{icon}</span>
+      <span className="grid size-12 place-items-center rounded-xl bg-white/10 text-white ring-1 ring-white/15">
+        {icon}
+      </span>
       <span className="min-w-0">
         <span className="block font-bold text-white group-hover:underline">{title}</span>
         <span className="block text-sm text-ink-300">
-          <Suspense fallback={<span className="inline-block h-3 w-16 animate-pulse rounded bg-white/10 align-middle" />}>
-            <Await resolve={data}>{(res) => (res.ok ? plural(t, "crate.songCount", res.data.crateSongsNumber) : "–")}</Await>
+          <Suspense
+            fallback={
+              <span className="inline-block h-3 w-16 animate-pulse rounded bg-white/10 align-middle" />
+            }
+          >
+            <Await resolve={data}>
+              {(res) => (res.ok ? plural(t, "crate.songCount", res.data.crateSongsNumber) : "–")}
+            </Await>
           </Suspense>
         </span>
       </span>
@@ -125,7 +170,7 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
       try {
         const page = await client.crates(100, 0);
         const fresh = new Map(page.data.map((c) => [c.crateUuid, c]));
-        setCrates((cs) => cs.map((c) => (c.pending ? c : fresh.get(c.crateUuid) ?? c)));
+        setCrates((cs) => cs.map((c) => (c.pending ? c : (fresh.get(c.crateUuid) ?? c))));
       } catch {
         /* the next tick tries again */
       }
@@ -145,7 +190,7 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
       crateType: null,
       importStatus: null,
       pending: true,
-    } as Row);
+    }) as Row;
 
   async function create(e: FormEvent) {
     e.preventDefault();
@@ -168,13 +213,20 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
     setEditing(null);
     const wanted = next.trim();
     if (!wanted || wanted === crate.crateName) return;
-    setCrates((cs) => cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: wanted } : c)));
+    setCrates((cs) =>
+      cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: wanted } : c)),
+    );
     try {
       const saved = await client.renameCrate(crate.crateUuid, wanted);
       setCrates((cs) => cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, ...saved } : c)));
     } catch (err) {
-      setCrates((cs) => cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: crate.crateName } : c)));
-      toast.error(t("crates.renameFailed", { message: errorText(err, t) }), () => void rename(crate, wanted));
+      setCrates((cs) =>
+        cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: crate.crateName } : c)),
+      );
+      toast.error(
+        t("crates.renameFailed", { message: errorText(err, t) }),
+        () => void rename(crate, wanted),
+      );
     }
   }
 
@@ -208,7 +260,10 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
         next.splice(Math.min(i, next.length), 0, crate);
         return next;
       });
-      toast.error(t("crates.deleteFailed", { message: errorText(err, t) }), () => void remove(crate));
+      toast.error(
+        t("crates.deleteFailed", { message: errorText(err, t) }),
+        () => void remove(crate),
+      );
     }
   }
 
@@ -216,7 +271,8 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
     <section aria-labelledby="my-crates" className="mt-10">
       <div className="flex flex-wrap items-end justify-between gap-3">
         <h2 id="my-crates" className="text-xl font-bold text-white">
-          {t("crates.mine")} <span className="text-base font-medium text-ink-300">({crates.length})</span>
+          {t("crates.mine")}{" "}
+          <span className="text-base font-medium text-ink-300">({crates.length})</span>
         </h2>
       </div>
       <form onSubmit={create} className="mt-4 flex flex-col gap-2 sm:flex-row">
@@ -240,7 +296,11 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
 
       {crates.length === 0 ? (
         <div className="mt-6">
-          <EmptyState icon={<Library aria-hidden className="size-7" />} title={t("crates.emptyTitle")} body={t("crates.emptyBody")}>
+          <EmptyState
+            icon={<Library aria-hidden className="size-7" />}
+            title={t("crates.emptyTitle")}
+            body={t("crates.emptyBody")}
+          >
             <Link to="/search" className={button("secondary", "sm")}>
               {t("nav.search")}
             </Link>
@@ -255,10 +315,19 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
                   c.pending ? "opacity-70" : "hover:border-white/25"
                 }`}
               >
-                <GradientTile seed={c.crateName + c.crateUuid} size={56} rounded="rounded-xl" className="max-sm:!size-12" />
+                <GradientTile
+                  seed={c.crateName + c.crateUuid}
+                  size={56}
+                  rounded="rounded-xl"
+                  className="max-sm:!size-12"
+                />
                 <div className="min-w-0 flex-1">
                   {editing === c.crateUuid ? (
-                    <RenameField crate={c} onSave={(v) => void rename(c, v)} onCancel={() => setEditing(null)} />
+                    <RenameField
+                      crate={c}
+                      onSave={(v) => void rename(c, v)}
+                      onCancel={() => setEditing(null)}
+                    />
                   ) : c.pending ? (
                     <p className="flex items-center gap-2 truncate font-semibold text-white">
                       <Loader2 aria-hidden className="size-4 shrink-0 animate-spin" />
@@ -276,19 +345,36 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
                   )}
                   <p className="mt-0.5 flex flex-wrap items-center gap-2 text-sm text-ink-300">
                     {plural(t, "crate.songCount", c.crateSongsNumber)}
-                    {c.importStatus === "IN_PROGRESS" && <Tag tone="warning">{t("crate.importing")}</Tag>}
-                    {c.importStatus === "FAILED" && <Tag tone="danger">{t("crate.importFailed")}</Tag>}
+                    {c.importStatus === "IN_PROGRESS" && (
+                      <Tag tone="warning">{t("crate.importing")}</Tag>
+                    )}
+                    {c.importStatus === "FAILED" && (
+                      <Tag tone="danger">{t("crate.importFailed")}</Tag>
+                    )}
                   </p>
                 </div>
                 {!c.pending && editing !== c.crateUuid && (
                   <div className="flex shrink-0 items-center gap-0.5 sm:gap-1">
-                    <IconButton label={t("crates.renameFor", { name: c.crateName })} onClick={() => setEditing(c.crateUuid)} testId="rename-crate">
+                    <IconButton
+                      label={t("crates.renameFor", { name: c.crateName })}
+                      onClick={() => setEditing(c.crateUuid)}
+                      testId="rename-crate"
+                    >
                       <Pencil aria-hidden className="size-4" />
                     </IconButton>
-                    <IconButton label={t("crates.copyFor", { name: c.crateName })} onClick={() => void copy(c)} testId="copy-crate">
+                    <IconButton
+                      label={t("crates.copyFor", { name: c.crateName })}
+                      onClick={() => void copy(c)}
+                      testId="copy-crate"
+                    >
                       <Copy aria-hidden className="size-4" />
                     </IconButton>
-                    <IconButton label={t("crates.deleteFor", { name: c.crateName })} onClick={() => setDeleting(c)} danger testId="delete-crate">
+                    <IconButton
+                      label={t("crates.deleteFor", { name: c.crateName })}
+                      onClick={() => setDeleting(c)}
+                      danger
+                      testId="delete-crate"
+                    >
                       <Trash2 aria-hidden className="size-4" />
                     </IconButton>
                   </div>
@@ -314,7 +400,15 @@ function CrateList({ initial }: { initial: CrateDto[] }) {
 }
 
 /** The name as an input: Enter (or the tick) saves, Escape (or the cross) cancels. */
-function RenameField({ crate, onSave, onCancel }: { crate: Row; onSave: (v: string) => void; onCancel: () => void }) {
+function RenameField({
+  crate,
+  onSave,
+  onCancel,
+}: {
+  crate: Row;
+  onSave: (v: string) => void;
+  onCancel: () => void;
+}) {
   const t = useT();
   const [value, setValue] = useState(crate.crateName);
   const ref = useRef<HTMLInputElement>(null);
@@ -343,7 +437,11 @@ function RenameField({ crate, onSave, onCancel }: { crate: Row; onSave: (v: stri
         data-testid="rename-input"
         className="block min-w-0 flex-1 rounded-lg border border-brand-light bg-ink-900 px-2.5 py-1.5 font-semibold text-white"
       />
-      <button type="submit" aria-label={t("common.save")} className="grid size-8 place-items-center rounded-full text-success hover:bg-white/10">
+      <button
+        type="submit"
+        aria-label={t("common.save")}
+        className="grid size-8 place-items-center rounded-full text-success hover:bg-white/10"
+      >
         <Check aria-hidden className="size-4" />
       </button>
       <button

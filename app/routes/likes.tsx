@@ -12,7 +12,9 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export default function LikesPage() {
   const d = useLoaderData<typeof loader>();
-  return <CrateView id="likes" kind="likes" userUuid={d.userUuid} crate={d.crate} songs={d.songs} />;
+  return (
+    <CrateView id="likes" kind="likes" userUuid={d.userUuid} crate={d.crate} songs={d.songs} />
+  );
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

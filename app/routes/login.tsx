@@ -1,6 +1,18 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
-import { Alert, AuthLayout, buttonClass, Field, SubmitButton, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, formString, hasErrors, type FormState } from "~/lib/forms";
@@ -11,7 +23,8 @@ export const meta = pageMeta("login.title");
 
 export async function loader(args: LoaderFunctionArgs) {
   const session = await getSession(args);
-  if (session.user) throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
+  if (session.user)
+    throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
   return null;
 }
 
@@ -19,12 +32,21 @@ export async function action(args: ActionFunctionArgs) {
   const form = await args.request.formData();
   const email = formString(form, "email").trim();
   const password = formString(form, "password");
-  const fieldErrors = { email: checkEmail(email), password: password ? undefined : ("validation.passwordRequired" as const) };
-  if (hasErrors(fieldErrors)) return data<FormState>({ fieldErrors, values: { email } }, { status: 400 });
+  const fieldErrors = {
+    email: checkEmail(email),
+    password: password ? undefined : ("validation.passwordRequired" as const),
+  };
+  if (hasErrors(fieldErrors))
+    return data<FormState>({ fieldErrors, values: { email } }, { status: 400 });
 
-  const res = await userApi<AuthResult>(args, "/auth/login", { method: "POST", json: { email, password } });
+  const res = await userApi<AuthResult>(args, "/auth/login", {
+    method: "POST",
+    json: { email, password },
+  });
   if (!res.ok) return data<FormState>({ error: res, values: { email } }, { status: res.status });
-  return redirect(safeRedirect(form.get("redirectTo")), { headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) } });
+  return redirect(safeRedirect(form.get("redirectTo")), {
+    headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) },
+  });
 }
 
 export default function Login() {
@@ -34,7 +56,9 @@ export default function Login() {
   const [params] = useSearchParams();
   const redirectTo = params.get("redirectTo") ?? "";
   const fe = result?.fieldErrors ?? {};
-  const signupHref = redirectTo ? `/signup?redirectTo=${encodeURIComponent(redirectTo)}` : "/signup";
+  const signupHref = redirectTo
+    ? `/signup?redirectTo=${encodeURIComponent(redirectTo)}`
+    : "/signup";
   return (
     <AuthLayout title={t("login.heading")} lede={t("login.lede")}>
       <Form method="post" noValidate className="space-y-5">

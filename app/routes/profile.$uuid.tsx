@@ -8,7 +8,13 @@ import type { PublicProfile } from "~/lib/types";
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   const root = matches.find((m) => m.id === "root")?.data as { locale?: string } | undefined;
   const locale = isLocale(root?.locale) ? root.locale : "en";
-  return [{ title: data ? translate(locale, "profile.publicTitle", { name: data.profile.nickname }) : translate(locale, "errors.notFound.title") }];
+  return [
+    {
+      title: data
+        ? translate(locale, "profile.publicTitle", { name: data.profile.nickname })
+        : translate(locale, "errors.notFound.title"),
+    },
+  ];
 };
 
 /** Anyone's public profile, guests included (GET /profile/{uuid}). */

@@ -21,7 +21,8 @@ export async function loader(args: LoaderFunctionArgs) {
     callApi<MyStanding>(args, `${POINTS_API}/points/current-ranking-status`, { token }),
   ]);
   if (!res.ok) {
-    if (res.status === 401) throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+    if (res.status === 401)
+      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   // The rank is extra: if it fails to load, the profile still shows.

@@ -1,8 +1,21 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import { checkImage, ImageUpload, type ImageKind } from "~/components/ImageUpload";
-import { Alert, Field, Select, SubmitButton, TextArea, buttonClass, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  Field,
+  Select,
+  SubmitButton,
+  TextArea,
+  buttonClass,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT, type MessageKey } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { userColor } from "~/lib/format";
@@ -13,7 +26,20 @@ import type { AuthResult, User } from "~/lib/types";
 
 export const meta = pageMeta("edit.title");
 
-const ZODIAC = ["aries", "taurus", "gemini", "cancer", "leo", "virgo", "libra", "scorpio", "sagittarius", "capricorn", "aquarius", "pisces"] as const;
+const ZODIAC = [
+  "aries",
+  "taurus",
+  "gemini",
+  "cancer",
+  "leo",
+  "virgo",
+  "libra",
+  "scorpio",
+  "sagittarius",
+  "capricorn",
+  "aquarius",
+  "pisces",
+] as const;
 
 type Args = LoaderFunctionArgs | ActionFunctionArgs;
 
@@ -23,7 +49,8 @@ async function ownProfile(args: Args) {
   if (!token) throw loginRedirect(args.request);
   const res = await userApi<User>(args, "/users/profile", { token });
   if (!res.ok) {
-    if (res.status === 401) throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+    if (res.status === 401)
+      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   return { token, user: res.data };
@@ -44,7 +71,11 @@ export async function action(args: ActionFunctionArgs) {
     const kind = formString(form, "kind") as ImageKind;
     const file = form.get("file");
     const problem = checkImage(file instanceof File ? file : null);
-    if (problem || !(file instanceof File)) return data({ intent, kind, message: problem?.key ?? ("upload.noFile" as MessageKey) }, { status: 400 });
+    if (problem || !(file instanceof File))
+      return data(
+        { intent, kind, message: problem?.key ?? ("upload.noFile" as MessageKey) },
+        { status: 400 },
+      );
     const body = new FormData();
     body.append("kind", kind);
     body.append("file", file, file.name);
@@ -60,18 +91,37 @@ export async function action(args: ActionFunctionArgs) {
     const fieldErrors = {
       password: password ? undefined : ("validation.passwordRequired" as const),
       newPassword: checkNewPassword(newPassword),
-      confirmPassword: newPassword && confirm !== newPassword ? ("validation.passwordMismatch" as const) : undefined,
+      confirmPassword:
+        newPassword && confirm !== newPassword
+          ? ("validation.passwordMismatch" as const)
+          : undefined,
     };
     if (hasErrors(fieldErrors)) return data<FormState>({ intent, fieldErrors }, { status: 400 });
-    const res = await userApi<Partial<AuthResult>>(args, "/users/change-password", { method: "POST", token, json: { password, newPassword } });
+    const res = await userApi<Partial<AuthResult>>(args, "/users/change-password", {
+      method: "POST",
+      token,
+      json: { password, newPassword },
+    });
     if (!res.ok) return data<FormState>({ intent, error: res }, { status: res.status });
     // A password change ends the old sessions; keep this one going with a fresh token.
     let fresh = res.data?.token;
     if (!fresh && user.email) {
-      const login = await userApi<AuthResult>(args, "/auth/login", { method: "POST", json: { email: user.email, password: newPassword } });
+      const login = await userApi<AuthResult>(args, "/auth/login", {
+        method: "POST",
+        json: { email: user.email, password: newPassword },
+      });
       if (login.ok) fresh = login.data.token;
     }
-    return data<FormState>({ intent, ok: true }, { headers: { "Set-Cookie": fresh ? setTokenCookie(args.request, fresh) : clearTokenCookie(args.request) } });
+    return data<FormState>(
+      { intent, ok: true },
+      {
+        headers: {
+          "Set-Cookie": fresh
+            ? setTokenCookie(args.request, fresh)
+            : clearTokenCookie(args.request),
+        },
+      },
+    );
   }
 
   // intent === "profile"
@@ -87,7 +137,11 @@ export async function action(args: ActionFunctionArgs) {
     bio: formString(form, "bio").trim(),
     displayPronouns: form.get("displayPronouns") ? "true" : "",
   };
-  if (!nickname) return data<FormState>({ intent: "profile", fieldErrors: { nickname: "validation.nicknameRequired" }, values }, { status: 400 });
+  if (!nickname)
+    return data<FormState>(
+      { intent: "profile", fieldErrors: { nickname: "validation.nicknameRequired" }, values },
+      { status: 400 },
+    );
   const body: Record<string, unknown> = {
     nickname,
     firstName: values.firstName,
@@ -100,7 +154,8 @@ export async function action(args: ActionFunctionArgs) {
   // "" clears a text field; the sign is an enum, so none is null.
   body.zodiac = zodiac || null;
   const res = await userApi<User>(args, "/users/profile", { method: "POST", token, json: body });
-  if (!res.ok) return data<FormState>({ intent: "profile", error: res, values }, { status: res.status });
+  if (!res.ok)
+    return data<FormState>({ intent: "profile", error: res, values }, { status: res.status });
   return redirect("/profile");
 }
 
@@ -108,12 +163,14 @@ export default function EditProfile() {
   const t = useT();
   const { user } = useLoaderData<typeof loader>();
   const token = useRootData()?.token ?? null;
-  const result = useActionData<typeof action>() as (FormState & { kind?: ImageKind; message?: MessageKey }) | undefined;
+  const result = useActionData<typeof action>() as
+    (FormState & { kind?: ImageKind; message?: MessageKey }) | undefined;
   useFocusFirstError(result?.ok ? null : result);
   const profile = result?.intent === "profile" ? result : undefined;
   const password = result?.intent === "password" ? result : undefined;
   const upload = result?.intent === "upload" ? result : undefined;
-  const v = (k: keyof User) => (profile?.values?.[k] ?? (user[k] as string | null | undefined) ?? "") as string;
+  const v = (k: keyof User) =>
+    (profile?.values?.[k] ?? (user[k] as string | null | undefined) ?? "") as string;
   const zodiacValue = v("zodiac").toLowerCase();
 
   return (
@@ -122,7 +179,9 @@ export default function EditProfile() {
         <ArrowLeft aria-hidden className="size-4" />
         {t("edit.back")}
       </Link>
-      <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("edit.heading")}</h1>
+      <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("edit.heading")}
+      </h1>
 
       <section aria-labelledby="pictures" className="mt-8">
         <h2 id="pictures" className="text-xl font-bold text-white">
@@ -143,7 +202,10 @@ export default function EditProfile() {
         </div>
       </section>
 
-      <section aria-labelledby="about-you" className="mt-10 rounded-3xl border border-line bg-panel/70 p-5 sm:p-8">
+      <section
+        aria-labelledby="about-you"
+        className="mt-10 rounded-3xl border border-line bg-panel/70 p-5 sm:p-8"
+      >
         <h2 id="about-you" className="text-xl font-bold text-white">
           {t("edit.about")}
         </h2>
@@ -164,17 +226,41 @@ export default function EditProfile() {
             error={profile?.fieldErrors?.nickname && t(profile.fieldErrors.nickname)}
             className="sm:col-span-2"
           />
-          <Field label={t("field.firstName")} name="firstName" autoComplete="given-name" maxLength={50} defaultValue={v("firstName")} />
-          <Field label={t("field.lastName")} name="lastName" autoComplete="family-name" maxLength={50} defaultValue={v("lastName")} />
-          <Field label={t("field.pronoun")} name="pronoun" maxLength={30} defaultValue={v("pronoun")} hint={t("hint.pronoun")} />
-          <Select label={t("field.zodiac")} name="zodiac" defaultValue={ZODIAC.includes(zodiacValue as never) ? zodiacValue : v("zodiac")}>
+          <Field
+            label={t("field.firstName")}
+            name="firstName"
+            autoComplete="given-name"
+            maxLength={50}
+            defaultValue={v("firstName")}
+          />
+          <Field
+            label={t("field.lastName")}
+            name="lastName"
+            autoComplete="family-name"
+            maxLength={50}
+            defaultValue={v("lastName")}
+          />
+          <Field
+            label={t("field.pronoun")}
+            name="pronoun"
+            maxLength={30}
+            defaultValue={v("pronoun")}
+            hint={t("hint.pronoun")}
+          />
+          <Select
+            label={t("field.zodiac")}
+            name="zodiac"
+            defaultValue={ZODIAC.includes(zodiacValue as never) ? zodiacValue : v("zodiac")}
+          >
             <option value="">{t("field.zodiacNone")}</option>
             {ZODIAC.map((z) => (
               <option key={z} value={z}>
                 {t(`zodiac.${z}`)}
               </option>
             ))}
-            {!!v("zodiac") && !ZODIAC.includes(zodiacValue as never) && <option value={v("zodiac")}>{v("zodiac")}</option>}
+            {!!v("zodiac") && !ZODIAC.includes(zodiacValue as never) && (
+              <option value={v("zodiac")}>{v("zodiac")}</option>
+            )}
           </Select>
           <label className="flex cursor-pointer items-center gap-3 sm:col-span-2">
             <input
@@ -204,18 +290,34 @@ export default function EditProfile() {
               </p>
             </div>
           </div>
-          <TextArea label={t("field.bio")} name="bio" defaultValue={v("bio")} hint={t("hint.bio")} rows={4} maxLength={300} className="sm:col-span-2" />
+          <TextArea
+            label={t("field.bio")}
+            name="bio"
+            defaultValue={v("bio")}
+            hint={t("hint.bio")}
+            rows={4}
+            maxLength={300}
+            className="sm:col-span-2"
+          />
           <div className="sm:col-span-2">
             <SubmitButton label="edit.save" pendingLabel="edit.saving" intent="profile" />
           </div>
         </Form>
       </section>
 
-      <section aria-labelledby="password" className="mt-10 rounded-3xl border border-line bg-panel/70 p-5 sm:p-8">
+      <section
+        aria-labelledby="password"
+        className="mt-10 rounded-3xl border border-line bg-panel/70 p-5 sm:p-8"
+      >
         <h2 id="password" className="text-xl font-bold text-white">
           {t("password.heading")}
         </h2>
-        <Form method="post" noValidate className="mt-5 grid gap-5 sm:grid-cols-2" key={password?.ok ? "done" : "form"}>
+        <Form
+          method="post"
+          noValidate
+          className="mt-5 grid gap-5 sm:grid-cols-2"
+          key={password?.ok ? "done" : "form"}
+        >
           <input type="hidden" name="intent" value="password" />
           <div className="space-y-3 sm:col-span-2 empty:hidden">
             <Alert error={password?.error} />
@@ -251,10 +353,17 @@ export default function EditProfile() {
             type="password"
             autoComplete="new-password"
             required
-            error={password?.fieldErrors?.confirmPassword && t(password.fieldErrors.confirmPassword)}
+            error={
+              password?.fieldErrors?.confirmPassword && t(password.fieldErrors.confirmPassword)
+            }
           />
           <div className="sm:col-span-2">
-            <SubmitButton label="password.submit" pendingLabel="password.pending" intent="password" variant="secondary" />
+            <SubmitButton
+              label="password.submit"
+              pendingLabel="password.pending"
+              intent="password"
+              variant="secondary"
+            />
           </div>
         </Form>
       </section>

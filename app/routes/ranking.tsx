@@ -15,7 +15,10 @@ type Args = LoaderFunctionArgs;
 
 /** The season before or after `season` (by start), or null: the page's season links. */
 async function beside(args: Args, start: string, dir: "prev" | "next"): Promise<Season | null> {
-  const res = await callApi<Ranking>(args, `${POINTS_API}/points/season-ranking/${dir}-season/${encodeURIComponent(start)}?take=1`);
+  const res = await callApi<Ranking>(
+    args,
+    `${POINTS_API}/points/season-ranking/${dir}-season/${encodeURIComponent(start)}?take=1`,
+  );
   return res.ok ? res.data.season : null;
 }
 
@@ -28,10 +31,17 @@ export async function loader(args: Args) {
   const url = new URL(args.request.url);
   const scope = url.searchParams.get("scope") === "lifetime" ? "lifetime" : "season";
   const seasonName = url.searchParams.get("season");
-  const page = Math.max(1, Math.min(10_000, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1));
+  const page = Math.max(
+    1,
+    Math.min(10_000, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1),
+  );
   const q = `take=${RANKING_PAGE}&skip=${(page - 1) * RANKING_PAGE}`;
   const path =
-    scope === "lifetime" ? `/points/all-seasons-ranking?${q}` : seasonName ? `/points/season-ranking/${encodeURIComponent(seasonName)}?${q}` : `/points/season-ranking?${q}`;
+    scope === "lifetime"
+      ? `/points/all-seasons-ranking?${q}`
+      : seasonName
+        ? `/points/season-ranking/${encodeURIComponent(seasonName)}?${q}`
+        : `/points/season-ranking?${q}`;
   const token = getToken(args.request);
   let res = await callApi<Ranking>(args, `${POINTS_API}${path}`, { token });
   // A stale session must not hide a public page: read it as a guest.
@@ -39,7 +49,13 @@ export async function loader(args: Args) {
   if (!res.ok) throw data({ message: res.generic ? null : res.message }, { status: res.status });
   const ranking = res.data;
   const anchor = ranking.season?.startDate ?? new Date().toISOString();
-  const [prev, next] = scope === "lifetime" ? [null, null] : await Promise.all([beside(args, anchor, "prev"), ranking.season ? beside(args, anchor, "next") : null]);
+  const [prev, next] =
+    scope === "lifetime"
+      ? [null, null]
+      : await Promise.all([
+          beside(args, anchor, "prev"),
+          ranking.season ? beside(args, anchor, "next") : null,
+        ]);
   return { scope, ranking, prev, next, page, signedIn: ranking.me !== undefined };
 }
 
@@ -71,15 +87,25 @@ function Row({ row, mine, points }: { row: RankingRow; mine: boolean; points: st
       <Avatar name={name} size={36} className="max-[359px]:hidden" />
       <span className="min-w-0 flex-1">
         {row.nickname ? (
-          <Link to={`/profile/${row.userUuid}`} className="block truncate font-semibold text-white hover:underline">
+          <Link
+            to={`/profile/${row.userUuid}`}
+            className="block truncate font-semibold text-white hover:underline"
+          >
             {name}
           </Link>
         ) : (
           <span className="block truncate font-semibold text-ink-200">{name}</span>
         )}
       </span>
-      {mine && <span className="shrink-0 rounded-full bg-brand-light px-2 py-0.5 text-xs font-bold text-ink-950">{t("ranking.you")}</span>}
-      <span className="w-14 shrink-0 text-right font-bold tabular-nums text-white sm:w-24" data-testid="ranking-points">
+      {mine && (
+        <span className="shrink-0 rounded-full bg-brand-light px-2 py-0.5 text-xs font-bold text-ink-950">
+          {t("ranking.you")}
+        </span>
+      )}
+      <span
+        className="w-14 shrink-0 text-right font-bold tabular-nums text-white sm:w-24"
+        data-testid="ranking-points"
+      >
         {points}
       </span>
     </li>
@@ -111,24 +137,45 @@ export default function RankingPage() {
   return (
     <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 sm:py-12">
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <nav aria-label={t("ranking.scope")} className="flex rounded-full border border-white/15 bg-white/5 p-1">
-          <Link to="/ranking" className={tab(scope === "season")} aria-current={scope === "season" ? "page" : undefined}>
+        <nav
+          aria-label={t("ranking.scope")}
+          className="flex rounded-full border border-white/15 bg-white/5 p-1"
+        >
+          <Link
+            to="/ranking"
+            className={tab(scope === "season")}
+            aria-current={scope === "season" ? "page" : undefined}
+          >
             {t("ranking.tabSeason")}
           </Link>
-          <Link to="/ranking?scope=lifetime" className={tab(scope === "lifetime")} aria-current={scope === "lifetime" ? "page" : undefined}>
+          <Link
+            to="/ranking?scope=lifetime"
+            className={tab(scope === "lifetime")}
+            aria-current={scope === "lifetime" ? "page" : undefined}
+          >
             {t("ranking.tabLifetime")}
           </Link>
         </nav>
         {scope === "season" && (prev || next) && (
           <nav aria-label={t("ranking.seasons")} className="flex gap-2">
             {prev && (
-              <Link to={seasonHref(prev)} className={button("secondary", "sm")} rel="prev" data-testid="ranking-prev-season">
+              <Link
+                to={seasonHref(prev)}
+                className={button("secondary", "sm")}
+                rel="prev"
+                data-testid="ranking-prev-season"
+              >
                 <ChevronLeft aria-hidden className="size-4" />
                 {t("ranking.prevSeason")}
               </Link>
             )}
             {next && (
-              <Link to={seasonHref(next)} className={button("secondary", "sm")} rel="next" data-testid="ranking-next-season">
+              <Link
+                to={seasonHref(next)}
+                className={button("secondary", "sm")}
+                rel="next"
+                data-testid="ranking-next-season"
+              >
                 {t("ranking.nextSeason")}
                 <ChevronRight aria-hidden className="size-4" />
               </Link>
@@ -142,25 +189,42 @@ export default function RankingPage() {
           <Trophy aria-hidden className="size-7 text-white" />
         </span>
         <div className="min-w-0">
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl" data-testid="ranking-heading">
-            {scope === "lifetime" ? t("ranking.lifetimeHeading") : (season?.name ?? t("ranking.heading"))}
+          <h1
+            className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl"
+            data-testid="ranking-heading"
+          >
+            {scope === "lifetime"
+              ? t("ranking.lifetimeHeading")
+              : (season?.name ?? t("ranking.heading"))}
           </h1>
           {season && (
-            <p className="mt-1 text-ink-200">{t("ranking.dates", { start: formatDate(season.startDate, locale), end: formatDate(season.endDate, locale) })}</p>
+            <p className="mt-1 text-ink-200">
+              {t("ranking.dates", {
+                start: formatDate(season.startDate, locale),
+                end: formatDate(season.endDate, locale),
+              })}
+            </p>
           )}
           <p className="mt-2 text-sm text-ink-300">{t("ranking.lede")}</p>
         </div>
       </header>
 
-      <section aria-label={t("ranking.yourRank")} className="mt-6 flex flex-wrap items-center justify-between gap-3 rounded-2xl border border-brand-light/40 bg-brand/10 px-5 py-4">
-        <span className="text-sm font-semibold uppercase tracking-wide text-brand-light">{t("ranking.yourRank")}</span>
+      <section
+        aria-label={t("ranking.yourRank")}
+        className="mt-6 flex flex-wrap items-center justify-between gap-3 rounded-2xl border border-brand-light/40 bg-brand/10 px-5 py-4"
+      >
+        <span className="text-sm font-semibold uppercase tracking-wide text-brand-light">
+          {t("ranking.yourRank")}
+        </span>
         {!signedIn ? (
           <Link to="/login?redirectTo=/ranking" className={buttonClass.link}>
             {t("ranking.signInForRank")}
           </Link>
         ) : me ? (
           <span className="flex items-baseline gap-3" data-testid="ranking-my-rank">
-            <span className="text-2xl font-extrabold text-white">{t("ranking.rankValue", { rank: me.rank })}</span>
+            <span className="text-2xl font-extrabold text-white">
+              {t("ranking.rankValue", { rank: me.rank })}
+            </span>
             <span className="text-ink-100" data-testid="ranking-my-points" data-points={me.balance}>
               {plural(t, "ranking.pointsValue", me.balance, { points: num.format(me.balance) })}
             </span>
@@ -173,7 +237,10 @@ export default function RankingPage() {
       </section>
 
       {scope === "season" && !season ? (
-        <div className="mt-6 rounded-2xl border border-line bg-panel/70 px-6 py-10 text-center" data-testid="ranking-no-season">
+        <div
+          className="mt-6 rounded-2xl border border-line bg-panel/70 px-6 py-10 text-center"
+          data-testid="ranking-no-season"
+        >
           <p className="text-lg font-semibold text-white">{t("ranking.noSeason")}</p>
           <p className="mt-1 text-ink-200">{t("ranking.noSeasonHint")}</p>
           <Link to="/ranking?scope=lifetime" className={`${buttonClass.secondary} mt-5`}>
@@ -181,7 +248,10 @@ export default function RankingPage() {
           </Link>
         </div>
       ) : (
-        <div className={`mt-6 overflow-hidden rounded-2xl border border-line bg-panel/70 transition-opacity ${busy ? "opacity-60" : ""}`} aria-busy={busy}>
+        <div
+          className={`mt-6 overflow-hidden rounded-2xl border border-line bg-panel/70 transition-opacity ${busy ? "opacity-60" : ""}`}
+          aria-busy={busy}
+        >
           <div className="flex items-center justify-between border-b border-line px-3 py-2.5 text-xs font-semibold uppercase tracking-wide text-ink-300 sm:px-5">
             <span>{t("ranking.col.dj")}</span>
             <span>{t("ranking.col.points")}</span>
@@ -189,9 +259,17 @@ export default function RankingPage() {
           {ranking.data.length === 0 ? (
             <p className="px-6 py-10 text-center text-ink-200">{t("ranking.empty")}</p>
           ) : (
-            <ol className="divide-y divide-line" aria-label={t("ranking.total", { total: num.format(ranking.total) })}>
+            <ol
+              className="divide-y divide-line"
+              aria-label={t("ranking.total", { total: num.format(ranking.total) })}
+            >
               {ranking.data.map((r) => (
-                <Row key={r.userUuid} row={r} mine={r.userUuid === me?.userUuid} points={num.format(r.balance)} />
+                <Row
+                  key={r.userUuid}
+                  row={r}
+                  mine={r.userUuid === me?.userUuid}
+                  points={num.format(r.balance)}
+                />
               ))}
             </ol>
           )}
@@ -207,7 +285,10 @@ export default function RankingPage() {
       )}
 
       {(season || scope === "lifetime") && pageCount > 1 && (
-        <nav aria-label={t("ranking.pagination")} className="mt-5 flex items-center justify-between gap-3">
+        <nav
+          aria-label={t("ranking.pagination")}
+          className="mt-5 flex items-center justify-between gap-3"
+        >
           {page > 1 ? (
             <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
               <ChevronLeft aria-hidden className="size-4" />

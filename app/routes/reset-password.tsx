@@ -1,6 +1,13 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { Alert, AuthLayout, buttonClass, Field, SubmitButton, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
@@ -19,10 +26,14 @@ export async function action(args: ActionFunctionArgs) {
   const confirm = formString(form, "confirmPassword");
   const fieldErrors = {
     password: checkNewPassword(password),
-    confirmPassword: password && confirm !== password ? ("validation.passwordMismatch" as const) : undefined,
+    confirmPassword:
+      password && confirm !== password ? ("validation.passwordMismatch" as const) : undefined,
   };
   if (hasErrors(fieldErrors)) return data<FormState>({ fieldErrors }, { status: 400 });
-  const res = await userApi(args, "/users/reset-password", { method: "POST", json: { token, password } });
+  const res = await userApi(args, "/users/reset-password", {
+    method: "POST",
+    json: { token, password },
+  });
   if (!res.ok) return data<FormState>({ error: res }, { status: res.status });
   return data<FormState>({ ok: true });
 }

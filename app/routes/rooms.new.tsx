@@ -1,11 +1,31 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, useActionData } from "@remix-run/react";
 import { useState } from "react";
-import { Alert, Card, Field, Select, SubmitButton, TextArea, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  Card,
+  Field,
+  Select,
+  SubmitButton,
+  TextArea,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formString, type FormState } from "~/lib/forms";
-import { DJ_TYPES, paletteOf, ROOM_DESIGNS, ROOM_SERVICE, type RoomDesign, type RoomDto } from "~/lib/rooms";
+import {
+  DJ_TYPES,
+  paletteOf,
+  ROOM_DESIGNS,
+  ROOM_SERVICE,
+  type RoomDesign,
+  type RoomDto,
+} from "~/lib/rooms";
 import { requireUser } from "~/lib/session.server";
 
 export const meta = pageMeta("roomNew.title");
@@ -25,7 +45,11 @@ export async function action(args: ActionFunctionArgs) {
     numberOfDjs: formString(form, "numberOfDjs"),
     djType: formString(form, "djType"),
   };
-  if (!values.name) return data<FormState>({ fieldErrors: { name: "roomNew.nameRequired" }, values }, { status: 400 });
+  if (!values.name)
+    return data<FormState>(
+      { fieldErrors: { name: "roomNew.nameRequired" }, values },
+      { status: 400 },
+    );
   const res = await callApi<RoomDto>(args, `${ROOM_SERVICE}/rooms/infrastructure`, {
     method: "POST",
     token,
@@ -50,14 +74,31 @@ export default function NewRoom() {
   return (
     <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6">
       <Card>
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">{t("roomNew.heading")}</h1>
+        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
+          {t("roomNew.heading")}
+        </h1>
         <p className="mt-2 text-ink-200">{t("roomNew.lede")}</p>
         <Form method="post" className="mt-6 space-y-5" noValidate>
           <Alert error={result?.error} />
-          <Field label={t("roomNew.name")} name="name" required maxLength={100} defaultValue={v.name} error={result?.fieldErrors?.name && t(result.fieldErrors.name)} />
-          <TextArea label={t("roomNew.description")} name="description" maxLength={2000} rows={3} defaultValue={v.description} />
+          <Field
+            label={t("roomNew.name")}
+            name="name"
+            required
+            maxLength={100}
+            defaultValue={v.name}
+            error={result?.fieldErrors?.name && t(result.fieldErrors.name)}
+          />
+          <TextArea
+            label={t("roomNew.description")}
+            name="description"
+            maxLength={2000}
+            rows={3}
+            defaultValue={v.description}
+          />
           <fieldset>
-            <legend className="mb-2 block text-sm font-medium text-ink-100">{t("roomNew.design")}</legend>
+            <legend className="mb-2 block text-sm font-medium text-ink-100">
+              {t("roomNew.design")}
+            </legend>
             <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
               {ROOM_DESIGNS.map((d) => {
                 const p = paletteOf(d);
@@ -66,9 +107,21 @@ export default function NewRoom() {
                   <label
                     key={d}
                     className="relative flex h-20 cursor-pointer items-end rounded-2xl border-2 p-2.5 text-sm font-bold text-white transition focus-within:outline focus-within:outline-3 focus-within:outline-focus"
-                    style={{ background: p.backdrop, borderColor: on ? p.accent : "transparent", boxShadow: on ? `0 0 18px -4px ${p.accent}` : undefined }}
+                    style={{
+                      background: p.backdrop,
+                      borderColor: on ? p.accent : "transparent",
+                      boxShadow: on ? `0 0 18px -4px ${p.accent}` : undefined,
+                    }}
                   >
-                    <input type="radio" name="design" value={d} checked={on} onChange={() => setDesign(d)} className="sr-only" data-testid={`design-${d}`} />
+                    <input
+                      type="radio"
+                      name="design"
+                      value={d}
+                      checked={on}
+                      onChange={() => setDesign(d)}
+                      className="sr-only"
+                      data-testid={`design-${d}`}
+                    />
                     <span className="rounded bg-black/45 px-1.5 py-0.5">{t(`design.${d}`)}</span>
                   </label>
                 );
@@ -76,7 +129,11 @@ export default function NewRoom() {
             </div>
           </fieldset>
           <div className="grid gap-5 sm:grid-cols-2">
-            <Select label={t("roomNew.seats")} name="numberOfDjs" defaultValue={v.numberOfDjs || "5"}>
+            <Select
+              label={t("roomNew.seats")}
+              name="numberOfDjs"
+              defaultValue={v.numberOfDjs || "5"}
+            >
               {Array.from({ length: 10 }, (_, i) => (
                 <option key={i} value={i + 1}>
                   {i + 1}

@@ -41,9 +41,13 @@ export async function loader(args: LoaderFunctionArgs) {
   // Seed 001: search needs a non-empty query; without one the page invites a search.
   const result: Loaded<SearchResult> | null = params.q
     ? loaded(
-        await playlistApi<SearchResult>(args, `/search?${searchQuery({ q: params.q, provider: params.provider || undefined, explicit: !params.clean })}`, {
-          token,
-        })
+        await playlistApi<SearchResult>(
+          args,
+          `/search?${searchQuery({ q: params.q, provider: params.provider || undefined, explicit: !params.clean })}`,
+          {
+            token,
+          },
+        ),
       )
     : null;
   return { ...params, result };
@@ -62,7 +66,9 @@ export default function SearchPage() {
   const [picked, setPicked] = useState(provider);
   useEffect(() => setPicked(provider), [provider]);
   // The providers the last answer reported, kept while the next search runs.
-  const [providers, setProviders] = useState<Record<string, ProviderState>>(result?.ok ? result.data.providers ?? {} : {});
+  const [providers, setProviders] = useState<Record<string, ProviderState>>(
+    result?.ok ? (result.data.providers ?? {}) : {},
+  );
 
   useEffect(() => {
     if (result?.ok && result.data.providers) setProviders(result.data.providers);
@@ -74,12 +80,17 @@ export default function SearchPage() {
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const searching = navigation.state === "loading" && navigation.location.pathname === "/search";
-  const pendingParams = searching ? readParams(new URL(navigation.location.pathname + navigation.location.search, "http://x")) : null;
+  const pendingParams = searching
+    ? readParams(new URL(navigation.location.pathname + navigation.location.search, "http://x"))
+    : null;
 
   /** Typing: search 300 ms after the last key (seed 001), replacing the history entry. */
   function schedule() {
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => form.current && submit(form.current, { replace: true, preventScrollReset: true }), SEARCH_DEBOUNCE_MS);
+    timer.current = setTimeout(
+      () => form.current && submit(form.current, { replace: true, preventScrollReset: true }),
+      SEARCH_DEBOUNCE_MS,
+    );
   }
   function now() {
     clearTimeout(timer.current);
@@ -97,7 +108,9 @@ export default function SearchPage() {
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("search.heading")}</h1>
+      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("search.heading")}
+      </h1>
       <p className="mt-2 text-ink-200">{t("search.lede")}</p>
 
       <Form
@@ -113,7 +126,10 @@ export default function SearchPage() {
           <label htmlFor="q" className="sr-only">
             {t("search.label")}
           </label>
-          <SearchIcon aria-hidden className="pointer-events-none absolute left-4 top-1/2 size-5 -translate-y-1/2 text-ink-300" />
+          <SearchIcon
+            aria-hidden
+            className="pointer-events-none absolute left-4 top-1/2 size-5 -translate-y-1/2 text-ink-300"
+          />
           <input
             ref={input}
             id="q"
@@ -131,15 +147,30 @@ export default function SearchPage() {
             data-testid="search-input"
             className="block w-full rounded-2xl border border-line bg-ink-900/80 py-3.5 pl-12 pr-12 text-lg text-ink-50 shadow-inner shadow-black/30 placeholder:text-ink-300 transition hover:border-white/30 focus:border-brand-light"
           />
-          {searching && <Loader2 aria-hidden className="absolute right-4 top-1/2 size-5 -translate-y-1/2 animate-spin text-brand-light" />}
+          {searching && (
+            <Loader2
+              aria-hidden
+              className="absolute right-4 top-1/2 size-5 -translate-y-1/2 animate-spin text-brand-light"
+            />
+          )}
         </div>
 
         <div className="flex flex-wrap items-center gap-x-4 gap-y-3">
           <fieldset className="min-w-0 max-w-full">
             <legend className="sr-only">{t("search.providers")}</legend>
             <div className="-mx-1 flex gap-1.5 overflow-x-auto px-1 pb-1 sm:flex-wrap sm:overflow-visible">
-              <ProviderPill value="" label={t("search.all")} checked={picked === ""} onPick={pick} />
-              <ProviderPill value={CATALOGUE} label={t("search.catalogue")} checked={picked === CATALOGUE} onPick={pick} />
+              <ProviderPill
+                value=""
+                label={t("search.all")}
+                checked={picked === ""}
+                onPick={pick}
+              />
+              <ProviderPill
+                value={CATALOGUE}
+                label={t("search.catalogue")}
+                checked={picked === CATALOGUE}
+                onPick={pick}
+              />
               {providerList.map(([p, state]) => (
                 <ProviderPill
                   key={p}
@@ -147,13 +178,24 @@ export default function SearchPage() {
                   label={providerName(p, t)}
                   checked={picked === p}
                   onPick={pick}
-                  off={state === "on" ? undefined : t(state === "error" ? "search.providerError" : "search.providerOff")}
+                  off={
+                    state === "on"
+                      ? undefined
+                      : t(state === "error" ? "search.providerError" : "search.providerOff")
+                  }
                 />
               ))}
             </div>
           </fieldset>
           <label className="flex cursor-pointer items-center gap-2 text-sm text-ink-100">
-            <input type="checkbox" name="clean" value="1" defaultChecked={clean} onChange={now} className="size-4 rounded accent-brand" />
+            <input
+              type="checkbox"
+              name="clean"
+              value="1"
+              defaultChecked={clean}
+              onChange={now}
+              className="size-4 rounded accent-brand"
+            />
             {t("search.hideExplicit")}
           </label>
           <noscript>
@@ -171,7 +213,11 @@ export default function SearchPage() {
         {searching && pendingParams?.q && (!result || !result.ok) ? (
           <SongRowSkeleton rows={6} />
         ) : !result ? (
-          <EmptyState icon={<SearchIcon aria-hidden className="size-7" />} title={t("search.emptyTitle")} body={t("search.emptyBody")} />
+          <EmptyState
+            icon={<SearchIcon aria-hidden className="size-7" />}
+            title={t("search.emptyTitle")}
+            body={t("search.emptyBody")}
+          />
         ) : !result.ok ? (
           <LoadError error={result} onRetry={() => revalidator.revalidate()} />
         ) : (
@@ -209,12 +255,20 @@ function ProviderPill({
         off
           ? "cursor-not-allowed border-white/10 text-ink-300"
           : checked
-          ? "cursor-pointer border-transparent bg-white text-ink-950"
-          : "cursor-pointer border-white/20 text-ink-100 hover:border-white/50 hover:bg-white/5"
+            ? "cursor-pointer border-transparent bg-white text-ink-950"
+            : "cursor-pointer border-white/20 text-ink-100 hover:border-white/50 hover:bg-white/5"
       }`}
       title={off}
     >
-      <input type="radio" name="provider" value={value} checked={checked} disabled={!!off} onChange={() => onPick(value)} className="sr-only" />
+      <input
+        type="radio"
+        name="provider"
+        value={value}
+        checked={checked}
+        disabled={!!off}
+        onChange={() => onPick(value)}
+        className="sr-only"
+      />
       {off && <span aria-hidden className="size-1.5 rounded-full bg-ink-300" />}
       <span>{label}</span>
       {off && <span className="text-xs text-ink-300">({off})</span>}
@@ -223,7 +277,17 @@ function ProviderPill({
 }
 
 /** The hits: the first page from the loader, then "Load more" pages fetched in the browser. */
-function Results({ q, provider, clean, first }: { q: string; provider: string; clean: boolean; first: SearchResult }) {
+function Results({
+  q,
+  provider,
+  clean,
+  first,
+}: {
+  q: string;
+  provider: string;
+  clean: boolean;
+  first: SearchResult;
+}) {
   const t = useT();
   const client = useSongsClient();
   const [songs, setSongs] = useState<AnySong[]>(first.songs ?? []);
@@ -236,7 +300,12 @@ function Results({ q, provider, clean, first }: { q: string; provider: string; c
     setLoading(true);
     setError(null);
     try {
-      const page = await client.search({ q, provider: provider || undefined, explicit: !clean, offset });
+      const page = await client.search({
+        q,
+        provider: provider || undefined,
+        explicit: !clean,
+        offset,
+      });
       setSongs((s) => [...s, ...page.songs]);
       setOffset(offset + page.songs.length);
       setMore(page.songs.length >= (page.limit || SEARCH_LIMIT));
@@ -248,7 +317,13 @@ function Results({ q, provider, clean, first }: { q: string; provider: string; c
   }
 
   if (!songs.length) {
-    return <EmptyState icon={<SearchX aria-hidden className="size-7" />} title={t("search.noneTitle", { q })} body={t("search.noneBody")} />;
+    return (
+      <EmptyState
+        icon={<SearchX aria-hidden className="size-7" />}
+        title={t("search.noneTitle", { q })}
+        body={t("search.noneBody")}
+      />
+    );
   }
   return (
     <>

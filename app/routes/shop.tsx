@@ -22,7 +22,10 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
   const room = url.searchParams.get("room");
-  const res = await callApi<StorePage<Consumable>>(args, `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`);
+  const res = await callApi<StorePage<Consumable>>(
+    args,
+    `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`,
+  );
   return {
     page,
     roomUuid: room && UUID.test(room) ? room : null,
@@ -38,7 +41,8 @@ export default function Shop() {
   const root = useRootData();
   const { account } = useTokenBalance();
   const pages = list ? Math.max(1, Math.ceil(list.total / STORE_PAGE)) : 1;
-  const q = (p: number) => `?${new URLSearchParams({ page: String(p), ...(roomUuid ? { room: roomUuid } : {}) })}`;
+  const q = (p: number) =>
+    `?${new URLSearchParams({ page: String(p), ...(roomUuid ? { room: roomUuid } : {}) })}`;
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -53,7 +57,9 @@ export default function Shop() {
           <div className="flex items-center gap-3 rounded-2xl border border-amber-300/30 bg-amber-300/10 px-4 py-3">
             <Coins aria-hidden className="size-6 text-amber-300" />
             <div>
-              <p className="text-xs uppercase tracking-wide text-amber-100/80">{t("store.yourBalance")}</p>
+              <p className="text-xs uppercase tracking-wide text-amber-100/80">
+                {t("store.yourBalance")}
+              </p>
               <p className="text-xl font-extrabold text-white" data-testid="shop-balance">
                 {account ? new Intl.NumberFormat(locale).format(account.balance) : "–"}
               </p>
@@ -84,22 +90,41 @@ export default function Shop() {
         {error ? (
           <Alert error={error} />
         ) : !list || list.data.length === 0 ? (
-          <p className="rounded-2xl border border-line bg-panel/70 px-4 py-10 text-center text-ink-200">{t("store.empty")}</p>
+          <p className="rounded-2xl border border-line bg-panel/70 px-4 py-10 text-center text-ink-200">
+            {t("store.empty")}
+          </p>
         ) : (
-          <ConsumableGrid items={list.data} roomUuid={root?.user ? roomUuid : null} token={root?.token ?? null} />
+          <ConsumableGrid
+            items={list.data}
+            roomUuid={root?.user ? roomUuid : null}
+            token={root?.token ?? null}
+          />
         )}
       </div>
 
       {pages > 1 && (
-        <nav aria-label={t("store.paging")} className="mt-6 flex items-center justify-center gap-2 text-sm">
+        <nav
+          aria-label={t("store.paging")}
+          className="mt-6 flex items-center justify-center gap-2 text-sm"
+        >
           {page > 1 ? (
-            <Link to={q(page - 1)} className={buttonClass.ghost} aria-label={t("store.prev")} data-testid="shop-prev">
+            <Link
+              to={q(page - 1)}
+              className={buttonClass.ghost}
+              aria-label={t("store.prev")}
+              data-testid="shop-prev"
+            >
               <ChevronLeft aria-hidden className="size-4" />
             </Link>
           ) : null}
           <span>{t("store.pageOf", { page, pages })}</span>
           {page < pages ? (
-            <Link to={q(page + 1)} className={buttonClass.ghost} aria-label={t("store.next")} data-testid="shop-next">
+            <Link
+              to={q(page + 1)}
+              className={buttonClass.ghost}
+              aria-label={t("store.next")}
+              data-testid="shop-next"
+            >
               <ChevronRight aria-hidden className="size-4" />
             </Link>
           ) : null}

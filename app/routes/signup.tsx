@@ -1,6 +1,18 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
-import { Alert, AuthLayout, buttonClass, Field, SubmitButton, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
@@ -11,7 +23,8 @@ export const meta = pageMeta("signup.title");
 
 export async function loader(args: LoaderFunctionArgs) {
   const session = await getSession(args);
-  if (session.user) throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
+  if (session.user)
+    throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
   return null;
 }
 
@@ -30,7 +43,9 @@ export async function action(args: ActionFunctionArgs) {
     json: nickname ? { email, password, nickname } : { email, password },
   });
   if (!res.ok) return data<FormState>({ error: res, values }, { status: res.status });
-  return redirect("/verify-email", { headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) } });
+  return redirect("/verify-email", {
+    headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) },
+  });
 }
 
 export default function Signup() {
@@ -76,7 +91,10 @@ export default function Signup() {
       </Form>
       <p className="mt-6 text-center text-ink-200">
         {t("signup.haveAccount")}{" "}
-        <Link to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"} className={buttonClass.link}>
+        <Link
+          to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}
+          className={buttonClass.link}
+        >
           {t("signup.loginLink")}
         </Link>
       </p>

@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Crown, Settings } from "lucide-react";
 import { Alert, SubmitButton } from "~/components/ui";
@@ -6,7 +11,13 @@ import { hasKey, pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formatDate } from "~/lib/format";
 import { formString } from "~/lib/forms";
-import { formatPrice, PAYMENT_SERVICE, type CheckoutStarted, type MySubscriptions, type Product } from "~/lib/payments";
+import {
+  formatPrice,
+  PAYMENT_SERVICE,
+  type CheckoutStarted,
+  type MySubscriptions,
+  type Product,
+} from "~/lib/payments";
 import { requireUser } from "~/lib/session.server";
 
 export const meta = pageMeta("subscription.title");
@@ -23,10 +34,22 @@ export async function loader(args: LoaderFunctionArgs) {
     callApi<MySubscriptions>(args, `${PAYMENT_SERVICE}/subscription`, { token }),
     callApi<{ data: Product[] }>(args, `${PAYMENT_SERVICE}/subscription/products`, { token }),
   ]);
-  if (!mine.ok) throw data({ message: mine.generic ? null : mine.message }, { status: mine.status });
-  if (!plans.ok) throw data({ message: plans.generic ? null : plans.message }, { status: plans.status });
+  if (!mine.ok)
+    throw data({ message: mine.generic ? null : mine.message }, { status: mine.status });
+  if (!plans.ok)
+    throw data({ message: plans.generic ? null : plans.message }, { status: plans.status });
   const p = url.searchParams;
-  return { ...mine.data, plans: plans.data.data, returned: p.get("session_id") ? "paid" : p.get("canceled") ? "canceled" : p.get("ended") ? "ended" : null };
+  return {
+    ...mine.data,
+    plans: plans.data.data,
+    returned: p.get("session_id")
+      ? "paid"
+      : p.get("canceled")
+        ? "canceled"
+        : p.get("ended")
+          ? "ended"
+          : null,
+  };
 }
 
 export async function action(args: ActionFunctionArgs) {
@@ -35,8 +58,15 @@ export async function action(args: ActionFunctionArgs) {
   const intent = formString(form, "intent");
   const res =
     intent === "portal"
-      ? await callApi<{ url: string }>(args, `${PAYMENT_SERVICE}/subscription/portal`, { method: "POST", token })
-      : await callApi<CheckoutStarted>(args, `${PAYMENT_SERVICE}/subscription/checkout/${encodeURIComponent(formString(form, "productId"))}`, { method: "POST", token });
+      ? await callApi<{ url: string }>(args, `${PAYMENT_SERVICE}/subscription/portal`, {
+          method: "POST",
+          token,
+        })
+      : await callApi<CheckoutStarted>(
+          args,
+          `${PAYMENT_SERVICE}/subscription/checkout/${encodeURIComponent(formString(form, "productId"))}`,
+          { method: "POST", token },
+        );
   if (!res.ok) return data({ error: res }, { status: res.status });
   return redirect(res.data.url);
 }
@@ -56,18 +86,30 @@ export default function SubscriptionPage() {
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("subscription.heading")}</h1>
+      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("subscription.heading")}
+      </h1>
       <p className="mt-2 max-w-xl text-ink-200">{t("subscription.lede")}</p>
 
       <div className="mt-6 space-y-3">
-        {returned === "paid" && <Alert success>{subscriptionLevel ? t("subscription.paid") : t("subscription.pending")}</Alert>}
+        {returned === "paid" && (
+          <Alert success>
+            {subscriptionLevel ? t("subscription.paid") : t("subscription.pending")}
+          </Alert>
+        )}
         {returned === "canceled" && <Alert>{t("subscription.canceledCheckout")}</Alert>}
         {returned === "ended" && <Alert>{t("subscription.ended")}</Alert>}
         {failed?.error && <Alert error={failed.error} />}
       </div>
 
-      <section aria-labelledby="current-plan" className="mt-6 rounded-3xl border border-line bg-panel/80 p-6 shadow-xl shadow-black/30 sm:p-8">
-        <h2 id="current-plan" className="text-sm font-semibold uppercase tracking-wider text-ink-200">
+      <section
+        aria-labelledby="current-plan"
+        className="mt-6 rounded-3xl border border-line bg-panel/80 p-6 shadow-xl shadow-black/30 sm:p-8"
+      >
+        <h2
+          id="current-plan"
+          className="text-sm font-semibold uppercase tracking-wider text-ink-200"
+        >
           {t("subscription.current")}
         </h2>
         {current ? (
@@ -81,13 +123,21 @@ export default function SubscriptionPage() {
                   {t("subscription.level", { level: subscriptionLevel ?? current.level })}
                 </p>
                 <p className="text-sm text-ink-200">
-                  {statusLabel(current.status)} · {t("subscription.since", { date: formatDate(current.startDate, locale) })}
-                  {current.endDate ? ` · ${t("subscription.until", { date: formatDate(current.endDate, locale) })}` : ""}
+                  {statusLabel(current.status)} ·{" "}
+                  {t("subscription.since", { date: formatDate(current.startDate, locale) })}
+                  {current.endDate
+                    ? ` · ${t("subscription.until", { date: formatDate(current.endDate, locale) })}`
+                    : ""}
                 </p>
               </div>
             </div>
             <Form method="post">
-              <SubmitButton label="subscription.manage" pendingLabel="subscription.opening" intent="portal" variant="secondary" />
+              <SubmitButton
+                label="subscription.manage"
+                pendingLabel="subscription.opening"
+                intent="portal"
+                variant="secondary"
+              />
             </Form>
           </div>
         ) : (
@@ -102,16 +152,25 @@ export default function SubscriptionPage() {
           {t("subscription.plans")}
         </h2>
         {plans.length === 0 ? (
-          <p className="mt-4 rounded-2xl border border-dashed border-line p-6 text-center text-ink-200">{t("subscription.plansEmpty")}</p>
+          <p className="mt-4 rounded-2xl border border-dashed border-line p-6 text-center text-ink-200">
+            {t("subscription.plansEmpty")}
+          </p>
         ) : (
           <ul className="mt-4 grid gap-4 sm:grid-cols-2">
             {plans.map((p) => {
               const mine = current?.productId === p.id;
               return (
-                <li key={p.id} className={`flex flex-col rounded-3xl border p-6 ${mine ? "border-brand bg-brand/10" : "border-line bg-panel/70"}`}>
+                <li
+                  key={p.id}
+                  className={`flex flex-col rounded-3xl border p-6 ${mine ? "border-brand bg-brand/10" : "border-line bg-panel/70"}`}
+                >
                   <h3 className="text-lg font-bold text-white">{p.name}</h3>
-                  {p.description && <p className="mt-1 flex-1 text-sm text-ink-200">{p.description}</p>}
-                  <p className="mt-4 text-2xl font-extrabold text-white">{t("checkout.perMonth", { price: formatPrice(p.price, p.currency, locale) })}</p>
+                  {p.description && (
+                    <p className="mt-1 flex-1 text-sm text-ink-200">{p.description}</p>
+                  )}
+                  <p className="mt-4 text-2xl font-extrabold text-white">
+                    {t("checkout.perMonth", { price: formatPrice(p.price, p.currency, locale) })}
+                  </p>
                   {mine ? (
                     <p className="mt-4 inline-flex items-center gap-2 font-semibold text-brand-light">
                       <Settings aria-hidden className="size-4" />
@@ -121,8 +180,16 @@ export default function SubscriptionPage() {
                     !current && (
                       <Form method="post" className="mt-4">
                         <input type="hidden" name="productId" value={p.id} />
-                        <button type="submit" name="intent" value="subscribe" className="inline-flex w-full items-center justify-center gap-2 rounded-full bg-brand px-5 py-2.5 font-semibold text-white transition hover:bg-brand-hover" data-testid={`subscribe-${p.id}`}>
-                          {t("subscription.subscribe", { price: formatPrice(p.price, p.currency, locale) })}
+                        <button
+                          type="submit"
+                          name="intent"
+                          value="subscribe"
+                          className="inline-flex w-full items-center justify-center gap-2 rounded-full bg-brand px-5 py-2.5 font-semibold text-white transition hover:bg-brand-hover"
+                          data-testid={`subscribe-${p.id}`}
+                        >
+                          {t("subscription.subscribe", {
+                            price: formatPrice(p.price, p.currency, locale),
+                          })}
                         </button>
                       </Form>
                     )

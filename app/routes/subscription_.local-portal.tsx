@@ -1,4 +1,9 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
+import {
+  data,
+  redirect,
+  type ActionFunctionArgs,
+  type LoaderFunctionArgs,
+} from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { TestModeLede } from "~/components/TestModeLede";
 import { Alert, AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
@@ -20,13 +25,21 @@ export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireUser(args);
   const res = await callApi<MySubscriptions>(args, `${PAYMENT_SERVICE}/subscription`, { token });
   if (!res.ok) throw data({ message: res.generic ? null : res.message }, { status: res.status });
-  return { running: res.data.data.filter((s) => s.source === "local" && ["active", "trialing", "past_due"].includes(s.status)) };
+  return {
+    running: res.data.data.filter(
+      (s) => s.source === "local" && ["active", "trialing", "past_due"].includes(s.status),
+    ),
+  };
 }
 
 export async function action(args: ActionFunctionArgs) {
   const { token } = await requireUser(args);
   const id = formString(await args.request.formData(), "subscriptionId");
-  const res = await callApi(args, `${PAYMENT_SERVICE}/subscription/local-portal/${encodeURIComponent(id)}/cancel`, { method: "POST", token });
+  const res = await callApi(
+    args,
+    `${PAYMENT_SERVICE}/subscription/local-portal/${encodeURIComponent(id)}/cancel`,
+    { method: "POST", token },
+  );
   if (!res.ok) return data({ error: res }, { status: res.status });
   return redirect("/subscription?ended=1");
 }
@@ -37,10 +50,7 @@ export default function LocalPortal() {
   const { running } = useLoaderData<typeof loader>();
   const failed = useActionData<typeof action>();
   return (
-    <AuthLayout
-      title={t("portal.heading")}
-      lede={<TestModeLede>{t("portal.lede")}</TestModeLede>}
-    >
+    <AuthLayout title={t("portal.heading")} lede={<TestModeLede>{t("portal.lede")}</TestModeLede>}>
       {failed?.error && <Alert error={failed.error} />}
       {running.length === 0 ? (
         <p className="text-ink-100">{t("portal.empty")}</p>
@@ -48,11 +58,19 @@ export default function LocalPortal() {
         <ul className="space-y-3">
           {running.map((s) => (
             <li key={s.id} className="rounded-2xl border border-line bg-ink-900/50 p-4">
-              <p className="font-semibold text-white">{t("subscription.level", { level: s.level })}</p>
-              <p className="text-sm text-ink-200">{t("subscription.since", { date: formatDate(s.startDate, locale) })}</p>
+              <p className="font-semibold text-white">
+                {t("subscription.level", { level: s.level })}
+              </p>
+              <p className="text-sm text-ink-200">
+                {t("subscription.since", { date: formatDate(s.startDate, locale) })}
+              </p>
               <Form method="post" className="mt-3">
                 <input type="hidden" name="subscriptionId" value={s.id} />
-                <SubmitButton label="portal.cancel" pendingLabel="portal.canceling" variant="secondary" />
+                <SubmitButton
+                  label="portal.cancel"
+                  pendingLabel="portal.canceling"
+                  variant="secondary"
+                />
               </Form>
             </li>
           ))}

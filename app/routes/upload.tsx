@@ -1,7 +1,25 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Await, useLoaderData, useRevalidator } from "@remix-run/react";
-import { CheckCircle2, CircleAlert, Clock, FileMusic, Loader2, RotateCcw, UploadCloud, X } from "lucide-react";
-import { Suspense, useCallback, useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from "react";
+import {
+  CheckCircle2,
+  CircleAlert,
+  Clock,
+  FileMusic,
+  Loader2,
+  RotateCcw,
+  UploadCloud,
+  X,
+} from "lucide-react";
+import {
+  Suspense,
+  useCallback,
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type DragEvent,
+  type FormEvent,
+} from "react";
 import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
 import { EmptyState, SongRow, SongRowSkeleton, Tag } from "~/components/SongRow";
 import { useToast } from "~/components/Toaster";
@@ -11,7 +29,16 @@ import { uploadSong, type UploadHandle } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
 import { requireUser } from "~/lib/session.server";
-import { MAX_SONG_BYTES, PENDING_STATUSES, SONG_EXTENSIONS, SONG_TYPES, checkSongFile, type ListPage, type SongStatus, type UploadDto } from "~/lib/songs";
+import {
+  MAX_SONG_BYTES,
+  PENDING_STATUSES,
+  SONG_EXTENSIONS,
+  SONG_TYPES,
+  checkSongFile,
+  type ListPage,
+  type SongStatus,
+  type UploadDto,
+} from "~/lib/songs";
 import { loaded, uploadApi } from "~/lib/songs.server";
 import { useGenres } from "~/lib/useGenres";
 import { useRootData } from "~/lib/useRootData";
@@ -24,7 +51,11 @@ const POLL_MS = 5000;
 export async function loader(args: LoaderFunctionArgs) {
   const { token } = await requireUser(args);
   // Streamed: the form paints at once; "My uploads" follows.
-  return { uploads: uploadApi<ListPage<UploadDto>>(args, "/songs?limit=50&offset=0", { token }).then(loaded) };
+  return {
+    uploads: uploadApi<ListPage<UploadDto>>(args, "/songs?limit=50&offset=0", { token }).then(
+      loaded,
+    ),
+  };
 }
 
 const STATUS_TONE: Record<SongStatus, "neutral" | "brand" | "success" | "warning" | "danger"> = {
@@ -49,7 +80,11 @@ export default function UploadPage() {
   const [current, setCurrent] = useState<string | null>(null);
 
   const upsert = useCallback((s: UploadDto) => setSongs((m) => ({ ...m, [s.songId]: s })), []);
-  const track = useCallback((list: UploadDto[]) => setSongs((m) => ({ ...Object.fromEntries(list.map((s) => [s.songId, s])), ...m })), []);
+  const track = useCallback(
+    (list: UploadDto[]) =>
+      setSongs((m) => ({ ...Object.fromEntries(list.map((s) => [s.songId, s])), ...m })),
+    [],
+  );
 
   // One poller for every song still being checked: every 5 s until its status changes.
   const pendingIds = Object.values(songs)
@@ -69,7 +104,9 @@ export default function UploadPage() {
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">{t("songUpload.heading")}</h1>
+      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("songUpload.heading")}
+      </h1>
       <p className="mt-2 text-ink-200">{t("songUpload.lede")}</p>
 
       {currentSong ? (
@@ -93,7 +130,13 @@ export default function UploadPage() {
             <Await resolve={uploads}>
               {(res) =>
                 res.ok ? (
-                  <MyUploads initial={res.data.data} songs={songs} added={added} track={track} onChange={upsert} />
+                  <MyUploads
+                    initial={res.data.data}
+                    songs={songs}
+                    added={added}
+                    track={track}
+                    onChange={upsert}
+                  />
                 ) : (
                   <LoadError error={res} onRetry={() => revalidator.revalidate()} />
                 )
@@ -106,7 +149,10 @@ export default function UploadPage() {
   );
 }
 
-type Phase = { phase: "idle" } | { phase: "uploading"; percent: number } | { phase: "error"; message: string; retry: boolean };
+type Phase =
+  | { phase: "idle" }
+  | { phase: "uploading"; percent: number }
+  | { phase: "error"; message: string; retry: boolean };
 
 /** Pick or drop an MP3, add the details, upload with a progress bar. */
 function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
@@ -171,7 +217,11 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
         return;
       }
       const status = (err as { status?: number }).status ?? 0;
-      setState({ phase: "error", message: errorText(err, t), retry: status === 0 || status >= 500 || status === 429 });
+      setState({
+        phase: "error",
+        message: errorText(err, t),
+        retry: status === 0 || status >= 500 || status === 429,
+      });
     } finally {
       handle.current = null;
     }
@@ -196,12 +246,20 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
         onDragLeave={() => setOver(false)}
         onDrop={onDrop}
         className={`flex cursor-pointer flex-col items-center justify-center gap-3 rounded-2xl border-2 border-dashed px-4 py-8 text-center transition has-[:focus-visible]:outline-3 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-focus ${
-          over ? "border-neon bg-neon/10" : file ? "border-success/60 bg-success/5" : "border-white/20 bg-ink-900/40 hover:border-white/40"
+          over
+            ? "border-neon bg-neon/10"
+            : file
+              ? "border-success/60 bg-success/5"
+              : "border-white/20 bg-ink-900/40 hover:border-white/40"
         } ${uploading ? "pointer-events-none opacity-60" : ""}`}
         data-testid="dropzone"
       >
         <span className="grid size-14 place-items-center rounded-full bg-linear-to-br from-brand to-neon text-white shadow-[0_0_40px_-8px] shadow-brand">
-          {file ? <FileMusic aria-hidden className="size-7" /> : <UploadCloud aria-hidden className="size-7" />}
+          {file ? (
+            <FileMusic aria-hidden className="size-7" />
+          ) : (
+            <UploadCloud aria-hidden className="size-7" />
+          )}
         </span>
         {file ? (
           <span>
@@ -209,7 +267,8 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
               {file.name}
             </span>
             <span className="text-sm text-ink-300">
-              {t("songUpload.size", { size: (file.size / 1024 / 1024).toFixed(1) })} · {t("songUpload.change")}
+              {t("songUpload.size", { size: (file.size / 1024 / 1024).toFixed(1) })} ·{" "}
+              {t("songUpload.change")}
             </span>
           </span>
         ) : (
@@ -243,9 +302,27 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
       )}
 
       <div className="mt-6 grid gap-4 sm:grid-cols-2">
-        <Field label={t("songUpload.trackName")} name="trackName" maxLength={200} disabled={uploading} autoComplete="off" />
-        <Field label={t("songUpload.artistName")} name="artistName" maxLength={200} disabled={uploading} autoComplete="off" />
-        <Field label={t("songUpload.albumName")} name="albumName" maxLength={200} disabled={uploading} autoComplete="off" />
+        <Field
+          label={t("songUpload.trackName")}
+          name="trackName"
+          maxLength={200}
+          disabled={uploading}
+          autoComplete="off"
+        />
+        <Field
+          label={t("songUpload.artistName")}
+          name="artistName"
+          maxLength={200}
+          disabled={uploading}
+          autoComplete="off"
+        />
+        <Field
+          label={t("songUpload.albumName")}
+          name="albumName"
+          maxLength={200}
+          disabled={uploading}
+          autoComplete="off"
+        />
         <Field
           label={t("songUpload.genre")}
           name="genre"
@@ -263,7 +340,15 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
         </datalist>
       </div>
       <label className="mt-5 flex cursor-pointer items-center gap-3">
-        <input type="checkbox" name="isPublic" value="true" role="switch" disabled={uploading} className="peer sr-only" data-testid="is-public" />
+        <input
+          type="checkbox"
+          name="isPublic"
+          value="true"
+          role="switch"
+          disabled={uploading}
+          className="peer sr-only"
+          data-testid="is-public"
+        />
         <span
           aria-hidden
           className="relative h-6 w-11 shrink-0 rounded-full bg-white/20 transition peer-checked:bg-brand peer-focus-visible:outline-3 peer-focus-visible:outline-offset-2 peer-focus-visible:outline-focus after:absolute after:left-0.5 after:top-0.5 after:size-5 after:rounded-full after:bg-white after:transition peer-checked:after:translate-x-5"
@@ -278,7 +363,9 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
         {uploading && (
           <div>
             <div className="mb-1.5 flex justify-between text-sm font-medium text-ink-100">
-              <span>{state.percent < 100 ? t("songUpload.uploading") : t("songUpload.processing")}</span>
+              <span>
+                {state.percent < 100 ? t("songUpload.uploading") : t("songUpload.processing")}
+              </span>
               <span className="tabular-nums" data-testid="upload-percent">
                 {state.percent}%
               </span>
@@ -300,19 +387,31 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
             </div>
           </div>
         )}
-        {state.phase === "error" && <Alert error={{ status: 0, message: state.message, generic: false }} />}
+        {state.phase === "error" && (
+          <Alert error={{ status: 0, message: state.message, generic: false }} />
+        )}
       </div>
 
       <div className="mt-6 flex flex-wrap gap-2">
         {uploading ? (
-          <button type="button" onClick={() => handle.current?.abort()} className={button("secondary")}>
+          <button
+            type="button"
+            onClick={() => handle.current?.abort()}
+            className={button("secondary")}
+          >
             <X aria-hidden className="size-4" />
             {t("common.cancel")}
           </button>
         ) : (
           <button type="submit" className={button("primary")} data-testid="upload-submit">
-            {state.phase === "error" && state.retry ? <RotateCcw aria-hidden className="size-4" /> : <UploadCloud aria-hidden className="size-4" />}
-            {state.phase === "error" && state.retry ? t("songUpload.retry") : t("songUpload.submit")}
+            {state.phase === "error" && state.retry ? (
+              <RotateCcw aria-hidden className="size-4" />
+            ) : (
+              <UploadCloud aria-hidden className="size-4" />
+            )}
+            {state.phase === "error" && state.retry
+              ? t("songUpload.retry")
+              : t("songUpload.submit")}
           </button>
         )}
       </div>
@@ -321,7 +420,15 @@ function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
 }
 
 /** The song just uploaded: its status in words, and what to do next. */
-function UploadStatus({ song, onChange, onAnother }: { song: UploadDto; onChange: (s: UploadDto) => void; onAnother: () => void }) {
+function UploadStatus({
+  song,
+  onChange,
+  onAnother,
+}: {
+  song: UploadDto;
+  onChange: (s: UploadDto) => void;
+  onAnother: () => void;
+}) {
   const t = useT();
   const pending = isPending(song);
   const ok = song.status === "VERIFIED";
@@ -337,19 +444,28 @@ function UploadStatus({ song, onChange, onAnother }: { song: UploadDto; onChange
       <div
         role="status"
         className={`mt-4 flex items-start gap-3 rounded-2xl border px-4 py-3 ${
-          ok ? "border-success/40 bg-success/10" : failed ? "border-danger/40 bg-danger/10" : "border-line bg-white/5"
+          ok
+            ? "border-success/40 bg-success/10"
+            : failed
+              ? "border-danger/40 bg-danger/10"
+              : "border-line bg-white/5"
         }`}
       >
         {pending ? (
           <Loader2 aria-hidden className="mt-0.5 size-5 shrink-0 animate-spin text-brand-light" />
         ) : (
-          <Icon aria-hidden className={`mt-0.5 size-5 shrink-0 ${ok ? "text-success" : failed ? "text-danger" : "text-[#ffc85a]"}`} />
+          <Icon
+            aria-hidden
+            className={`mt-0.5 size-5 shrink-0 ${ok ? "text-success" : failed ? "text-danger" : "text-[#ffc85a]"}`}
+          />
         )}
         <div>
           <p className="font-semibold text-white" data-testid="upload-status-title">
             {t(`songStatus.${song.status}` as MessageKey)}
           </p>
-          <p className="text-sm text-ink-200">{t(`songStatus.${song.status}.body` as MessageKey)}</p>
+          <p className="text-sm text-ink-200">
+            {t(`songStatus.${song.status}.body` as MessageKey)}
+          </p>
           {song.detail && song.status !== "VERIFIED" && (
             <p className="mt-1 text-sm text-ink-300" data-testid="upload-detail">
               {song.detail}
@@ -366,7 +482,12 @@ function UploadStatus({ song, onChange, onAnother }: { song: UploadDto; onChange
             <AddToCrateMenu song={song} />
           </>
         )}
-        <button type="button" onClick={onAnother} className={`${button("secondary", "sm")} ml-auto`} data-testid="upload-another">
+        <button
+          type="button"
+          onClick={onAnother}
+          className={`${button("secondary", "sm")} ml-auto`}
+          data-testid="upload-another"
+        >
           <UploadCloud aria-hidden className="size-4" />
           {t("songUpload.another")}
         </button>
@@ -381,18 +502,24 @@ function MetadataForm({ song, onSaved }: { song: UploadDto; onSaved: (s: UploadD
   const client = useSongsClient();
   const toast = useToast();
   const [saving, setSaving] = useState(false);
-  const [errors, setErrors] = useState<{ trackName?: string; artistName?: string; form?: string }>({});
+  const [errors, setErrors] = useState<{ trackName?: string; artistName?: string; form?: string }>(
+    {},
+  );
   const formRef = useRef<HTMLFormElement>(null);
   // After a failed save, focus lands on what needs fixing.
   useEffect(() => {
-    if (errors.trackName || errors.artistName || errors.form) formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [role="alert"]')?.focus();
+    if (errors.trackName || errors.artistName || errors.form)
+      formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], [role="alert"]')?.focus();
   }, [errors]);
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const data = new FormData(e.currentTarget);
     const trackName = String(data.get("trackName") ?? "").trim();
     const artistName = String(data.get("artistName") ?? "").trim();
-    const next = { trackName: trackName ? undefined : t("songUpload.trackRequired"), artistName: artistName ? undefined : t("songUpload.artistRequired") };
+    const next = {
+      trackName: trackName ? undefined : t("songUpload.trackRequired"),
+      artistName: artistName ? undefined : t("songUpload.artistRequired"),
+    };
     setErrors(next);
     if (next.trackName || next.artistName) return;
     setSaving(true);
@@ -407,14 +534,34 @@ function MetadataForm({ song, onSaved }: { song: UploadDto; onSaved: (s: UploadD
     }
   }
   return (
-    <form ref={formRef} onSubmit={submit} noValidate className="mt-4 grid gap-4 sm:grid-cols-2" data-testid="metadata-form">
+    <form
+      ref={formRef}
+      onSubmit={submit}
+      noValidate
+      className="mt-4 grid gap-4 sm:grid-cols-2"
+      data-testid="metadata-form"
+    >
       {errors.form && (
         <div className="sm:col-span-2">
           <Alert error={{ status: 0, message: errors.form, generic: false }} />
         </div>
       )}
-      <Field label={t("songUpload.trackName")} name="trackName" required defaultValue={song.trackName} error={errors.trackName} maxLength={200} />
-      <Field label={t("songUpload.artistName")} name="artistName" required defaultValue={song.artistName} error={errors.artistName} maxLength={200} />
+      <Field
+        label={t("songUpload.trackName")}
+        name="trackName"
+        required
+        defaultValue={song.trackName}
+        error={errors.trackName}
+        maxLength={200}
+      />
+      <Field
+        label={t("songUpload.artistName")}
+        name="artistName"
+        required
+        defaultValue={song.artistName}
+        error={errors.artistName}
+        maxLength={200}
+      />
       <div className="sm:col-span-2">
         <button type="submit" className={button("primary", "sm")} disabled={saving}>
           {saving && <Loader2 aria-hidden className="size-4 animate-spin" />}
@@ -442,10 +589,19 @@ function MyUploads({
   const [open, setOpen] = useState<string | null>(null);
   // Hand the listed songs to the page, which polls the pending ones.
   useEffect(() => track(initial), [initial, track]);
-  const list = [...added.map((id) => songs[id]).filter(Boolean), ...initial.filter((s) => !added.includes(s.songId)).map((s) => songs[s.songId] ?? s)];
+  const list = [
+    ...added.map((id) => songs[id]).filter(Boolean),
+    ...initial.filter((s) => !added.includes(s.songId)).map((s) => songs[s.songId] ?? s),
+  ];
   const playable = list.filter((s) => s.status === "VERIFIED");
   if (!list.length) {
-    return <EmptyState icon={<UploadCloud aria-hidden className="size-7" />} title={t("songUpload.emptyTitle")} body={t("songUpload.emptyBody")} />;
+    return (
+      <EmptyState
+        icon={<UploadCloud aria-hidden className="size-7" />}
+        title={t("songUpload.emptyTitle")}
+        body={t("songUpload.emptyBody")}
+      />
+    );
   }
   return (
     <ul className="space-y-1" data-testid="my-uploads">

@@ -1,7 +1,14 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { MailCheck } from "lucide-react";
-import { Alert, AuthLayout, buttonClass, Field, SubmitButton, useFocusFirstError } from "~/components/ui";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { formString, type FormState } from "~/lib/forms";
@@ -26,15 +33,28 @@ export async function action(args: ActionFunctionArgs) {
   const email = formString(form, "email").trim() || user.email || "";
 
   if (intent === "resend") {
-    const res = await userApi(args, "/users/emails/verification-email", { method: "POST", token, json: { email } });
+    const res = await userApi(args, "/users/emails/verification-email", {
+      method: "POST",
+      token,
+      json: { email },
+    });
     if (!res.ok) return data<FormState>({ intent, error: res }, { status: res.status });
     return data<FormState>({ intent, ok: true, detail: email });
   }
 
   const code = formString(form, "code").replace(/\s+/g, "");
-  if (!/^\d{6}$/.test(code)) return data<FormState>({ intent, fieldErrors: { code: "validation.codeFormat" }, values: { code } }, { status: 400 });
-  const res = await userApi(args, "/users/emails/verify", { method: "POST", token, json: { email, code } });
-  if (!res.ok) return data<FormState>({ intent, error: res, values: { code } }, { status: res.status });
+  if (!/^\d{6}$/.test(code))
+    return data<FormState>(
+      { intent, fieldErrors: { code: "validation.codeFormat" }, values: { code } },
+      { status: 400 },
+    );
+  const res = await userApi(args, "/users/emails/verify", {
+    method: "POST",
+    token,
+    json: { email, code },
+  });
+  if (!res.ok)
+    return data<FormState>({ intent, error: res, values: { code } }, { status: res.status });
   return data<FormState>({ intent, ok: true });
 }
 
@@ -53,7 +73,11 @@ export default function VerifyEmail() {
             <MailCheck aria-hidden className="size-8" />
           </span>
           <p role="status" className="mt-4 text-lg text-ink-100">
-            {!email ? t("verify.noEmail") : verified && !result ? t("verify.already", { email }) : t("verify.done")}
+            {!email
+              ? t("verify.noEmail")
+              : verified && !result
+                ? t("verify.already", { email })
+                : t("verify.done")}
           </p>
           <Link to="/profile" className={`${buttonClass.primary} mt-6 w-full`}>
             {t("verify.continue")}
@@ -87,13 +111,23 @@ export default function VerifyEmail() {
           error={result?.fieldErrors?.code && t(result.fieldErrors.code)}
           className="[&_input]:text-center [&_input]:font-mono [&_input]:text-2xl [&_input]:tracking-[0.5em]"
         />
-        <SubmitButton label="verify.submit" pendingLabel="verify.pending" intent="verify" className="w-full" />
+        <SubmitButton
+          label="verify.submit"
+          pendingLabel="verify.pending"
+          intent="verify"
+          className="w-full"
+        />
       </Form>
       <div className="mt-6 border-t border-line pt-5 text-center">
         <p className="text-sm text-ink-200">{t("verify.noCode")}</p>
         <Form method="post" className="mt-3">
           <input type="hidden" name="email" value={email} />
-          <SubmitButton label="verify.resend" pendingLabel="verify.resendPending" intent="resend" variant="secondary" />
+          <SubmitButton
+            label="verify.resend"
+            pendingLabel="verify.resendPending"
+            intent="resend"
+            variant="secondary"
+          />
         </Form>
       </div>
     </AuthLayout>

@@ -13,6 +13,9 @@ export class Bare extends Server {
 
 export default {
   async fetch(request: Request, env: Record<string, unknown>): Promise<Response> {
-    return (await routePartykitRequest(request, env as never)) ?? new Response("bare-room: /parties/bare/<id>", { status: 404 });
+    return (
+      (await routePartykitRequest(request, env as never)) ??
+      new Response("bare-room: /parties/bare/<id>", { status: 404 })
+    );
   },
 };

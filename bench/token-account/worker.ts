@@ -22,9 +22,11 @@ const ids = (run: string, n: number) => Array.from({ length: n }, (_, i) => `${r
 
 async function pool(count: number, conc: number, work: (i: number) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(conc, count) }, async () => {
-    while (next < count) await work(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(conc, count) }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
 }
 
 export default {
@@ -36,10 +38,22 @@ export default {
     const accounts = ids(q("run"), n("accounts"));
     if (url.pathname === "/ready") return new Response("ok");
     if (url.pathname === "/setup") {
-      if (mode === "do") await Promise.all(accounts.map((id) => env.TokenAccount.getByName(id).credit(n("balance"), "seed")));
+      if (mode === "do")
+        await Promise.all(
+          accounts.map((id) => env.TokenAccount.getByName(id).credit(n("balance"), "seed")),
+        );
       else {
-        await env.DB.exec("CREATE TABLE IF NOT EXISTS balances (id TEXT PRIMARY KEY, balance INTEGER NOT NULL)");
-        await env.DB.batch(accounts.map((id) => env.DB.prepare("INSERT OR REPLACE INTO balances (id, balance) VALUES (?, ?)").bind(id, n("balance"))));
+        await env.DB.exec(
+          "CREATE TABLE IF NOT EXISTS balances (id TEXT PRIMARY KEY, balance INTEGER NOT NULL)",
+        );
+        await env.DB.batch(
+          accounts.map((id) =>
+            env.DB.prepare("INSERT OR REPLACE INTO balances (id, balance) VALUES (?, ?)").bind(
+              id,
+              n("balance"),
+            ),
+          ),
+        );
       }
       return Response.json({ accounts: accounts.length });
     }
@@ -54,9 +68,13 @@ export default {
         if (mode === "do") {
           ok = (await env.TokenAccount.getByName(id).hold(1, `${q("run")}-op-${i}`)).ok;
         } else {
-          const row = await env.DB.prepare("SELECT balance FROM balances WHERE id = ?").bind(id).first<{ balance: number }>();
+          const row = await env.DB.prepare("SELECT balance FROM balances WHERE id = ?")
+            .bind(id)
+            .first<{ balance: number }>();
           if (row && row.balance >= 1) {
-            await env.DB.prepare("UPDATE balances SET balance = ? WHERE id = ?").bind(row.balance - 1, id).run();
+            await env.DB.prepare("UPDATE balances SET balance = ? WHERE id = ?")
+              .bind(row.balance - 1, id)
+              .run();
             ok = true;
           }
         }
@@ -68,8 +86,18 @@ export default {
     if (url.pathname === "/final") {
       const balances =
         mode === "do"
-          ? await Promise.all(accounts.map(async (id) => (await env.TokenAccount.getByName(id).getAccount()).balance))
-          : (await env.DB.batch(accounts.map((id) => env.DB.prepare("SELECT balance FROM balances WHERE id = ?").bind(id)))).map((r) => (r.results[0] as { balance: number }).balance);
+          ? await Promise.all(
+              accounts.map(
+                async (id) => (await env.TokenAccount.getByName(id).getAccount()).balance,
+              ),
+            )
+          : (
+              await env.DB.batch(
+                accounts.map((id) =>
+                  env.DB.prepare("SELECT balance FROM balances WHERE id = ?").bind(id),
+                ),
+              )
+            ).map((r) => (r.results[0] as { balance: number }).balance);
       return Response.json({ balances });
     }
     return new Response("not found", { status: 404 });

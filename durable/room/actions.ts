@@ -62,7 +62,12 @@ export class StageActions {
   #refusal(view: RoomView, who: Who): string | null {
     if (who.tokenType === "ghost") return MSG.ghost;
     if (this.store.djs().some((d) => d.uuid === who.uuid)) return MSG.alreadyDj;
-    const refused = view.djRefusal({ uuid: who.uuid, guest: who.tokenType === "guest" ? 1 : 0, email_verified: who.emailVerified ? 1 : 0, pro: who.pro ? 1 : 0 });
+    const refused = view.djRefusal({
+      uuid: who.uuid,
+      guest: who.tokenType === "guest" ? 1 : 0,
+      email_verified: who.emailVerified ? 1 : 0,
+      pro: who.pro ? 1 : 0,
+    });
     if (refused) return refused;
     if (this.store.djs().length >= view.settings.numberOfDjs) return MSG.full;
     return null;
@@ -91,7 +96,11 @@ export class StageActions {
 
   removeDj(who: Who, msg: Act<"removeDj">): string | null {
     const target = msg.djUuid ?? who.uuid;
-    if (target !== who.uuid && !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)) return MSG.notMod;
+    if (
+      target !== who.uuid &&
+      !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)
+    )
+      return MSG.notMod;
     if (!this.store.djs().some((d) => d.uuid === target)) return MSG.notDj;
     this.playback.removeFromStage(target, "removedDj");
     return null;
@@ -100,7 +109,11 @@ export class StageActions {
   skipSong(who: Who): string | null {
     const p = this.store.playing();
     if (!p) return MSG.noSong;
-    if (p.dj_uuid !== who.uuid && !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)) return MSG.skipForbidden;
+    if (
+      p.dj_uuid !== who.uuid &&
+      !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)
+    )
+      return MSG.skipForbidden;
     void this.playback.end("playedSong");
     return null;
   }
@@ -113,12 +126,23 @@ export class StageActions {
     if (star && who.tokenType === "guest") return MSG.guestStar;
     const before = this.store.userVote(p.play_id, who.uuid);
     this.store.vote(p.play_id, who.uuid, like, star);
-    awardVotePoints(this.env, { playId: p.play_id, djUuid: p.dj_uuid, voterUuid: who.uuid, voterType: who.tokenType, like, star, before, at: Date.now() });
+    awardVotePoints(this.env, {
+      playId: p.play_id,
+      djUuid: p.dj_uuid,
+      voterUuid: who.uuid,
+      voterType: who.tokenType,
+      like,
+      star,
+      before,
+      at: Date.now(),
+    });
     this.publisher.mark(["voteCounts", "vibeMeter"], "votedOnSong");
     if (star && !before?.star) {
       const songId = (JSON.parse(p.song) as { songId: string }).songId;
       // Off the hot path: the vote counts now; the likes crate follows (once, by its rule).
-      starToLikes(this.env, who.uuid, songId).catch((e) => console.error("room: star to likes failed", e));
+      starToLikes(this.env, who.uuid, songId).catch((e) =>
+        console.error("room: star to likes failed", e),
+      );
     }
     this.#maybeAutoSkip(p.play_id);
     return null;

@@ -14,9 +14,13 @@ export const CHAT_IN_STATE = 50;
 
 export class ChatStore {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_chat (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_chat (n INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, json TEXT NOT NULL)`,
+    );
     // Who joined the room's chat (the local stand-in for a CometChat group membership).
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_chat_members (uuid TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_chat_members (uuid TEXT PRIMARY KEY, joined_at INTEGER NOT NULL)`,
+    );
   }
 
   /** Empties the history; answers how many messages were removed. */
@@ -26,8 +30,15 @@ export class ChatStore {
 
   /** Records a chat membership once; answers when the user first joined and whether this call added it. */
   join(uuid: string, now: number): { joinedAt: number; created: boolean } {
-    const created = this.sql.exec(`INSERT OR IGNORE INTO room_chat_members (uuid, joined_at) VALUES (?, ?)`, uuid, now).rowsWritten > 0;
-    const { joined_at } = this.sql.exec<{ joined_at: number }>(`SELECT joined_at FROM room_chat_members WHERE uuid = ?`, uuid).one();
+    const created =
+      this.sql.exec(
+        `INSERT OR IGNORE INTO room_chat_members (uuid, joined_at) VALUES (?, ?)`,
+        uuid,
+        now,
+      ).rowsWritten > 0;
+    const { joined_at } = this.sql
+      .exec<{ joined_at: number }>(`SELECT joined_at FROM room_chat_members WHERE uuid = ?`, uuid)
+      .one();
     return { joinedAt: joined_at, created };
   }
 
@@ -37,16 +48,24 @@ export class ChatStore {
 
   add(m: ChatMessage) {
     this.sql.exec(`INSERT INTO room_chat (id, json) VALUES (?, ?)`, m.id, JSON.stringify(m));
-    this.sql.exec(`DELETE FROM room_chat WHERE n <= (SELECT max(n) FROM room_chat) - ?`, CHAT_HISTORY);
+    this.sql.exec(
+      `DELETE FROM room_chat WHERE n <= (SELECT max(n) FROM room_chat) - ?`,
+      CHAT_HISTORY,
+    );
   }
 
   get(id: string): ChatMessage | undefined {
-    const row = this.sql.exec<{ json: string }>(`SELECT json FROM room_chat WHERE id = ?`, id).toArray()[0];
+    const row = this.sql
+      .exec<{ json: string }>(`SELECT json FROM room_chat WHERE id = ?`, id)
+      .toArray()[0];
     return row ? (JSON.parse(row.json) as ChatMessage) : undefined;
   }
 
   put(m: ChatMessage): boolean {
-    return this.sql.exec(`UPDATE room_chat SET json = ? WHERE id = ?`, JSON.stringify(m), m.id).rowsWritten > 0;
+    return (
+      this.sql.exec(`UPDATE room_chat SET json = ? WHERE id = ?`, JSON.stringify(m), m.id)
+        .rowsWritten > 0
+    );
   }
 
   delete(id: string): boolean {
@@ -56,8 +75,16 @@ export class ChatStore {
   /** Up to `limit` messages before the message `before` (or the newest), oldest first. */
   page(before: string | null, limit: number): ChatMessage[] {
     const rows = before
-      ? this.sql.exec<{ json: string }>(`SELECT json FROM room_chat WHERE n < (SELECT n FROM room_chat WHERE id = ?) ORDER BY n DESC LIMIT ?`, before, limit).toArray()
-      : this.sql.exec<{ json: string }>(`SELECT json FROM room_chat ORDER BY n DESC LIMIT ?`, limit).toArray();
+      ? this.sql
+          .exec<{ json: string }>(
+            `SELECT json FROM room_chat WHERE n < (SELECT n FROM room_chat WHERE id = ?) ORDER BY n DESC LIMIT ?`,
+            before,
+            limit,
+          )
+          .toArray()
+      : this.sql
+          .exec<{ json: string }>(`SELECT json FROM room_chat ORDER BY n DESC LIMIT ?`, limit)
+          .toArray();
     return rows.reverse().map((r) => JSON.parse(r.json) as ChatMessage);
   }
 

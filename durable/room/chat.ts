@@ -25,7 +25,21 @@ export const EDIT_WINDOW_MS = 20_000;
 export const RATE_COUNT = 5;
 export const RATE_WINDOW_MS = 5_000;
 
-const SONG_HOSTS = ["apple", "audius", "napster", "soundcloud", "spotify", "youtube", "youtu.be", "pandora", "deezer", "tidal", "amazon", "yandex", "spinrilla"];
+const SONG_HOSTS = [
+  "apple",
+  "audius",
+  "napster",
+  "soundcloud",
+  "spotify",
+  "youtube",
+  "youtu.be",
+  "pandora",
+  "deezer",
+  "tidal",
+  "amazon",
+  "yandex",
+  "spinrilla",
+];
 
 export const CHAT_MSG = {
   noChat: "Chat is turned off in this room.",
@@ -62,7 +76,8 @@ export function songLinks(text: string | null): { link: string }[] {
     } catch {
       continue;
     }
-    if (SONG_HOSTS.some((h) => host.includes(h)) && !out.some((o) => o.link === raw)) out.push({ link: raw });
+    if (SONG_HOSTS.some((h) => host.includes(h)) && !out.some((o) => o.link === raw))
+      out.push({ link: raw });
   }
   return out.slice(0, 5);
 }
@@ -101,7 +116,8 @@ export class ChatActions {
     if (!view.settings.hasChat) return CHAT_MSG.noChat;
     if (who.tokenType === "guest" || who.tokenType === "ghost") return CHAT_MSG.guest;
     if (!profile) return CHAT_MSG.noProfile;
-    if (view.rolesOf(who.uuid).has("chatDisabled") || view.rolesOf(who.uuid).has("banned")) return CHAT_MSG.disabled;
+    if (view.rolesOf(who.uuid).has("chatDisabled") || view.rolesOf(who.uuid).has("banned"))
+      return CHAT_MSG.disabled;
     return null;
   }
 
@@ -195,7 +211,11 @@ export class ChatActions {
   delete(who: Who, msg: Act<"deleteChat">): string | null {
     const m = this.store.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
-    if (m.userUuid !== who.uuid && !new RoomView(this.store, this.now()).isStageModerator(who.uuid, who.roles)) return CHAT_MSG.notAllowed;
+    if (
+      m.userUuid !== who.uuid &&
+      !new RoomView(this.store, this.now()).isStageModerator(who.uuid, who.roles)
+    )
+      return CHAT_MSG.notAllowed;
     this.store.chat.delete(m.id);
     this.publisher.mark(["chat"], "updatedChat");
     return null;

@@ -48,17 +48,32 @@ export class ConsumableDeliveries {
     private readonly publisher: Marks,
     private readonly now: () => number = Date.now,
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_consumables (purchase_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, delivered_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_consumables (purchase_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, delivered_at INTEGER NOT NULL)`,
+    );
   }
 
   deliver(input: DeliveryArgs): DeliveryResult {
     const args = deliveryArgs.parse(input);
-    const prior = this.sql.exec<{ message_id: string; delivered_at: number }>(`SELECT message_id, delivered_at FROM room_consumables WHERE purchase_id = ?`, args.purchaseId).toArray()[0];
-    if (prior) return { ok: true, messageId: prior.message_id, duplicate: true, deliveredAt: prior.delivered_at };
+    const prior = this.sql
+      .exec<{ message_id: string; delivered_at: number }>(
+        `SELECT message_id, delivered_at FROM room_consumables WHERE purchase_id = ?`,
+        args.purchaseId,
+      )
+      .toArray()[0];
+    if (prior)
+      return {
+        ok: true,
+        messageId: prior.message_id,
+        duplicate: true,
+        deliveredAt: prior.delivered_at,
+      };
     const present = this.store.user(args.userUuid);
-    if (!present || present.guest) return { ok: false, code: "not_in_room", message: DELIVERY_MSG.notInRoom };
+    if (!present || present.guest)
+      return { ok: false, code: "not_in_room", message: DELIVERY_MSG.notInRoom };
     const now = this.now();
-    if (!new RoomView(this.store, now).settings.hasChat) return { ok: false, code: "no_chat", message: DELIVERY_MSG.noChat };
+    if (!new RoomView(this.store, now).settings.hasChat)
+      return { ok: false, code: "no_chat", message: DELIVERY_MSG.noChat };
     const profile = this.store.profile(args.userUuid);
     const id = crypto.randomUUID();
     const message: ChatMessage = {
@@ -83,7 +98,12 @@ export class ConsumableDeliveries {
     };
     // Both writes run inside this synchronous call, so they land together (one implicit
     // transaction of the object's storage) and no other call sees one without the other.
-    this.sql.exec(`INSERT INTO room_consumables (purchase_id, message_id, delivered_at) VALUES (?, ?, ?)`, args.purchaseId, id, now);
+    this.sql.exec(
+      `INSERT INTO room_consumables (purchase_id, message_id, delivered_at) VALUES (?, ?, ?)`,
+      args.purchaseId,
+      id,
+      now,
+    );
     this.store.chat.add(message);
     this.publisher.mark(["chat"], "updatedChat");
     return { ok: true, messageId: id, duplicate: false, deliveredAt: now };

@@ -14,9 +14,12 @@
 import { jsonEqual, type JsonPatchOp, type JsonValue } from "../../shared/json-patch";
 
 const escape = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
-const isObject = (v: JsonValue): v is { [k: string]: JsonValue } => typeof v === "object" && v !== null && !Array.isArray(v);
-const uuidOf = (v: JsonValue): string | undefined => (isObject(v) && typeof v.uuid === "string" ? v.uuid : undefined);
-const keyedByUuid = (list: JsonValue[]) => list.every((v) => uuidOf(v) !== undefined) && new Set(list.map(uuidOf)).size === list.length;
+const isObject = (v: JsonValue): v is { [k: string]: JsonValue } =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const uuidOf = (v: JsonValue): string | undefined =>
+  isObject(v) && typeof v.uuid === "string" ? v.uuid : undefined;
+const keyedByUuid = (list: JsonValue[]) =>
+  list.every((v) => uuidOf(v) !== undefined) && new Set(list.map(uuidOf)).size === list.length;
 
 /** Operations turning `a` into `b` at `path` ("" is the whole document). */
 export function diff(path: string, a: JsonValue, b: JsonValue): JsonPatchOp[] {
@@ -27,10 +30,12 @@ export function diff(path: string, a: JsonValue, b: JsonValue): JsonPatchOp[] {
   }
   if (isObject(a) && isObject(b)) {
     const ops: JsonPatchOp[] = [];
-    for (const k of Object.keys(a)) if (!(k in b)) ops.push({ op: "remove", path: `${path}/${escape(k)}` });
+    for (const k of Object.keys(a))
+      if (!(k in b)) ops.push({ op: "remove", path: `${path}/${escape(k)}` });
     for (const k of Object.keys(b)) {
       const p = `${path}/${escape(k)}`;
-      if (!Object.prototype.hasOwnProperty.call(a, k)) ops.push({ op: "add", path: p, value: b[k] });
+      if (!Object.prototype.hasOwnProperty.call(a, k))
+        ops.push({ op: "add", path: p, value: b[k] });
       else ops.push(...diff(p, a[k], b[k]));
     }
     return ops;
@@ -45,7 +50,10 @@ function diffKeyedList(path: string, a: JsonValue[], b: JsonValue[]): JsonPatchO
   for (let i = work.length - 1; i >= 0; i--) {
     const id = uuidOf(work[i])!;
     if (keep.has(id)) continue;
-    ops.push({ op: "test", path: `${path}/${i}/uuid`, value: id }, { op: "remove", path: `${path}/${i}` });
+    ops.push(
+      { op: "test", path: `${path}/${i}/uuid`, value: id },
+      { op: "remove", path: `${path}/${i}` },
+    );
     work.splice(i, 1);
   }
   const fieldOps: JsonPatchOp[] = [];

@@ -15,21 +15,42 @@ import { SPECIAL_CRATES } from "../../shared/songs";
 import { db } from "../../workers/db/client";
 import { crateSongs, crates, recentSongPlays, songs, users } from "../../workers/db/schema";
 import type { Env } from "../../workers/env";
-import { moveSong, setCurrentPosition, addSong } from "../../workers/playlist-service/crate-positions";
+import {
+  moveSong,
+  setCurrentPosition,
+  addSong,
+} from "../../workers/playlist-service/crate-positions";
 import { specialCrate } from "../../workers/playlist-service/crate-store";
 import { toCrateSongDto, type CrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
 import type { PlayRow } from "./store";
 
 /** Read at connect and kept with the connection: tokens carry neither fact. */
-export async function djFacts(env: Env, uuid: string): Promise<{ emailVerified: boolean; pro: boolean; profile: ChatProfile | null }> {
+export async function djFacts(
+  env: Env,
+  uuid: string,
+): Promise<{ emailVerified: boolean; pro: boolean; profile: ChatProfile | null }> {
   const row = await db(env)
-    .select({ v: users.emailVerified, s: users.subscriptionLevel, name: users.nickname, avatarId: users.avatarId, color: users.color, badges: users.badges })
+    .select({
+      v: users.emailVerified,
+      s: users.subscriptionLevel,
+      name: users.nickname,
+      avatarId: users.avatarId,
+      color: users.color,
+      badges: users.badges,
+    })
     .from(users)
     .where(eq(users.uuid, uuid))
     .get();
   // The chat identity; a user without an avatar shows the default one.
-  const profile = row ? { name: row.name, avatarId: row.avatarId ?? "default", color: row.color, badges: [...row.badges] } : null;
+  const profile = row
+    ? {
+        name: row.name,
+        avatarId: row.avatarId ?? "default",
+        color: row.color,
+        badges: [...row.badges],
+      }
+    : null;
   return { emailVerified: !!row?.v, pro: row?.s != null, profile };
 }
 
@@ -44,7 +65,11 @@ const queueOf = (env: Env, userUuid: string) =>
 export async function queueLength(env: Env, userUuid: string): Promise<number> {
   const crate = await queueOf(env, userUuid);
   if (!crate) return 0;
-  const row = await db(env).select({ n: count() }).from(crateSongs).where(eq(crateSongs.crateId, crate.id)).get();
+  const row = await db(env)
+    .select({ n: count() })
+    .from(crateSongs)
+    .where(eq(crateSongs.crateId, crate.id))
+    .get();
   return row?.n ?? 0;
 }
 
@@ -58,7 +83,12 @@ export interface PickedSong {
  * first that is not longer than `maxSeconds` and was not played here recently. Null when
  * the queue is empty or nothing in it may play.
  */
-export async function pickSong(env: Env, djUuid: string, maxSeconds: number, playedRecently: Set<string>): Promise<PickedSong | null> {
+export async function pickSong(
+  env: Env,
+  djUuid: string,
+  maxSeconds: number,
+  playedRecently: Set<string>,
+): Promise<PickedSong | null> {
   const crate = await queueOf(env, djUuid);
   if (!crate) return null;
   const rows = await db(env)
@@ -70,7 +100,9 @@ export async function pickSong(env: Env, djUuid: string, maxSeconds: number, pla
     .all();
   const start = rows.findIndex((r) => r.cs.position >= crate.currentPosition);
   const ordered = start <= 0 ? rows : [...rows.slice(start), ...rows.slice(0, start)];
-  const hit = ordered.find((r) => r.song.duration <= maxSeconds && !playedRecently.has(r.song.songId));
+  const hit = ordered.find(
+    (r) => r.song.duration <= maxSeconds && !playedRecently.has(r.song.songId),
+  );
   return hit ? { song: toCrateSongDto(hit.song, hit.cs), crateId: crate.id } : null;
 }
 
@@ -82,16 +114,35 @@ export async function pickSong(env: Env, djUuid: string, maxSeconds: number, pla
 export async function recordPlay(env: Env, play: PlayRow, roomSlug: string): Promise<void> {
   await db(env)
     .insert(recentSongPlays)
-    .values({ playId: play.play_id, roomSlug, song: JSON.parse(play.song), voteCounts: JSON.parse(play.vote_counts), djUuid: play.dj_uuid, playedAt: play.played_at })
+    .values({
+      playId: play.play_id,
+      roomSlug,
+      song: JSON.parse(play.song),
+      voteCounts: JSON.parse(play.vote_counts),
+      djUuid: play.dj_uuid,
+      playedAt: play.played_at,
+    })
     .onConflictDoNothing();
   if (!play.rotate) return;
   const row = await db(env)
     .select({ p: crateSongs.position })
     .from(crateSongs)
-    .where(and(eq(crateSongs.crateId, play.crate_id), eq(crateSongs.crateSongUuid, play.crate_song_uuid)))
+    .where(
+      and(
+        eq(crateSongs.crateId, play.crate_id),
+        eq(crateSongs.crateSongUuid, play.crate_song_uuid),
+      ),
+    )
     .get();
   if (!row) return; // the DJ removed the song meanwhile: nothing to rotate
-  const total = (await db(env).select({ n: count() }).from(crateSongs).where(eq(crateSongs.crateId, play.crate_id)).get())?.n ?? 0;
+  const total =
+    (
+      await db(env)
+        .select({ n: count() })
+        .from(crateSongs)
+        .where(eq(crateSongs.crateId, play.crate_id))
+        .get()
+    )?.n ?? 0;
   await moveSong(env, play.crate_id, play.crate_song_uuid, Math.max(0, total - 1));
   // The move made the played song current (the position follows its song); the one that
   // followed it now sits where it was.

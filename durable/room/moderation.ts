@@ -51,7 +51,11 @@ export class Moderation {
     private readonly playback: Playback,
     private readonly chat: ChatActions,
     private readonly socketsOf: (uuid: string) => Iterable<Connection>,
-    private readonly grant: (uuid: string, role: RoomRoleName, expirationTime: number | null) => void,
+    private readonly grant: (
+      uuid: string,
+      role: RoomRoleName,
+      expirationTime: number | null,
+    ) => void,
   ) {}
 
   /** "banned" or "kicked" when the user may not enter now, else null. */
@@ -74,7 +78,11 @@ export class Moderation {
   kickRefusal(who: Pick<Who, "uuid" | "roles">, target: string): string | null {
     const view = new RoomView(this.store, Date.now());
     const held = view.rolesOf(who.uuid);
-    if (!ROOM_KICKERS.some((r) => held.has(r)) && !who.roles.some((r) => PLATFORM_KICKERS.includes(r))) return MOD_MSG.notAllowed;
+    if (
+      !ROOM_KICKERS.some((r) => held.has(r)) &&
+      !who.roles.some((r) => PLATFORM_KICKERS.includes(r))
+    )
+      return MOD_MSG.notAllowed;
     if (target === who.uuid) return MOD_MSG.self;
     if (view.rolesOf(target).has("owner")) return MOD_MSG.owner;
     return null;
@@ -85,7 +93,9 @@ export class Moderation {
     // Out first, so the frame others get is named userLeft; the role follows in the same tick.
     const present = this.eject(target, reason);
     this.grant(target, "kicked", Date.now() + KICK_MS);
-    this.chat.roomMessage(`A user was kicked from the room${byUuid ? " by a moderator" : ""}${reason ? `: ${reason}` : "."}`);
+    this.chat.roomMessage(
+      `A user was kicked from the room${byUuid ? " by a moderator" : ""}${reason ? `: ${reason}` : "."}`,
+    );
     return present;
   }
 

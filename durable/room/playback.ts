@@ -137,7 +137,8 @@ export class Playback {
       return;
     }
     if (this.store.playing()?.dj_uuid === uuid) return; // at the end of their song
-    if (this.removeFromStage(uuid, "removedDj")) this.say(`${this.#nameOf(uuid)} left the stage (away)`);
+    if (this.removeFromStage(uuid, "removedDj"))
+      this.say(`${this.#nameOf(uuid)} left the stage (away)`);
   }
 
   /** Why the DJ whose song just ended steps down (a room message), or null if they stay. */
@@ -145,7 +146,8 @@ export class Playback {
     const st = this.store.djStats(uuid);
     if (!st) return null;
     const s = this.store.settings();
-    if (s.afkMinutes > 0 && st.last_action + s.afkMinutes * 60_000 <= now) return `${this.#nameOf(uuid)} left the stage (away)`;
+    if (s.afkMinutes > 0 && st.last_action + s.afkMinutes * 60_000 <= now)
+      return `${this.#nameOf(uuid)} left the stage (away)`;
     if (s.songsPerDj !== null && st.songs >= s.songsPerDj) {
       return `${this.#nameOf(uuid)} left the stage after ${st.songs} ${st.songs === 1 ? "song" : "songs"} (the room allows ${s.songsPerDj} per turn)`;
     }
@@ -158,7 +160,9 @@ export class Playback {
 
   /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */
   advance(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#advance()).catch((e) => console.error("room: advance failed", e));
+    this.#chain = this.#chain
+      .then(() => this.#advance())
+      .catch((e) => console.error("room: advance failed", e));
     return this.#chain;
   }
 
@@ -172,7 +176,10 @@ export class Playback {
       if (!dj) return;
       const s = this.store.settings();
       const now = Date.now();
-      const recent = s.repeatWindowMinutes > 0 ? this.store.playedSince(now - s.repeatWindowMinutes * 60_000) : new Set<string>();
+      const recent =
+        s.repeatWindowMinutes > 0
+          ? this.store.playedSince(now - s.repeatWindowMinutes * 60_000)
+          : new Set<string>();
       let picked: PickedSong | null;
       try {
         picked = await pickSong(this.env, dj.uuid, s.maxSongSeconds, recent);
@@ -238,7 +245,9 @@ export class Playback {
 
   /** Retries the outbox alone (a schedule entry). */
   retryOutbox(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#drainOutbox()).catch((e) => console.error("room: outbox failed", e));
+    this.#chain = this.#chain
+      .then(() => this.#drainOutbox())
+      .catch((e) => console.error("room: outbox failed", e));
     return this.#chain;
   }
 }

@@ -33,7 +33,10 @@ export interface VoteForPoints {
 /** The points events one vote earns the DJ (none for a guest, a self-vote or a dislike). */
 export function votePointsEvents(v: VoteForPoints): PointsMessage[] {
   if (v.voterType !== "user" || v.voterUuid === v.djUuid) return [];
-  const kinds = [v.like === true && v.before?.vote_like !== 1 && ("like" as const), v.star === true && !v.before?.star && ("star" as const)].filter((k): k is "like" | "star" => !!k);
+  const kinds = [
+    v.like === true && v.before?.vote_like !== 1 && ("like" as const),
+    v.star === true && !v.before?.star && ("star" as const),
+  ].filter((k): k is "like" | "star" => !!k);
   return kinds.map((kind) => ({
     eventId: `vote:${v.playId}:${v.voterUuid}:${kind}`,
     userUuid: v.djUuid,
@@ -49,5 +52,6 @@ export function votePointsEvents(v: VoteForPoints): PointsMessage[] {
  * logged (the points are lost, the vote is not).
  */
 export function awardVotePoints(env: Env, v: VoteForPoints): void {
-  for (const m of votePointsEvents(v)) sendPoints(env, m).catch((e) => console.error("room: sending vote points failed", e));
+  for (const m of votePointsEvents(v))
+    sendPoints(env, m).catch((e) => console.error("room: sending vote points failed", e));
 }

@@ -18,7 +18,12 @@
  */
 import type { Connection } from "partyserver";
 import { applyPatch, type JsonValue } from "../../shared/json-patch";
-import type { RoomState, RoomStateMessage, StatefulMessage, StatefulMessageName } from "../../shared/protocol";
+import type {
+  RoomState,
+  RoomStateMessage,
+  StatefulMessage,
+  StatefulMessageName,
+} from "../../shared/protocol";
 import { diff } from "./diff";
 import type { RoomStore } from "./store";
 import { RoomView, STATE_KEYS, type StateKey } from "./view";
@@ -84,16 +89,24 @@ export class Publisher<C extends NeedsState> implements Marks {
           if (!pending.keys.includes(key)) continue;
           const before = this.store.publishedKey(key) as JsonValue | undefined;
           const after = view.compute(key) as unknown as JsonValue;
-          const ops = before === undefined ? [{ op: "add" as const, path: `/${key}`, value: after }] : diff(`/${key}`, before, after);
+          const ops =
+            before === undefined
+              ? [{ op: "add" as const, path: `/${key}`, value: after }]
+              : diff(`/${key}`, before, after);
           statePatch.push(...ops);
           // What clients hold is the patch applied to what they held: stored as such, the
           // full state a joiner gets has the same key order as a patched client's (an object
           // key added by a patch goes last, whatever order the view computed).
-          const held = before === undefined || !ops.length ? after : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
+          const held =
+            before === undefined || !ops.length
+              ? after
+              : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
           this.store.setPublished(key, held);
         }
         this.store.clearPending();
-        return statePatch.length ? { name: pending.name, statePatch, seq: this.store.nextSeq() } : null;
+        return statePatch.length
+          ? { name: pending.name, statePatch, seq: this.store.nextSeq() }
+          : null;
       });
     }
     const text = frame && JSON.stringify(frame);
@@ -115,7 +128,12 @@ export class Publisher<C extends NeedsState> implements Marks {
   }
 
   stateMessage(): RoomStateMessage {
-    return { name: "roomState", state: this.publishedState(), seq: this.store.seq(), serverTime: Date.now() };
+    return {
+      name: "roomState",
+      state: this.publishedState(),
+      seq: this.store.seq(),
+      serverTime: Date.now(),
+    };
   }
 }
 

@@ -17,7 +17,14 @@
  */
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import { ChatStore } from "./chat-store";
-import type { ClientSong, NowPlaying, StatefulMessageName, TokenRole, UserProfile, VoteCounts } from "../../shared/protocol";
+import type {
+  ClientSong,
+  NowPlaying,
+  StatefulMessageName,
+  TokenRole,
+  UserProfile,
+  VoteCounts,
+} from "../../shared/protocol";
 
 export const GRACE_MS = 30_000;
 export const ACTIVE_WINDOW_MS = 10 * 60_000;
@@ -78,17 +85,25 @@ export class RoomStore {
     private readonly sql: Sql,
     private readonly roomName: () => string,
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_meta (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_meta (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)`,
+    );
     sql.exec(`INSERT OR IGNORE INTO room_meta (id, seq) VALUES (1, 0)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_roles (user_uuid TEXT NOT NULL, role TEXT NOT NULL, expiration_time INTEGER, PRIMARY KEY (user_uuid, role))`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)`,
+    );
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_roles (user_uuid TEXT NOT NULL, role TEXT NOT NULL, expiration_time INTEGER, PRIMARY KEY (user_uuid, role))`,
+    );
     // The presence version of this object kept `room_presence`; its rows were only ever a
     // copy of the live sockets, so it is dropped rather than migrated.
     sql.exec(`DROP TABLE IF EXISTS room_presence`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_users (
       uuid TEXT PRIMARY KEY, token_role TEXT NOT NULL, guest INTEGER NOT NULL, email_verified INTEGER NOT NULL,
       pro INTEGER NOT NULL, joined_at INTEGER NOT NULL, last_active INTEGER NOT NULL, disconnected_at INTEGER)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_djs (uuid TEXT PRIMARY KEY, seat INTEGER NOT NULL, next_song TEXT)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_djs (uuid TEXT PRIMARY KEY, seat INTEGER NOT NULL, next_song TEXT)`,
+    );
     sql.exec(`CREATE TABLE IF NOT EXISTS room_playing (id INTEGER PRIMARY KEY CHECK (id = 1), play_id TEXT NOT NULL, dj_uuid TEXT NOT NULL,
       song TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_votes (play_id TEXT NOT NULL, user_uuid TEXT NOT NULL, vote_like INTEGER, star INTEGER NOT NULL DEFAULT 0,
@@ -97,12 +112,22 @@ export class RoomStore {
       played_at INTEGER NOT NULL, vote_counts TEXT NOT NULL, rotate INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL,
       recorded INTEGER NOT NULL DEFAULT 0)`);
     sql.exec(`CREATE INDEX IF NOT EXISTS room_plays_song ON room_plays (song_id, played_at)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_published (key TEXT PRIMARY KEY, json TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`,
+    );
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_published (key TEXT PRIMARY KEY, json TEXT NOT NULL)`,
+    );
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`,
+    );
     // Added with allUserData / AFK / songsPerDj: separate tables, so older objects need no migration.
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_profiles (uuid TEXT PRIMARY KEY, json TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_dj_stats (uuid TEXT PRIMARY KEY, last_action INTEGER NOT NULL, songs INTEGER NOT NULL DEFAULT 0)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_profiles (uuid TEXT PRIMARY KEY, json TEXT NOT NULL)`,
+    );
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_dj_stats (uuid TEXT PRIMARY KEY, last_action INTEGER NOT NULL, songs INTEGER NOT NULL DEFAULT 0)`,
+    );
     this.chat = new ChatStore(sql);
   }
 
@@ -110,13 +135,22 @@ export class RoomStore {
 
   /** The stored settings, or the defaults (slug = the object's name) until the room-service pushes some. */
   settings(): RoomSettings {
-    const row = this.sql.exec<{ json: string }>(`SELECT json FROM room_settings WHERE id = 1`).toArray()[0];
+    const row = this.sql
+      .exec<{ json: string }>(`SELECT json FROM room_settings WHERE id = 1`)
+      .toArray()[0];
     if (row) return roomSettingsSchema.parse(JSON.parse(row.json));
-    return roomSettingsSchema.parse({ uuid: this.roomName(), slug: this.roomName(), name: this.roomName() });
+    return roomSettingsSchema.parse({
+      uuid: this.roomName(),
+      slug: this.roomName(),
+      name: this.roomName(),
+    });
   }
 
   setSettings(s: RoomSettings) {
-    this.sql.exec(`INSERT INTO room_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json`, JSON.stringify(s));
+    this.sql.exec(
+      `INSERT INTO room_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json`,
+      JSON.stringify(s),
+    );
   }
 
   /** Roles in force (no expiry, or a future one), ordered for a stable list. */
@@ -139,11 +173,17 @@ export class RoomStore {
   }
 
   removeRole(userUuid: string, role: RoomRoleName): boolean {
-    return this.sql.exec(`DELETE FROM room_roles WHERE user_uuid = ? AND role = ?`, userUuid, role).rowsWritten > 0;
+    return (
+      this.sql.exec(`DELETE FROM room_roles WHERE user_uuid = ? AND role = ?`, userUuid, role)
+        .rowsWritten > 0
+    );
   }
 
   deleteExpiredRoles(now: number) {
-    this.sql.exec(`DELETE FROM room_roles WHERE expiration_time IS NOT NULL AND expiration_time <= ?`, now);
+    this.sql.exec(
+      `DELETE FROM room_roles WHERE expiration_time IS NOT NULL AND expiration_time <= ?`,
+      now,
+    );
   }
 
   // ---- users ----------------------------------------------------------------------------
@@ -172,7 +212,11 @@ export class RoomStore {
   }
 
   markDisconnected(uuid: string, now: number) {
-    this.sql.exec(`UPDATE room_users SET disconnected_at = ? WHERE uuid = ? AND disconnected_at IS NULL`, now, uuid);
+    this.sql.exec(
+      `UPDATE room_users SET disconnected_at = ? WHERE uuid = ? AND disconnected_at IS NULL`,
+      now,
+      uuid,
+    );
   }
 
   deleteUser(uuid: string) {
@@ -182,21 +226,34 @@ export class RoomStore {
 
   /** The profile read from D1 at connect (allUserData); kept while the user is present. */
   setProfile(uuid: string, profile: UserProfile) {
-    this.sql.exec(`INSERT INTO room_profiles (uuid, json) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET json = excluded.json`, uuid, JSON.stringify(profile));
+    this.sql.exec(
+      `INSERT INTO room_profiles (uuid, json) VALUES (?, ?) ON CONFLICT (uuid) DO UPDATE SET json = excluded.json`,
+      uuid,
+      JSON.stringify(profile),
+    );
   }
 
   profiles(): Map<string, UserProfile> {
-    return new Map(this.sql.exec<{ uuid: string; json: string }>(`SELECT uuid, json FROM room_profiles`).toArray().map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]));
+    return new Map(
+      this.sql
+        .exec<{ uuid: string; json: string }>(`SELECT uuid, json FROM room_profiles`)
+        .toArray()
+        .map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]),
+    );
   }
 
   profile(uuid: string): UserProfile | undefined {
-    const row = this.sql.exec<{ json: string }>(`SELECT json FROM room_profiles WHERE uuid = ?`, uuid).toArray()[0];
+    const row = this.sql
+      .exec<{ json: string }>(`SELECT json FROM room_profiles WHERE uuid = ?`, uuid)
+      .toArray()[0];
     return row ? (JSON.parse(row.json) as UserProfile) : undefined;
   }
 
   /** Records an action; answers whether the user was inactive before (the active count changed). */
   touch(uuid: string, now: number): boolean {
-    const row = this.sql.exec<{ last_active: number }>(`SELECT last_active FROM room_users WHERE uuid = ?`, uuid).toArray()[0];
+    const row = this.sql
+      .exec<{ last_active: number }>(`SELECT last_active FROM room_users WHERE uuid = ?`, uuid)
+      .toArray()[0];
     if (!row) return false;
     this.sql.exec(`UPDATE room_users SET last_active = ? WHERE uuid = ?`, now, uuid);
     return row.last_active <= now - ACTIVE_WINDOW_MS;
@@ -204,13 +261,20 @@ export class RoomStore {
 
   /** Users present (sockets or grace) who sent an action within the active window. */
   activeCount(now: number): number {
-    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM room_users WHERE last_active > ?`, now - ACTIVE_WINDOW_MS).one().n;
+    return this.sql
+      .exec<{ n: number }>(
+        `SELECT count(*) AS n FROM room_users WHERE last_active > ?`,
+        now - ACTIVE_WINDOW_MS,
+      )
+      .one().n;
   }
 
   // ---- DJ seats -------------------------------------------------------------------------
 
   djs(): DjRow[] {
-    return this.sql.exec<DjRow>(`SELECT uuid, seat, next_song FROM room_djs ORDER BY seat`).toArray();
+    return this.sql
+      .exec<DjRow>(`SELECT uuid, seat, next_song FROM room_djs ORDER BY seat`)
+      .toArray();
   }
 
   /** Adds a DJ at the back of the stage. */
@@ -228,11 +292,20 @@ export class RoomStore {
   }
 
   moveDjToBack(uuid: string) {
-    this.sql.exec(`UPDATE room_djs SET seat = (SELECT max(seat) + 1 FROM room_djs) WHERE uuid = ?`, uuid);
+    this.sql.exec(
+      `UPDATE room_djs SET seat = (SELECT max(seat) + 1 FROM room_djs) WHERE uuid = ?`,
+      uuid,
+    );
   }
 
   setNextSong(uuid: string, song: ClientSong | null): boolean {
-    return this.sql.exec(`UPDATE room_djs SET next_song = ? WHERE uuid = ?`, song ? JSON.stringify(song) : null, uuid).rowsWritten > 0;
+    return (
+      this.sql.exec(
+        `UPDATE room_djs SET next_song = ? WHERE uuid = ?`,
+        song ? JSON.stringify(song) : null,
+        uuid,
+      ).rowsWritten > 0
+    );
   }
 
   clearDjs() {
@@ -242,17 +315,29 @@ export class RoomStore {
 
   /** A DJ's stay on stage: their last action (AFK) and the songs started in it (songsPerDj). */
   djStats(uuid: string): { last_action: number; songs: number } | undefined {
-    return this.sql.exec<{ last_action: number; songs: number }>(`SELECT last_action, songs FROM room_dj_stats WHERE uuid = ?`, uuid).toArray()[0];
+    return this.sql
+      .exec<{ last_action: number; songs: number }>(
+        `SELECT last_action, songs FROM room_dj_stats WHERE uuid = ?`,
+        uuid,
+      )
+      .toArray()[0];
   }
 
   /** A new stay on stage starts with no songs played. */
   startDjStay(uuid: string, now: number) {
-    this.sql.exec(`INSERT INTO room_dj_stats (uuid, last_action, songs) VALUES (?, ?, 0) ON CONFLICT (uuid) DO UPDATE SET last_action = excluded.last_action, songs = 0`, uuid, now);
+    this.sql.exec(
+      `INSERT INTO room_dj_stats (uuid, last_action, songs) VALUES (?, ?, 0) ON CONFLICT (uuid) DO UPDATE SET last_action = excluded.last_action, songs = 0`,
+      uuid,
+      now,
+    );
   }
 
   /** Records a seated DJ's action; answers false when the user is not a DJ. */
   djActed(uuid: string, now: number): boolean {
-    return this.sql.exec(`UPDATE room_dj_stats SET last_action = ? WHERE uuid = ?`, now, uuid).rowsWritten > 0;
+    return (
+      this.sql.exec(`UPDATE room_dj_stats SET last_action = ? WHERE uuid = ?`, now, uuid)
+        .rowsWritten > 0
+    );
   }
 
   countDjSong(uuid: string) {
@@ -262,12 +347,24 @@ export class RoomStore {
   // ---- now playing and votes ------------------------------------------------------------
 
   playing(): PlayingRow | undefined {
-    return this.sql.exec<PlayingRow>(`SELECT play_id, dj_uuid, song, start_time, end_time, crate_id, crate_song_uuid FROM room_playing WHERE id = 1`).toArray()[0];
+    return this.sql
+      .exec<PlayingRow>(
+        `SELECT play_id, dj_uuid, song, start_time, end_time, crate_id, crate_song_uuid FROM room_playing WHERE id = 1`,
+      )
+      .toArray()[0];
   }
 
   nowPlaying(): NowPlaying | null {
     const p = this.playing();
-    return p ? { song: JSON.parse(p.song), startTime: p.start_time, endTime: p.end_time, djUuid: p.dj_uuid, playId: p.play_id } : null;
+    return p
+      ? {
+          song: JSON.parse(p.song),
+          startTime: p.start_time,
+          endTime: p.end_time,
+          djUuid: p.dj_uuid,
+          playId: p.play_id,
+        }
+      : null;
   }
 
   setPlaying(p: PlayingRow) {
@@ -300,8 +397,17 @@ export class RoomStore {
     );
   }
 
-  userVote(playId: string, userUuid: string): { vote_like: number | null; star: number } | undefined {
-    return this.sql.exec<{ vote_like: number | null; star: number }>(`SELECT vote_like, star FROM room_votes WHERE play_id = ? AND user_uuid = ?`, playId, userUuid).toArray()[0];
+  userVote(
+    playId: string,
+    userUuid: string,
+  ): { vote_like: number | null; star: number } | undefined {
+    return this.sql
+      .exec<{ vote_like: number | null; star: number }>(
+        `SELECT vote_like, star FROM room_votes WHERE play_id = ? AND user_uuid = ?`,
+        playId,
+        userUuid,
+      )
+      .toArray()[0];
   }
 
   voteCounts(playId: string | null): VoteCounts {
@@ -337,7 +443,9 @@ export class RoomStore {
   }
 
   unrecordedPlays(): PlayRow[] {
-    return this.sql.exec<PlayRow>(`SELECT * FROM room_plays WHERE recorded = 0 ORDER BY played_at`).toArray();
+    return this.sql
+      .exec<PlayRow>(`SELECT * FROM room_plays WHERE recorded = 0 ORDER BY played_at`)
+      .toArray();
   }
 
   markRecorded(playId: string) {
@@ -346,14 +454,26 @@ export class RoomStore {
 
   /** Song ids played here since `since` (the repeat window); old recorded rows are pruned. */
   playedSince(since: number): Set<string> {
-    this.sql.exec(`DELETE FROM room_plays WHERE recorded = 1 AND played_at < ?`, since - 24 * 3600_000);
-    return new Set(this.sql.exec<{ song_id: string }>(`SELECT song_id FROM room_plays WHERE played_at >= ?`, since).toArray().map((r) => r.song_id));
+    this.sql.exec(
+      `DELETE FROM room_plays WHERE recorded = 1 AND played_at < ?`,
+      since - 24 * 3600_000,
+    );
+    return new Set(
+      this.sql
+        .exec<{ song_id: string }>(`SELECT song_id FROM room_plays WHERE played_at >= ?`, since)
+        .toArray()
+        .map((r) => r.song_id),
+    );
   }
 
   // ---- schedule (one alarm serves all) ------------------------------------------------------
 
   schedule(key: string, due: number) {
-    this.sql.exec(`INSERT INTO room_schedule (key, due) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due = excluded.due`, key, due);
+    this.sql.exec(
+      `INSERT INTO room_schedule (key, due) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET due = excluded.due`,
+      key,
+      due,
+    );
   }
 
   unschedule(key: string) {
@@ -361,11 +481,16 @@ export class RoomStore {
   }
 
   unscheduleLike(prefix: string) {
-    this.sql.exec(`DELETE FROM room_schedule WHERE key LIKE ? ESCAPE '\\'`, prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "%");
+    this.sql.exec(
+      `DELETE FROM room_schedule WHERE key LIKE ? ESCAPE '\\'`,
+      prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "%",
+    );
   }
 
   scheduled(): ScheduleRow[] {
-    return this.sql.exec<ScheduleRow>(`SELECT key, due FROM room_schedule ORDER BY due, key`).toArray();
+    return this.sql
+      .exec<ScheduleRow>(`SELECT key, due FROM room_schedule ORDER BY due, key`)
+      .toArray();
   }
 
   // ---- seq, published state, pending changes ----------------------------------------------
@@ -375,30 +500,53 @@ export class RoomStore {
   }
 
   nextSeq(): number {
-    return this.sql.exec<{ seq: number }>(`UPDATE room_meta SET seq = seq + 1 WHERE id = 1 RETURNING seq`).one().seq;
+    return this.sql
+      .exec<{ seq: number }>(`UPDATE room_meta SET seq = seq + 1 WHERE id = 1 RETURNING seq`)
+      .one().seq;
   }
 
   published(): Map<string, unknown> {
-    return new Map(this.sql.exec<{ key: string; json: string }>(`SELECT key, json FROM room_published`).toArray().map((r) => [r.key, JSON.parse(r.json)]));
+    return new Map(
+      this.sql
+        .exec<{ key: string; json: string }>(`SELECT key, json FROM room_published`)
+        .toArray()
+        .map((r) => [r.key, JSON.parse(r.json)]),
+    );
   }
 
   publishedKey(key: string): unknown {
-    const row = this.sql.exec<{ json: string }>(`SELECT json FROM room_published WHERE key = ?`, key).toArray()[0];
+    const row = this.sql
+      .exec<{ json: string }>(`SELECT json FROM room_published WHERE key = ?`, key)
+      .toArray()[0];
     return row ? JSON.parse(row.json) : undefined;
   }
 
   setPublished(key: string, value: unknown) {
-    this.sql.exec(`INSERT INTO room_published (key, json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json`, key, JSON.stringify(value));
+    this.sql.exec(
+      `INSERT INTO room_published (key, json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json`,
+      key,
+      JSON.stringify(value),
+    );
   }
 
   /** Marks state keys changed; the first change of a batch names its frame. */
   markPending(keys: readonly string[], name: StatefulMessageName, now: number) {
-    for (const k of keys) this.sql.exec(`INSERT OR IGNORE INTO room_pending (key, name, at) VALUES (?, ?, ?)`, k, name, now);
+    for (const k of keys)
+      this.sql.exec(
+        `INSERT OR IGNORE INTO room_pending (key, name, at) VALUES (?, ?, ?)`,
+        k,
+        name,
+        now,
+      );
   }
 
   /** The pending keys and the name of the earliest change, or null if nothing is pending. */
   pending(): { keys: string[]; name: StatefulMessageName } | null {
-    const rows = this.sql.exec<{ key: string; name: StatefulMessageName }>(`SELECT key, name FROM room_pending ORDER BY at, rowid`).toArray();
+    const rows = this.sql
+      .exec<{ key: string; name: StatefulMessageName }>(
+        `SELECT key, name FROM room_pending ORDER BY at, rowid`,
+      )
+      .toArray();
     return rows.length ? { keys: rows.map((r) => r.key), name: rows[0].name } : null;
   }
 

@@ -10,7 +10,14 @@
  * - canDj is the seat rule itself (seats.ts asks the same function), so the flag a client
  *   sees and the answer it gets when it tries are the same.
  */
-import type { RoomDj, RoomRole, RoomRoleEntry, RoomState, RoomUser, UserData } from "../../shared/protocol";
+import type {
+  RoomDj,
+  RoomRole,
+  RoomRoleEntry,
+  RoomState,
+  RoomUser,
+  UserData,
+} from "../../shared/protocol";
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
@@ -18,9 +25,28 @@ import { CHAT_IN_STATE } from "./chat-store";
 import type { RoomStore, UserRow } from "./store";
 
 export type StateKey = keyof RoomState;
-export const STATE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "visibleDjs", "floorUsers", "allUserData", "nowPlaying", "voteCounts", "vibeMeter", "settings", "chat"];
+export const STATE_KEYS: readonly StateKey[] = [
+  "allUsers",
+  "audienceUsers",
+  "djs",
+  "visibleDjs",
+  "floorUsers",
+  "allUserData",
+  "nowPlaying",
+  "voteCounts",
+  "vibeMeter",
+  "settings",
+  "chat",
+];
 /** Keys that depend on who is present, seated or holding a role. */
-export const PEOPLE_KEYS: readonly StateKey[] = ["allUsers", "audienceUsers", "djs", "visibleDjs", "floorUsers", "allUserData"];
+export const PEOPLE_KEYS: readonly StateKey[] = [
+  "allUsers",
+  "audienceUsers",
+  "djs",
+  "visibleDjs",
+  "floorUsers",
+  "allUserData",
+];
 
 /** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
 export const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
@@ -62,14 +88,17 @@ export class RoomView {
     readonly now: number,
   ) {
     this.settings = store.settings();
-    this.roles = store.roles(now).map((r) => ({ userUuid: r.user_uuid, role: r.role, expirationTime: r.expiration_time }));
+    this.roles = store
+      .roles(now)
+      .map((r) => ({ userUuid: r.user_uuid, role: r.role, expirationTime: r.expiration_time }));
     for (const r of this.roles) {
       if (!this.#byUser.has(r.userUuid)) this.#byUser.set(r.userUuid, new Set());
       this.#byUser.get(r.userUuid)!.add(r.role);
     }
     // The owner named by the settings holds "owner" whether or not a role row says so.
     if (this.settings.ownerUuid) {
-      if (!this.#byUser.has(this.settings.ownerUuid)) this.#byUser.set(this.settings.ownerUuid, new Set());
+      if (!this.#byUser.has(this.settings.ownerUuid))
+        this.#byUser.set(this.settings.ownerUuid, new Set());
       this.#byUser.get(this.settings.ownerUuid)!.add("owner");
     }
   }
@@ -105,21 +134,35 @@ export class RoomView {
   /** The owner, a co-owner, a room moderator, or a platform moderator by token role. */
   isStageModerator(uuid: string, tokenRoles: readonly UserRole[]): boolean {
     const held = this.rolesOf(uuid);
-    return STAGE_MODERATORS.some((r) => held.has(r)) || tokenRoles.some((r) => MODERATOR_ROLES.includes(r));
+    return (
+      STAGE_MODERATORS.some((r) => held.has(r)) ||
+      tokenRoles.some((r) => MODERATOR_ROLES.includes(r))
+    );
   }
 
   toUser(u: UserRow): RoomUser {
-    return { uuid: u.uuid, tokenRole: u.token_role, highestRole: this.highestRole(u.uuid), canDj: this.djRefusal(u) === null };
+    return {
+      uuid: u.uuid,
+      tokenRole: u.token_role,
+      highestRole: this.highestRole(u.uuid),
+      canDj: this.djRefusal(u) === null,
+    };
   }
 
   /** The value of one state key. */
   compute(key: StateKey): RoomState[StateKey] {
     switch (key) {
       case "allUsers":
-        return this.store.users().filter((u) => !u.guest).map((u) => this.toUser(u));
+        return this.store
+          .users()
+          .filter((u) => !u.guest)
+          .map((u) => this.toUser(u));
       case "audienceUsers": {
         const seated = new Set(this.store.djs().map((d) => d.uuid));
-        return this.store.users().filter((u) => !seated.has(u.uuid)).map((u) => this.toUser(u));
+        return this.store
+          .users()
+          .filter((u) => !seated.has(u.uuid))
+          .map((u) => this.toUser(u));
       }
       case "djs":
       case "visibleDjs":
@@ -127,13 +170,22 @@ export class RoomView {
       case "floorUsers": {
         // Ghosts never get a row in room_users, so this is audienceUsers by construction.
         const seated = new Set(this.store.djs().map((d) => d.uuid));
-        return this.store.users().filter((u) => !seated.has(u.uuid)).map((u) => this.toUser(u));
+        return this.store
+          .users()
+          .filter((u) => !seated.has(u.uuid))
+          .map((u) => this.toUser(u));
       }
       case "allUserData": {
         const profiles = this.store.profiles();
         const out: Record<string, UserData> = {};
         for (const u of this.store.users()) {
-          const userProfile = profiles.get(u.uuid) ?? { uuid: u.uuid, nickname: u.guest ? guestName(u.uuid) : "", avatarId: "default", color: null, badges: [] };
+          const userProfile = profiles.get(u.uuid) ?? {
+            uuid: u.uuid,
+            nickname: u.guest ? guestName(u.uuid) : "",
+            avatarId: "default",
+            color: null,
+            badges: [],
+          };
           out[u.uuid] = { userProfile, position: floorPosition(u.uuid) };
         }
         return out;
@@ -162,7 +214,9 @@ export class RoomView {
       const u = users.get(d.uuid);
       // A seat without a present user cannot last (the grace end removes both), but a
       // seat is never shown for someone the lists do not know.
-      return u ? [{ ...this.toUser(u), nextSong: d.next_song ? JSON.parse(d.next_song) : null }] : [];
+      return u
+        ? [{ ...this.toUser(u), nextSong: d.next_song ? JSON.parse(d.next_song) : null }]
+        : [];
     });
   }
 
@@ -170,4 +224,3 @@ export class RoomView {
     return Object.fromEntries(STATE_KEYS.map((k) => [k, this.compute(k)])) as unknown as RoomState;
   }
 }
-

@@ -14,9 +14,12 @@ export function encodeMp3(samples) {
   const enc = new Mp3Encoder(1, SR, KBPS);
   const parts = [];
   // 1152 samples per frame; feeding whole multiples keeps lamejs's internal copying small.
-  for (let i = 0; i < pcm.length; i += 1152 * 64) parts.push(enc.encodeBuffer(pcm.subarray(i, i + 1152 * 64)));
+  for (let i = 0; i < pcm.length; i += 1152 * 64)
+    parts.push(enc.encodeBuffer(pcm.subarray(i, i + 1152 * 64)));
   parts.push(enc.flush());
-  return Buffer.concat(parts.filter((p) => p.length).map((p) => Buffer.from(p.buffer, p.byteOffset, p.length)));
+  return Buffer.concat(
+    parts.filter((p) => p.length).map((p) => Buffer.from(p.buffer, p.byteOffset, p.length)),
+  );
 }
 
 /** An ID3v2.3 tag: text frames in ISO-8859-1 when they fit, else UTF-16 with a BOM. */
@@ -26,7 +29,9 @@ export function id3v23(frames) {
     if (value === undefined || value === null || value === "") continue;
     const text = String(value);
     const latin = /^[\x00-\xff]*$/.test(text);
-    const content = latin ? Buffer.concat([Buffer.from([0]), Buffer.from(text, "latin1")]) : Buffer.concat([Buffer.from([1, 0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    const content = latin
+      ? Buffer.concat([Buffer.from([0]), Buffer.from(text, "latin1")])
+      : Buffer.concat([Buffer.from([1, 0xff, 0xfe]), Buffer.from(text, "utf16le")]);
     const head = Buffer.alloc(10);
     head.write(id, 0, "ascii");
     head.writeUInt32BE(content.length, 4); // v2.3 frame sizes are plain 32-bit, not syncsafe
@@ -35,7 +40,18 @@ export function id3v23(frames) {
   const body = Buffer.concat(bodies);
   const size = body.length;
   // The tag size in the header is syncsafe: 7 bits per byte.
-  const header = Buffer.from([0x49, 0x44, 0x33, 3, 0, 0, (size >> 21) & 0x7f, (size >> 14) & 0x7f, (size >> 7) & 0x7f, size & 0x7f]);
+  const header = Buffer.from([
+    0x49,
+    0x44,
+    0x33,
+    3,
+    0,
+    0,
+    (size >> 21) & 0x7f,
+    (size >> 14) & 0x7f,
+    (size >> 7) & 0x7f,
+    size & 0x7f,
+  ]);
   return Buffer.concat([header, body]);
 }
 
@@ -44,7 +60,7 @@ export function readId3(buf) {
   if (buf.length < 10 || buf.toString("latin1", 0, 3) !== "ID3") return { size: 0, frames: {} };
   const size = 10 + ((buf[6] << 21) | (buf[7] << 14) | (buf[8] << 7) | buf[9]);
   const frames = {};
-  for (let o = 10; o + 10 <= size; ) {
+  for (let o = 10; o + 10 <= size;) {
     const id = buf.toString("latin1", o, o + 4);
     const len = buf.readUInt32BE(o + 4);
     if (!/^[A-Z0-9]{4}$/.test(id) || o + 10 + len > size) break;
@@ -75,7 +91,8 @@ export function parseMp3Frames(buf) {
     const layer = (h >>> 17) & 3;
     const br = BITRATES_V1_L3[(h >>> 12) & 15];
     const rate = RATES_V1[(h >>> 10) & 3];
-    if (version !== 3 || layer !== 1 || !br || !rate) throw new Error(`frame ${frames} at byte ${o} is not MPEG-1 Layer III`);
+    if (version !== 3 || layer !== 1 || !br || !rate)
+      throw new Error(`frame ${frames} at byte ${o} is not MPEG-1 Layer III`);
     const padding = (h >>> 9) & 1;
     const len = Math.floor((144 * br * 1000) / rate) + padding;
     bitrates.add(br);
@@ -84,7 +101,15 @@ export function parseMp3Frames(buf) {
     o += len;
     frames++;
   }
-  if (o !== buf.length) throw new Error(`trailing ${buf.length - o} bytes after frame ${frames} (truncated file?)`);
+  if (o !== buf.length)
+    throw new Error(`trailing ${buf.length - o} bytes after frame ${frames} (truncated file?)`);
   const sampleRate = [...rates][0];
-  return { id3Bytes: size, frames, bitrates: [...bitrates], sampleRates: [...rates], modes: [...modes], seconds: (frames * 1152) / sampleRate };
+  return {
+    id3Bytes: size,
+    frames,
+    bitrates: [...bitrates],
+    sampleRates: [...rates],
+    modes: [...modes],
+    seconds: (frames * 1152) / sampleRate,
+  };
 }

@@ -24,7 +24,11 @@ export function renderTrack(track) {
   const scale = SCALES[track.scale];
   const mscale = SCALES[track.melodyScale ?? track.scale];
   const root = KEYS[track.key];
-  const degMidi = (deg, base, sc = scale) => base + root + sc[((deg % sc.length) + sc.length) % sc.length] + 12 * Math.floor(deg / sc.length);
+  const degMidi = (deg, base, sc = scale) =>
+    base +
+    root +
+    sc[((deg % sc.length) + sc.length) % sc.length] +
+    12 * Math.floor(deg / sc.length);
   const prog = pick(rand, progressionsFor(track.scale));
   const bassPat = pick(rand, st.bass);
   const chordPat = pick(rand, st.chords);
@@ -53,16 +57,45 @@ export function renderTrack(track) {
         if (!intro) {
           const sn = st.snare?.[s] ?? ".";
           if (hit(sn) && !(fill && s >= 12)) {
-            noiseHit(drums, t, hit(sn) * 0.5 * soft * hum(), noise, { decay: st.bigSnare ? 0.2 : 0.12, hp: 0.35, tone: 185, len: 0.6 });
+            noiseHit(drums, t, hit(sn) * 0.5 * soft * hum(), noise, {
+              decay: st.bigSnare ? 0.2 : 0.12,
+              hp: 0.35,
+              tone: 185,
+              len: 0.6,
+            });
             if (st.bigSnare) noiseHit(send, t, 0.5, noise, { decay: 0.15, hp: 0.35, tone: 185 });
           }
-          if (hit(st.clap?.[s] ?? ".")) noiseHit(drums, t, hit(st.clap[s]) * 0.45 * hum(), noise, { decay: 0.09, hp: 0.6, bursts: 3, len: 0.4 });
-          if (hit(st.ghost?.[s] ?? ".")) noiseHit(drums, t, 0.18 * hum(), noise, { decay: 0.06, hp: 0.4, tone: 200, len: 0.2 });
-          if (hit(st.ohat?.[s] ?? ".")) noiseHit(drums, t, hit(st.ohat[s]) * 0.16 * hum(), noise, { decay: 0.16, hp: 0.92, len: 0.5 });
-          if (fill && s >= 12) noiseHit(drums, t, (0.25 + 0.08 * (s - 12)) * soft, noise, { decay: 0.08, hp: 0.35, tone: 190, len: 0.25 });
+          if (hit(st.clap?.[s] ?? "."))
+            noiseHit(drums, t, hit(st.clap[s]) * 0.45 * hum(), noise, {
+              decay: 0.09,
+              hp: 0.6,
+              bursts: 3,
+              len: 0.4,
+            });
+          if (hit(st.ghost?.[s] ?? "."))
+            noiseHit(drums, t, 0.18 * hum(), noise, { decay: 0.06, hp: 0.4, tone: 200, len: 0.2 });
+          if (hit(st.ohat?.[s] ?? "."))
+            noiseHit(drums, t, hit(st.ohat[s]) * 0.16 * hum(), noise, {
+              decay: 0.16,
+              hp: 0.92,
+              len: 0.5,
+            });
+          if (fill && s >= 12)
+            noiseHit(drums, t, (0.25 + 0.08 * (s - 12)) * soft, noise, {
+              decay: 0.08,
+              hp: 0.35,
+              tone: 190,
+              len: 0.25,
+            });
         }
-        if (hit(st.hat?.[s] ?? ".")) noiseHit(drums, t, hit(st.hat[s]) * 0.14 * soft * hum(), noise, { decay: 0.028, hp: 0.93, len: 0.12 });
-        if (hit(st.shaker?.[s] ?? ".")) noiseHit(send, t, 0.1 * hum(), noise, { decay: 0.05, hp: 0.9, len: 0.2 });
+        if (hit(st.hat?.[s] ?? "."))
+          noiseHit(drums, t, hit(st.hat[s]) * 0.14 * soft * hum(), noise, {
+            decay: 0.028,
+            hp: 0.93,
+            len: 0.12,
+          });
+        if (hit(st.shaker?.[s] ?? "."))
+          noiseHit(send, t, 0.1 * hum(), noise, { decay: 0.05, hp: 0.9, len: 0.2 });
       }
     }
 
@@ -78,7 +111,15 @@ export function renderTrack(track) {
       while (s + len < 16 && bassPat[s + len] === "-") len++;
       const iv = { r: 0, 3: 2, 5: 4, 7: 6, o: 7 }[ch];
       const m = ch === "o" ? degMidi(deg, bassBase) + 12 : degMidi(deg + iv, bassBase);
-      note(bass, at(bar, s), len * step * (st.bassGate ?? 0.9), m, 0.5 * (st.bassGain ?? 1) * hum(), bp, rand);
+      note(
+        bass,
+        at(bar, s),
+        len * step * (st.bassGate ?? 0.9),
+        m,
+        0.5 * (st.bassGain ?? 1) * hum(),
+        bp,
+        rand,
+      );
     }
 
     // Chords: close voicings around middle C, so they move smoothly from chord to chord.
@@ -97,7 +138,16 @@ export function renderTrack(track) {
       let len = 1;
       while (s + len < 16 && chordPat[s + len] === "-") len++;
       const short = len === 1 ? 0.6 : 1;
-      for (const m of voicing) note(music, at(bar, s), len * step * short, m, (st.chordGain / Math.sqrt(voicing.length)) * hum(), cp, rand);
+      for (const m of voicing)
+        note(
+          music,
+          at(bar, s),
+          len * step * short,
+          m,
+          (st.chordGain / Math.sqrt(voicing.length)) * hum(),
+          cp,
+          rand,
+        );
     }
   }
 
@@ -122,9 +172,12 @@ export function renderTrack(track) {
   const grid = st.sixteenths ? 1 : 2;
   const motif = [];
   let d = Math.floor(rand() * 3) * 2;
-  for (let s = 0; s < 32; ) {
+  for (let s = 0; s < 32;) {
     if (rand() < st.density) {
-      const len = Math.min(pick(rand, grid === 1 ? [1, 1, 2, 2, 3, 4] : [2, 2, 2, 4, 4, 6]), 32 - s);
+      const len = Math.min(
+        pick(rand, grid === 1 ? [1, 1, 2, 2, 3, 4] : [2, 2, 2, 4, 4, 6]),
+        32 - s,
+      );
       d = Math.max(-2, Math.min(mscale.length + 4, d + pick(rand, [-2, -1, -1, 0, 1, 1, 2, 3])));
       motif.push({ s, len, d });
       s += len;
@@ -143,7 +196,8 @@ export function renderTrack(track) {
         const cdeg = chordAt(b);
         const chordPcs = [0, 2, 4].map((iv) => degMidi(cdeg + iv, 0) % 12);
         let best = m;
-        for (let k = 0; k <= 2 && best === m; k++) for (const c of [m - k, m + k]) if (chordPcs.includes(((c % 12) + 12) % 12)) best = c;
+        for (let k = 0; k <= 2 && best === m; k++)
+          for (const c of [m - k, m + k]) if (chordPcs.includes(((c % 12) + 12) % 12)) best = c;
         m = best;
       }
       note(lead, at(b, s), ev.len * step * 0.85, m, st.leadGain * hum(), lp, rand);

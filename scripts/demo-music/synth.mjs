@@ -72,7 +72,13 @@ export function note(buf, t0, dur, midi, vel, p, rand) {
       const t = i / SR;
       if (p.vib && t > 0.15) vib = 1 + p.vib * 0.0578 * sin1(5.5 * t);
       if (p.trem) trem = 1 - p.trem * (0.5 + 0.5 * sin1(4.5 * t));
-      if (p.cut) F = 2 * Math.sin((Math.PI * Math.min(p.cut + (p.env ?? 0) * Math.exp(-t / (p.fdec ?? 0.2)), SR / 7)) / SR);
+      if (p.cut)
+        F =
+          2 *
+          Math.sin(
+            (Math.PI * Math.min(p.cut + (p.env ?? 0) * Math.exp(-t / (p.fdec ?? 0.2)), SR / 7)) /
+              SR,
+          );
     }
     let x;
     switch (kind) {
@@ -132,7 +138,13 @@ export function kick(buf, t0, vel, soft) {
     amp *= ka;
   }
 }
-export function noiseHit(buf, t0, vel, rand, { decay, hp = 0.5, tone = 0, toneDecay = 0.05, len: maxLen = 0.5, bursts = 0 }) {
+export function noiseHit(
+  buf,
+  t0,
+  vel,
+  rand,
+  { decay, hp = 0.5, tone = 0, toneDecay = 0.05, len: maxLen = 0.5, bursts = 0 },
+) {
   const start = Math.round(t0 * SR);
   const len = Math.min(Math.round(maxLen * SR), buf.length - start);
   const k = Math.exp(-1 / (decay * SR));
@@ -161,7 +173,12 @@ export function noiseHit(buf, t0, vel, rand, { decay, hp = 0.5, tone = 0, toneDe
 // A Schroeder reverb (four damped combs, two all-passes) on the send bus: space, cheaply.
 export function reverb(input, wet) {
   const out = new Float32Array(input.length);
-  for (const [L, fb] of [[1116, 0.84], [1188, 0.83], [1277, 0.82], [1356, 0.81]]) {
+  for (const [L, fb] of [
+    [1116, 0.84],
+    [1188, 0.83],
+    [1277, 0.82],
+    [1356, 0.81],
+  ]) {
     const d = new Float32Array(L);
     let idx = 0;
     let lp = 0;

@@ -17,7 +17,14 @@ export async function sendEmail(env: Env, mail: Email): Promise<void> {
   if (!env.EMAIL_API_URL) {
     await db(env)
       .insert(devOutbox)
-      .values({ channel: "email", to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null, messageId: mail.id })
+      .values({
+        channel: "email",
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html ?? null,
+        messageId: mail.id,
+      })
       .onConflictDoNothing({ target: devOutbox.messageId });
     return;
   }
@@ -31,7 +38,13 @@ export async function sendEmail(env: Env, mail: Email): Promise<void> {
       ...(env.EMAIL_API_KEY ? { Authorization: `Bearer ${env.EMAIL_API_KEY}` } : {}),
       "Idempotency-Key": mail.id,
     },
-    body: JSON.stringify({ from: env.EMAIL_FROM ?? "Hangout <no-reply@hangout.local>", to: mail.to, subject: mail.subject, text: mail.text, html: mail.html }),
+    body: JSON.stringify({
+      from: env.EMAIL_FROM ?? "Hangout <no-reply@hangout.local>",
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+    }),
   });
   if (!res.ok) throw new Error(`e-mail provider answered ${res.status}`);
 }

@@ -44,10 +44,20 @@ export type StripeSubscription = Stripe.Subscription;
  * signing secret, timestamp within Stripe's 5-minute tolerance). Returns the event, or
  * null for anything that does not verify: the route answers 400 and changes nothing.
  */
-export async function verifyStripeEvent(secret: string, body: string, signature: string | undefined): Promise<StripeEvent | null> {
+export async function verifyStripeEvent(
+  secret: string,
+  body: string,
+  signature: string | undefined,
+): Promise<StripeEvent | null> {
   if (!signature) return null;
   try {
-    return await Stripe.webhooks.constructEventAsync(body, signature, secret, undefined, cryptoProvider());
+    return await Stripe.webhooks.constructEventAsync(
+      body,
+      signature,
+      secret,
+      undefined,
+      cryptoProvider(),
+    );
   } catch {
     return null;
   }
@@ -57,8 +67,17 @@ export async function verifyStripeEvent(secret: string, body: string, signature:
  * A `Stripe-Signature` header for `payload`, exactly as Stripe computes it. Local test mode
  * signs the events it makes with this, so they pass the same check as Stripe's own.
  */
-export function signStripePayload(secret: string, payload: string, timestamp = Math.floor(Date.now() / 1000)): Promise<string> {
-  return Stripe.webhooks.generateTestHeaderStringAsync({ payload, secret, timestamp, cryptoProvider: cryptoProvider() });
+export function signStripePayload(
+  secret: string,
+  payload: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Promise<string> {
+  return Stripe.webhooks.generateTestHeaderStringAsync({
+    payload,
+    secret,
+    timestamp,
+    cryptoProvider: cryptoProvider(),
+  });
 }
 
 /** Raised when Stripe refuses or cannot be reached; the route answers 502 with its message. */
@@ -69,7 +88,9 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     const e = err as { message?: string; type?: string };
-    throw new StripeUnavailable(e.message ? `Stripe: ${e.message}` : "Stripe could not be reached.");
+    throw new StripeUnavailable(
+      e.message ? `Stripe: ${e.message}` : "Stripe could not be reached.",
+    );
   }
 }
 
@@ -77,7 +98,13 @@ export interface CheckoutRequest {
   mode: "payment" | "subscription";
   userUuid: string;
   email?: string | null;
-  product: { id: string; name: string; price: number; currency: string; stripePriceId: string | null };
+  product: {
+    id: string;
+    name: string;
+    price: number;
+    currency: string;
+    stripePriceId: string | null;
+  };
   successUrl: string;
   cancelUrl: string;
 }
@@ -87,7 +114,10 @@ export interface CheckoutRequest {
  * metadata (and, for a subscription, in the subscription's metadata too, so later
  * `customer.subscription.*` events still say whose and which plan it is).
  */
-export function createCheckoutSession(stripe: Stripe, r: CheckoutRequest): Promise<StripeCheckoutSession> {
+export function createCheckoutSession(
+  stripe: Stripe,
+  r: CheckoutRequest,
+): Promise<StripeCheckoutSession> {
   const metadata = { productId: r.product.id, userUuid: r.userUuid };
   const lineItem: Stripe.Checkout.SessionCreateParams.LineItem = r.product.stripePriceId
     ? { price: r.product.stripePriceId, quantity: 1 }
@@ -115,7 +145,13 @@ export function createCheckoutSession(stripe: Stripe, r: CheckoutRequest): Promi
 }
 
 /** A billing-portal session where the customer manages or cancels their subscription. */
-export async function createPortalSession(stripe: Stripe, customerId: string, returnUrl: string): Promise<string> {
-  const session = await guarded(() => stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }));
+export async function createPortalSession(
+  stripe: Stripe,
+  customerId: string,
+  returnUrl: string,
+): Promise<string> {
+  const session = await guarded(() =>
+    stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl }),
+  );
   return session.url;
 }

@@ -39,7 +39,7 @@ function tlv(buf: Uint8Array, pos: number, limit = buf.length): Tlv {
 
 function children(buf: Uint8Array, parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let p = parent.body; p < parent.end; ) {
+  for (let p = parent.body; p < parent.end;) {
     const t = tlv(buf, p, parent.end);
     out.push(t);
     p = t.end;
@@ -59,7 +59,8 @@ function oid(buf: Uint8Array, t: Tlv): string {
   for (let p = t.body; p < t.end; p++) {
     v = v * 128 + (buf[p] & 0x7f);
     if (!(buf[p] & 0x80)) {
-      if (parts.length === 0) parts.push(Math.min(2, Math.floor(v / 40)), v - Math.min(2, Math.floor(v / 40)) * 40);
+      if (parts.length === 0)
+        parts.push(Math.min(2, Math.floor(v / 40)), v - Math.min(2, Math.floor(v / 40)) * 40);
       else parts.push(v);
       v = 0;
     }
@@ -69,7 +70,12 @@ function oid(buf: Uint8Array, t: Tlv): string {
 
 function time(buf: Uint8Array, t: Tlv): number {
   const s = new TextDecoder().decode(buf.subarray(t.body, t.end));
-  const m = t.tag === 0x17 ? s.match(/^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/) : t.tag === 0x18 ? s.match(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/) : null;
+  const m =
+    t.tag === 0x17
+      ? s.match(/^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/)
+      : t.tag === 0x18
+        ? s.match(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/)
+        : null;
   if (!m) throw new DerError("bad certificate time");
   let year = Number(m[1]);
   // RFC 5280: a two-digit UTCTime year 50-99 is 19xx, 00-49 is 20xx.
@@ -77,7 +83,10 @@ function time(buf: Uint8Array, t: Tlv): number {
   return Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
 }
 
-const SIG_ALGS: Record<string, string> = { "1.2.840.10045.4.3.2": "SHA-256", "1.2.840.10045.4.3.3": "SHA-384" };
+const SIG_ALGS: Record<string, string> = {
+  "1.2.840.10045.4.3.2": "SHA-256",
+  "1.2.840.10045.4.3.3": "SHA-384",
+};
 const CURVES: Record<string, { name: "P-256" | "P-384"; size: number }> = {
   "1.2.840.10045.3.1.7": { name: "P-256", size: 32 },
   "1.3.132.0.34": { name: "P-384", size: 48 },
@@ -118,7 +127,8 @@ export function parseCertificate(der: Uint8Array): Certificate {
   i++; // subject
   const spkiT = need(fieldsOf[i++], 0x30, "subjectPublicKeyInfo");
   const keyAlg = children(der, need(children(der, spkiT)[0], 0x30, "key algorithm"));
-  if (oid(der, keyAlg[0]) !== EC_PUBLIC_KEY || !keyAlg[1]) throw new DerError("unsupported key type");
+  if (oid(der, keyAlg[0]) !== EC_PUBLIC_KEY || !keyAlg[1])
+    throw new DerError("unsupported key type");
   const curve = CURVES[oid(der, keyAlg[1])];
   if (!curve) throw new DerError("unsupported curve");
 
@@ -166,14 +176,25 @@ export function ecdsaRaw(sig: Uint8Array, size: number): Uint8Array {
 }
 
 export function publicKey(cert: Certificate): Promise<CryptoKey> {
-  return crypto.subtle.importKey("spki", cert.spki as Uint8Array<ArrayBuffer>, { name: "ECDSA", namedCurve: cert.curve.name }, false, ["verify"]);
+  return crypto.subtle.importKey(
+    "spki",
+    cert.spki as Uint8Array<ArrayBuffer>,
+    { name: "ECDSA", namedCurve: cert.curve.name },
+    false,
+    ["verify"],
+  );
 }
 
 /** Whether `cert` was signed by `issuer`'s key. */
 export async function signedBy(cert: Certificate, issuer: Certificate): Promise<boolean> {
   try {
     const raw = ecdsaRaw(cert.signature, issuer.curve.size);
-    return await crypto.subtle.verify({ name: "ECDSA", hash: cert.hash }, await publicKey(issuer), raw as Uint8Array<ArrayBuffer>, cert.tbs as Uint8Array<ArrayBuffer>);
+    return await crypto.subtle.verify(
+      { name: "ECDSA", hash: cert.hash },
+      await publicKey(issuer),
+      raw as Uint8Array<ArrayBuffer>,
+      cert.tbs as Uint8Array<ArrayBuffer>,
+    );
   } catch {
     return false;
   }
@@ -184,7 +205,8 @@ export function pemToDer(pem: string): Uint8Array {
   return Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
  * Verifies `chain` (leaf first, as in a JWS `x5c`) up to the trusted `root`:
@@ -193,7 +215,11 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.e
  * with the root itself is accepted only if that copy is byte-for-byte the trusted one.
  * Returns the leaf, or null when anything fails (malformed input included).
  */
-export async function verifyChain(chain: Uint8Array[], root: Uint8Array, now = Date.now()): Promise<Certificate | null> {
+export async function verifyChain(
+  chain: Uint8Array[],
+  root: Uint8Array,
+  now = Date.now(),
+): Promise<Certificate | null> {
   try {
     const trusted = parseCertificate(root);
     const certs = chain.map(parseCertificate);

@@ -28,7 +28,9 @@ const volume = z.number().min(0).max(100);
 
 const songInfo = z
   .looseObject({ songId: z.string().min(1).max(100) })
-  .refine((s) => byteLength(s) <= SONG_INFO_MAX_BYTES, { message: `songInfo must be at most ${SONG_INFO_MAX_BYTES} bytes` });
+  .refine((s) => byteLength(s) <= SONG_INFO_MAX_BYTES, {
+    message: `songInfo must be at most ${SONG_INFO_MAX_BYTES} bytes`,
+  });
 
 /** The play-tracking record (seed 001) plus the device it came from. */
 export const kinesisRecord = z
@@ -48,9 +50,16 @@ export const kinesisRecord = z
     sent30sec: z.boolean(),
     userProvider: z.enum(MUSIC_PROVIDERS).nullable(),
     subscriptionLevel: z.string().max(50).nullable(),
-    deviceData: z.object({ platform: z.enum(["web", "ios", "android"]), isDiscord: z.boolean(), isLoggedIn: z.boolean() }),
+    deviceData: z.object({
+      platform: z.enum(["web", "ios", "android"]),
+      isDiscord: z.boolean(),
+      isLoggedIn: z.boolean(),
+    }),
   })
-  .refine((r) => Date.parse(r.updatedDate) >= Date.parse(r.startedDate), { message: "updatedDate must not be before startedDate", path: ["updatedDate"] });
+  .refine((r) => Date.parse(r.updatedDate) >= Date.parse(r.startedDate), {
+    message: "updatedDate must not be before startedDate",
+    path: ["updatedDate"],
+  });
 
 const kinesisBody = z.object({ topic: z.enum(PLAY_TOPICS), kinesisDataRecord: kinesisRecord });
 
@@ -58,7 +67,12 @@ kinesisRoutes.post(
   "/kinesis",
   requireAnyToken,
   // A cap before parsing, so a huge body is refused without being read into memory.
-  bodyLimit({ maxSize: BODY_MAX_BYTES, onError: () => { throw new ApiError(413, `Request body must be at most ${BODY_MAX_BYTES} bytes`); } }),
+  bodyLimit({
+    maxSize: BODY_MAX_BYTES,
+    onError: () => {
+      throw new ApiError(413, `Request body must be at most ${BODY_MAX_BYTES} bytes`);
+    },
+  }),
   valid("json", kinesisBody),
   async (c) => {
     const who = caller(c, ["user", "bot", "guest", "ghost"]);

@@ -43,7 +43,10 @@ export const rankingStatus = sqliteTable(
     version: integer("version").notNull().default(0),
     ...timestamps,
   },
-  (t) => [uniqueIndex("ranking_status_user_season").on(t.userUuid, t.seasonId), index("ranking_status_season_balance").on(t.seasonId, t.balance)],
+  (t) => [
+    uniqueIndex("ranking_status_user_season").on(t.userUuid, t.seasonId),
+    index("ranking_status_season_balance").on(t.seasonId, t.balance),
+  ],
 );
 
 /** Mirror of one user's lifetime balance (admin lists). */
@@ -89,7 +92,10 @@ export const avatarAssignments = sqliteTable(
     seasonId: integer("season_id"),
     createdAt: timestamps.createdAt,
   },
-  (t) => [uniqueIndex("avatar_assignments_avatar_user").on(t.avatarSlug, t.userUuid), index("avatar_assignments_user_idx").on(t.userUuid)],
+  (t) => [
+    uniqueIndex("avatar_assignments_avatar_user").on(t.avatarSlug, t.userUuid),
+    index("avatar_assignments_user_idx").on(t.userUuid),
+  ],
 );
 
 /** Free-form key/value fields a user sets on themselves (`/custom-fields`). */

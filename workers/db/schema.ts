@@ -1,7 +1,21 @@
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { Badge, EmailStatus, EmailType, ImageKind, UserCapability, UserRole, VoucherStatus } from "../../shared/roles";
-import type { CrateType, ImportStatus, MusicProvider, ProviderIds, SongStatus } from "../../shared/songs";
+import type {
+  Badge,
+  EmailStatus,
+  EmailType,
+  ImageKind,
+  UserCapability,
+  UserRole,
+  VoucherStatus,
+} from "../../shared/roles";
+import type {
+  CrateType,
+  ImportStatus,
+  MusicProvider,
+  ProviderIds,
+  SongStatus,
+} from "../../shared/songs";
 import type { DjType, RoomDesign, RoomSettings, RoomType } from "../../shared/rooms";
 
 /**
@@ -43,11 +57,23 @@ export const users = sqliteTable(
     snapchat: text("snapchat"),
     tiktok: text("tiktok"),
     priceForGig: integer("price_for_gig"),
-    roles: text("roles", { mode: "json" }).$type<UserRole[]>().notNull().default(sql`'["user"]'`),
-    capabilities: text("capabilities", { mode: "json" }).$type<UserCapability[]>().notNull().default(sql`'[]'`),
-    badges: text("badges", { mode: "json" }).$type<Badge[]>().notNull().default(sql`'[]'`),
+    roles: text("roles", { mode: "json" })
+      .$type<UserRole[]>()
+      .notNull()
+      .default(sql`'["user"]'`),
+    capabilities: text("capabilities", { mode: "json" })
+      .$type<UserCapability[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    badges: text("badges", { mode: "json" })
+      .$type<Badge[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** Free-form client settings (`/users/profile/user-data`), at most 16 KB. */
-    userData: text("user_data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    userData: text("user_data", { mode: "json" })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'`),
     /** For bots: the user who made the bot. */
     ownerUuid: text("owner_uuid"),
     subscriptionLevel: text("subscription_level"),
@@ -57,14 +83,20 @@ export const users = sqliteTable(
     ...timestamps,
   },
   // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatar-rules.ts).
-  (t) => [index("users_nickname_idx").on(t.nickname), index("users_updated_idx").on(t.updatedAt), index("users_avatar_idx").on(t.avatarId)],
+  (t) => [
+    index("users_nickname_idx").on(t.nickname),
+    index("users_updated_idx").on(t.updatedAt),
+    index("users_avatar_idx").on(t.avatarId),
+  ],
 );
 
 export const userEmails = sqliteTable(
   "user_emails",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     type: text("type").$type<EmailType>().notNull().default("personal"),
     status: text("status").$type<EmailStatus>().notNull().default("PENDING_VERIFICATION"),
@@ -85,7 +117,9 @@ export const oneTimeTokens = sqliteTable(
   {
     tokenHash: text("token_hash").primaryKey(),
     kind: text("kind").$type<"magic-link" | "password-reset">().notNull(),
-    userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     target: text("target"),
     expiresAt: integer("expires_at").notNull(),
     usedAt: integer("used_at"),
@@ -162,11 +196,17 @@ export const auditEvents = sqliteTable(
     eventId: text("event_id").notNull().unique(),
     topic: text("topic").notNull(),
     userUuid: text("user_uuid"),
-    data: text("data", { mode: "json" }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+    data: text("data", { mode: "json" })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'`),
     occurredAt: integer("occurred_at").notNull(),
     createdAt: timestamps.createdAt,
   },
-  (t) => [index("audit_events_user_idx").on(t.userUuid, t.occurredAt), index("audit_events_topic_idx").on(t.topic, t.occurredAt)],
+  (t) => [
+    index("audit_events_user_idx").on(t.userUuid, t.occurredAt),
+    index("audit_events_topic_idx").on(t.topic, t.occurredAt),
+  ],
 );
 
 // ---------------------------------------------------------------------------------------
@@ -198,11 +238,26 @@ export const songs = sqliteTable(
     artistId: integer("artist_id"),
     albumId: integer("album_id"),
     status: text("status").$type<SongStatus>().notNull().default("PENDING_UPLOAD"),
-    musicProviders: text("music_providers", { mode: "json" }).$type<ProviderIds>().notNull().default(sql`'{}'`),
-    thumbnails: text("thumbnails", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
-    links: text("links", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
-    previews: text("previews", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
-    streamUrls: text("stream_urls", { mode: "json" }).$type<Partial<Record<MusicProvider, string>>>().notNull().default(sql`'{}'`),
+    musicProviders: text("music_providers", { mode: "json" })
+      .$type<ProviderIds>()
+      .notNull()
+      .default(sql`'{}'`),
+    thumbnails: text("thumbnails", { mode: "json" })
+      .$type<Partial<Record<MusicProvider, string>>>()
+      .notNull()
+      .default(sql`'{}'`),
+    links: text("links", { mode: "json" })
+      .$type<Partial<Record<MusicProvider, string>>>()
+      .notNull()
+      .default(sql`'{}'`),
+    previews: text("previews", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    streamUrls: text("stream_urls", { mode: "json" })
+      .$type<Partial<Record<MusicProvider, string>>>()
+      .notNull()
+      .default(sql`'{}'`),
     /** The uploader (null for catalogue songs). Only they edit its tags. */
     ownerUuid: text("owner_uuid"),
     /** Listed for everyone (GET /songs/public, search) once VERIFIED. */
@@ -223,7 +278,10 @@ export const songs = sqliteTable(
     index("songs_spotify_idx").on(sql`json_extract(music_providers, '$.spotify')`),
     index("songs_apple_idx").on(sql`json_extract(music_providers, '$.apple')`),
     index("songs_upload_service_idx").on(sql`json_extract(music_providers, '$.uploadService')`),
-    index("songs_artist_track_lower_idx").on(sql`lower(trim(artist_name))`, sql`lower(trim(track_name))`),
+    index("songs_artist_track_lower_idx").on(
+      sql`lower(trim(artist_name))`,
+      sql`lower(trim(track_name))`,
+    ),
     index("songs_genre_lower_idx").on(sql`lower(genre)`),
   ],
 );
@@ -233,12 +291,16 @@ export const songs = sqliteTable(
  * index (byte ranges of the original MP3, cut at frame boundaries; see docs/DECISIONS.md).
  */
 export const songFiles = sqliteTable("song_files", {
-  songId: integer("song_id").primaryKey().references(() => songs.id, { onDelete: "cascade" }),
+  songId: integer("song_id")
+    .primaryKey()
+    .references(() => songs.id, { onDelete: "cascade" }),
   r2Key: text("r2_key").notNull(),
   contentType: text("content_type").notNull(),
   size: integer("size").notNull(),
   /** `[{ offset, length, duration }]` in file order; null until segmented. */
-  segments: text("segments", { mode: "json" }).$type<{ offset: number; length: number; duration: number }[]>(),
+  segments: text("segments", { mode: "json" }).$type<
+    { offset: number; length: number; duration: number }[]
+  >(),
   /** Why verification failed or was postponed, for the uploader. */
   detail: text("detail"),
   ...timestamps,
@@ -284,10 +346,16 @@ export const crates = sqliteTable(
     isPublic: integer("is_public", { mode: "boolean" }).notNull().default(true),
     currentPosition: integer("current_position").notNull().default(0),
     importStatus: text("import_status").$type<ImportStatus>(),
-    thumbnails: text("thumbnails", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    thumbnails: text("thumbnails", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     ...timestamps,
   },
-  (t) => [index("crates_user_idx").on(t.userUuid, t.createdAt), uniqueIndex("crates_user_special").on(t.userUuid, t.crateType)],
+  (t) => [
+    index("crates_user_idx").on(t.userUuid, t.createdAt),
+    uniqueIndex("crates_user_special").on(t.userUuid, t.crateType),
+  ],
 );
 
 /** A song in a crate. Positions are dense (0..n-1) and rewritten in one batch on each move. */
@@ -296,12 +364,19 @@ export const crateSongs = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     crateSongUuid: text("crate_song_uuid").notNull().unique(),
-    crateId: integer("crate_id").notNull().references(() => crates.id, { onDelete: "cascade" }),
-    songId: integer("song_id").notNull().references(() => songs.id, { onDelete: "cascade" }),
+    crateId: integer("crate_id")
+      .notNull()
+      .references(() => crates.id, { onDelete: "cascade" }),
+    songId: integer("song_id")
+      .notNull()
+      .references(() => songs.id, { onDelete: "cascade" }),
     position: integer("position").notNull(),
     createdAt: timestamps.createdAt,
   },
-  (t) => [index("crate_songs_crate_pos").on(t.crateId, t.position), index("crate_songs_song_idx").on(t.songId)],
+  (t) => [
+    index("crate_songs_crate_pos").on(t.crateId, t.position),
+    index("crate_songs_song_idx").on(t.songId),
+  ],
 );
 
 /** A song played in a room (seed 001, Recent room song play). */
@@ -313,7 +388,9 @@ export const recentSongPlays = sqliteTable(
     playId: text("play_id").notNull().unique(),
     roomSlug: text("room_slug").notNull(),
     song: text("song", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
-    voteCounts: text("vote_counts", { mode: "json" }).$type<{ likes: number; dislikes: number; stars: number }>().notNull(),
+    voteCounts: text("vote_counts", { mode: "json" })
+      .$type<{ likes: number; dislikes: number; stars: number }>()
+      .notNull(),
     djUuid: text("dj_uuid").notNull(),
     playedAt: integer("played_at").notNull(),
   },
@@ -345,7 +422,10 @@ export const rooms = sqliteTable(
     type: text("type").$type<RoomType>().notNull().default("PUBLIC"),
     design: text("design").$type<RoomDesign>().notNull().default("CLUB"),
     /** Providers the room plays from; empty means any. */
-    musicProviderKeys: text("music_provider_keys", { mode: "json" }).$type<MusicProvider[]>().notNull().default(sql`'[]'`),
+    musicProviderKeys: text("music_provider_keys", { mode: "json" })
+      .$type<MusicProvider[]>()
+      .notNull()
+      .default(sql`'[]'`),
     numberOfDjs: integer("number_of_djs").notNull().default(5),
     songsPerDj: integer("songs_per_dj"),
     roomSize: integer("room_size").notNull().default(200),
@@ -367,7 +447,10 @@ export const rooms = sqliteTable(
     hasChat: integer("has_chat", { mode: "boolean" }).notNull().default(true),
     posterUrl: text("poster_url"),
     externalUrl: text("external_url"),
-    pinnedMessages: text("pinned_messages", { mode: "json" }).$type<RoomSettings["pinnedMessages"]>().notNull().default(sql`'[]'`),
+    pinnedMessages: text("pinned_messages", { mode: "json" })
+      .$type<RoomSettings["pinnedMessages"]>()
+      .notNull()
+      .default(sql`'[]'`),
     discordGuildId: text("discord_guild_id"),
     ownerUuid: text("owner_uuid").notNull(),
     maxSongSeconds: integer("max_song_seconds").notNull().default(900),
@@ -394,7 +477,10 @@ export const roomFavorites = sqliteTable(
     userUuid: text("user_uuid").notNull(),
     createdAt: timestamps.createdAt,
   },
-  (t) => [uniqueIndex("room_favorites_user_room").on(t.userUuid, t.roomUuid), index("room_favorites_room_idx").on(t.roomUuid)],
+  (t) => [
+    uniqueIndex("room_favorites_user_room").on(t.userUuid, t.roomUuid),
+    index("room_favorites_room_idx").on(t.roomUuid),
+  ],
 );
 
 /** Rooms a user visited, one row per pair; a new visit moves `visitedAt`. */
@@ -405,7 +491,11 @@ export const recentRooms = sqliteTable(
     roomUuid: text("room_uuid").notNull(),
     visitedAt: integer("visited_at").notNull(),
   },
-  (t) => [uniqueIndex("recent_rooms_user_room").on(t.userUuid, t.roomUuid), index("recent_rooms_user_visited").on(t.userUuid, t.visitedAt), index("recent_rooms_room_idx").on(t.roomUuid)],
+  (t) => [
+    uniqueIndex("recent_rooms_user_room").on(t.userUuid, t.roomUuid),
+    index("recent_rooms_user_visited").on(t.userUuid, t.visitedAt),
+    index("recent_rooms_room_idx").on(t.roomUuid),
+  ],
 );
 
 export type RoomRow = typeof rooms.$inferSelect;
@@ -432,22 +522,34 @@ export const communities = sqliteTable("communities", {
 export const communityMembers = sqliteTable(
   "community_members",
   {
-    communityId: integer("community_id").notNull().references(() => communities.id, { onDelete: "cascade" }),
+    communityId: integer("community_id")
+      .notNull()
+      .references(() => communities.id, { onDelete: "cascade" }),
     userUuid: text("user_uuid").notNull(),
     role: text("role").$type<"member" | "admin">().notNull().default("member"),
     joinedAt: integer("joined_at").notNull().default(now),
   },
-  (t) => [uniqueIndex("community_members_pair").on(t.communityId, t.userUuid), index("community_members_user_idx").on(t.userUuid)],
+  (t) => [
+    uniqueIndex("community_members_pair").on(t.communityId, t.userUuid),
+    index("community_members_user_idx").on(t.userUuid),
+  ],
 );
 
 /** Rooms listed in a community; a room may be in several. */
 export const communityRooms = sqliteTable(
   "community_rooms",
   {
-    communityId: integer("community_id").notNull().references(() => communities.id, { onDelete: "cascade" }),
-    roomId: integer("room_id").notNull().references(() => rooms.id, { onDelete: "cascade" }),
+    communityId: integer("community_id")
+      .notNull()
+      .references(() => communities.id, { onDelete: "cascade" }),
+    roomId: integer("room_id")
+      .notNull()
+      .references(() => rooms.id, { onDelete: "cascade" }),
   },
-  (t) => [uniqueIndex("community_rooms_pair").on(t.communityId, t.roomId), index("community_rooms_room_idx").on(t.roomId)],
+  (t) => [
+    uniqueIndex("community_rooms_pair").on(t.communityId, t.roomId),
+    index("community_rooms_room_idx").on(t.roomId),
+  ],
 );
 
 /** A scheduled event, optionally in a room and/or a community; endsAt > startsAt (checked on write). */

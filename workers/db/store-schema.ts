@@ -21,7 +21,13 @@ export const PURCHASE_STATUSES = ["held", "committed", "voided"] as const;
 export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
 export const CHECKOUT_STATUSES = ["open", "complete", "expired"] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
-export const SUBSCRIPTION_STATUSES = ["active", "trialing", "past_due", "canceled", "expired"] as const;
+export const SUBSCRIPTION_STATUSES = [
+  "active",
+  "trialing",
+  "past_due",
+  "canceled",
+  "expired",
+] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /**
@@ -114,7 +120,10 @@ export const consumablePurchases = sqliteTable(
     holdId: text("hold_id"),
     ...timestamps,
   },
-  (t) => [index("consumable_purchases_account_idx").on(t.accountId, t.createdAt), index("consumable_purchases_room_idx").on(t.roomUuid, t.createdAt)],
+  (t) => [
+    index("consumable_purchases_account_idx").on(t.accountId, t.createdAt),
+    index("consumable_purchases_room_idx").on(t.roomUuid, t.createdAt),
+  ],
 );
 
 /** A checkout started by a user (Stripe session id, or `cs_local_<uuid>` in local test mode). */

@@ -36,7 +36,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
     if (!claims) throw unauthorized("Invalid or expired token.");
     if (claims.type === "user" || claims.type === "bot") {
       const user = await db(c.env).select().from(users).where(eq(users.uuid, claims.sub)).get();
-      if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion) throw unauthorized("Invalid or expired token.");
+      if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion)
+        throw unauthorized("Invalid or expired token.");
       c.set("caller", { uuid: user.uuid, type: claims.type, roles: user.roles, user });
     } else {
       c.set("caller", { uuid: claims.sub, type: claims.type, roles: claims.roles });
@@ -46,10 +47,18 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
 });
 
 /** The caller, or 401. `types` narrows which token kinds may call (403 for the others). */
-export function caller(c: Context<AppEnv>, types: readonly TokenType[] = ["user", "bot"]): Caller & { user: UserRow } {
+export function caller(
+  c: Context<AppEnv>,
+  types: readonly TokenType[] = ["user", "bot"],
+): Caller & { user: UserRow } {
   const who = c.get("caller");
   if (!who) throw unauthorized();
-  if (!types.includes(who.type)) throw forbidden(who.type === "guest" ? "Guests cannot do this; please sign up or log in." : "Forbidden resource");
+  if (!types.includes(who.type))
+    throw forbidden(
+      who.type === "guest"
+        ? "Guests cannot do this; please sign up or log in."
+        : "Forbidden resource",
+    );
   return who as Caller & { user: UserRow };
 }
 
@@ -84,7 +93,8 @@ export const requireAdmin = requireRole(...ADMIN_ROLES);
 export const requireService = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("X-Service-Key");
   if (key !== undefined) {
-    if (!c.env.SERVICE_KEY || !timingSafeEqual(key, c.env.SERVICE_KEY)) throw new ApiError(401, "Invalid service key.");
+    if (!c.env.SERVICE_KEY || !timingSafeEqual(key, c.env.SERVICE_KEY))
+      throw new ApiError(401, "Invalid service key.");
     return next();
   }
   const who = caller(c);

@@ -1,4 +1,23 @@
-import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, not, notInArray, or, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  gte,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  ne,
+  not,
+  notInArray,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { db } from "../db/client";
 import type { Env } from "../env";
@@ -20,8 +39,31 @@ import { parseOr400 } from "./validate";
  */
 export type Columns = Record<string, SQLiteColumn>;
 
-const OPS = ["$eq", "$ne", "$gt", "$lt", "$gte", "$lte", "$starts", "$ends", "$cont", "$excl", "$in", "$notin", "$isnull", "$notnull", "$between",
-  "$eqL", "$neL", "$startsL", "$endsL", "$contL", "$exclL", "$inL", "$notinL"] as const;
+const OPS = [
+  "$eq",
+  "$ne",
+  "$gt",
+  "$lt",
+  "$gte",
+  "$lte",
+  "$starts",
+  "$ends",
+  "$cont",
+  "$excl",
+  "$in",
+  "$notin",
+  "$isnull",
+  "$notnull",
+  "$between",
+  "$eqL",
+  "$neL",
+  "$startsL",
+  "$endsL",
+  "$contL",
+  "$exclL",
+  "$inL",
+  "$notinL",
+] as const;
 type Op = (typeof OPS)[number];
 
 const MAX_LIMIT = 100;
@@ -40,7 +82,12 @@ interface Budget {
 }
 
 const baseQuery = z.object({
-  limit: z.coerce.number().int().min(1, "limit must be at least 1").max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1, "limit must be at least 1")
+    .max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`)
+    .optional(),
   offset: z.coerce.number().int().min(0, "offset must not be negative").optional(),
   page: z.coerce.number().int().min(1, "page must be at least 1").optional(),
 });
@@ -63,16 +110,29 @@ function likeOf(col: SQLiteColumn, pattern: string, lower: boolean): SQL {
 
 // A value from `s` is any JSON; only strings, numbers and booleans can be bound (an object
 // reached D1 as a value and failed there with a 500).
-const isPlain = (v: unknown): v is string | number | boolean => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isPlain = (v: unknown): v is string | number | boolean =>
+  typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 
-function condition(columns: Columns, field: string, op: string, value: unknown, budget: Budget): SQL {
+function condition(
+  columns: Columns,
+  field: string,
+  op: string,
+  value: unknown,
+  budget: Budget,
+): SQL {
   const col = columns[field];
-  if (!col) throw new ApiError(400, `Invalid field "${field}": allowed fields are ${Object.keys(columns).join(", ")}.`);
+  if (!col)
+    throw new ApiError(
+      400,
+      `Invalid field "${field}": allowed fields are ${Object.keys(columns).join(", ")}.`,
+    );
   if (!OPS.includes(op as Op)) throw new ApiError(400, `Invalid operator "${op}".`);
-  if (++budget.conditions > MAX_CONDITIONS) throw new ApiError(400, `Too many conditions: at most ${MAX_CONDITIONS} per query.`);
+  if (++budget.conditions > MAX_CONDITIONS)
+    throw new ApiError(400, `Too many conditions: at most ${MAX_CONDITIONS} per query.`);
   const spend = (n: number) => {
     budget.values += n;
-    if (budget.values > MAX_VALUES) throw new ApiError(400, `Too many values: at most ${MAX_VALUES} per query.`);
+    if (budget.values > MAX_VALUES)
+      throw new ApiError(400, `Too many values: at most ${MAX_VALUES} per query.`);
   };
   if (value !== undefined && !isPlain(value) && !(Array.isArray(value) && value.every(isPlain))) {
     throw new ApiError(400, `Invalid value for "${field}": use a string, number or boolean.`);
@@ -84,36 +144,72 @@ function condition(columns: Columns, field: string, op: string, value: unknown, 
     return items;
   };
   const scalar = () => {
-    if (value === undefined || value === "") throw new ApiError(400, `Operator "${op}" on "${field}" needs a value.`);
-    if (Array.isArray(value)) throw new ApiError(400, `Operator "${op}" on "${field}" takes one value, not a list.`);
+    if (value === undefined || value === "")
+      throw new ApiError(400, `Operator "${op}" on "${field}" needs a value.`);
+    if (Array.isArray(value))
+      throw new ApiError(400, `Operator "${op}" on "${field}" takes one value, not a list.`);
     spend(1);
     // A boolean column binds any non-empty string as 1, so "false" must become false first.
-    if (col.columnType === "SQLiteBoolean" && (value === "true" || value === "false")) return value === "true";
-    return typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && col.columnType !== "SQLiteText" ? Number(value) : value;
+    if (col.columnType === "SQLiteBoolean" && (value === "true" || value === "false"))
+      return value === "true";
+    return typeof value === "string" &&
+      /^-?\d+(\.\d+)?$/.test(value) &&
+      col.columnType !== "SQLiteText"
+      ? Number(value)
+      : value;
   };
   const text = () => escapeLike(String(scalar()));
   switch (op as Op) {
-    case "$eq": return eq(col, scalar());
-    case "$ne": return ne(col, scalar());
-    case "$gt": return gt(col, scalar());
-    case "$lt": return lt(col, scalar());
-    case "$gte": return gte(col, scalar());
-    case "$lte": return lte(col, scalar());
-    case "$eqL": return sql`lower(${col}) = ${String(scalar()).toLowerCase()}`;
-    case "$neL": return sql`lower(${col}) != ${String(scalar()).toLowerCase()}`;
-    case "$starts": case "$startsL": return likeOf(col, `${text()}%`, lower);
-    case "$ends": case "$endsL": return likeOf(col, `%${text()}`, lower);
-    case "$cont": case "$contL": return likeOf(col, `%${text()}%`, lower);
-    case "$excl": case "$exclL": return not(likeOf(col, `%${text()}%`, lower));
-    case "$in": return inArray(col, list());
-    case "$notin": return notInArray(col, list());
-    case "$inL": return inArray(sql`lower(${col})`, list().map((s) => s.toLowerCase()));
-    case "$notinL": return notInArray(sql`lower(${col})`, list().map((s) => s.toLowerCase()));
-    case "$isnull": return isNull(col);
-    case "$notnull": return isNotNull(col);
+    case "$eq":
+      return eq(col, scalar());
+    case "$ne":
+      return ne(col, scalar());
+    case "$gt":
+      return gt(col, scalar());
+    case "$lt":
+      return lt(col, scalar());
+    case "$gte":
+      return gte(col, scalar());
+    case "$lte":
+      return lte(col, scalar());
+    case "$eqL":
+      return sql`lower(${col}) = ${String(scalar()).toLowerCase()}`;
+    case "$neL":
+      return sql`lower(${col}) != ${String(scalar()).toLowerCase()}`;
+    case "$starts":
+    case "$startsL":
+      return likeOf(col, `${text()}%`, lower);
+    case "$ends":
+    case "$endsL":
+      return likeOf(col, `%${text()}`, lower);
+    case "$cont":
+    case "$contL":
+      return likeOf(col, `%${text()}%`, lower);
+    case "$excl":
+    case "$exclL":
+      return not(likeOf(col, `%${text()}%`, lower));
+    case "$in":
+      return inArray(col, list());
+    case "$notin":
+      return notInArray(col, list());
+    case "$inL":
+      return inArray(
+        sql`lower(${col})`,
+        list().map((s) => s.toLowerCase()),
+      );
+    case "$notinL":
+      return notInArray(
+        sql`lower(${col})`,
+        list().map((s) => s.toLowerCase()),
+      );
+    case "$isnull":
+      return isNull(col);
+    case "$notnull":
+      return isNotNull(col);
     case "$between": {
       const [a, b] = list();
-      if (a === undefined || b === undefined) throw new ApiError(400, `Operator "$between" on "${field}" needs two values.`);
+      if (a === undefined || b === undefined)
+        throw new ApiError(400, `Operator "$between" on "${field}" needs two values.`);
       return and(gte(col, a), lte(col, b))!;
     }
   }
@@ -127,19 +223,28 @@ function parseFilter(columns: Columns, raw: string, budget: Budget): SQL {
 
 /** `s` search: `{field: value}`, `{field: {$op: value}}`, `{$and: [...]}`, `{$or: [...]}`. */
 function parseSearch(columns: Columns, node: unknown, budget: Budget, depth = 1): SQL | undefined {
-  if (node === null || typeof node !== "object" || Array.isArray(node)) throw new ApiError(400, "Invalid search: s must be a JSON object.");
-  if (depth > MAX_SEARCH_DEPTH) throw new ApiError(400, `Invalid search: at most ${MAX_SEARCH_DEPTH} levels of $and/$or.`);
+  if (node === null || typeof node !== "object" || Array.isArray(node))
+    throw new ApiError(400, "Invalid search: s must be a JSON object.");
+  if (depth > MAX_SEARCH_DEPTH)
+    throw new ApiError(400, `Invalid search: at most ${MAX_SEARCH_DEPTH} levels of $and/$or.`);
   const parts: SQL[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (key === "$and" || key === "$or") {
       if (!Array.isArray(value)) throw new ApiError(400, `Invalid search: ${key} must be a list.`);
-      const inner = value.map((v) => parseSearch(columns, v, budget, depth + 1)).filter((x): x is SQL => !!x);
+      const inner = value
+        .map((v) => parseSearch(columns, v, budget, depth + 1))
+        .filter((x): x is SQL => !!x);
       const joined = key === "$and" ? and(...inner) : or(...inner);
       if (joined) parts.push(joined);
     } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-      for (const [op, v] of Object.entries(value)) parts.push(condition(columns, key, op, v, budget));
+      for (const [op, v] of Object.entries(value))
+        parts.push(condition(columns, key, op, v, budget));
     } else {
-      parts.push(value === null ? condition(columns, key, "$isnull", undefined, budget) : condition(columns, key, "$eq", value, budget));
+      parts.push(
+        value === null
+          ? condition(columns, key, "$isnull", undefined, budget)
+          : condition(columns, key, "$eq", value, budget),
+      );
     }
   }
   return and(...parts);
@@ -151,7 +256,11 @@ export function parseCrudQuery(
   opts: { defaultSort: [string, "ASC" | "DESC"]; defaultLimit?: number },
 ): CrudQuery {
   const one = (k: string) => query[k]?.[query[k].length - 1];
-  const base = parseOr400(baseQuery, { limit: one("limit"), offset: one("offset"), page: one("page") });
+  const base = parseOr400(baseQuery, {
+    limit: one("limit"),
+    offset: one("offset"),
+    page: one("page"),
+  });
   const limit = base.limit ?? opts.defaultLimit ?? 25;
   const page = base.page ?? (base.offset !== undefined ? Math.floor(base.offset / limit) + 1 : 1);
   const offset = base.offset ?? (page - 1) * limit;
@@ -177,34 +286,56 @@ export function parseCrudQuery(
   }
 
   const sorts = query.sort?.length ? query.sort : [opts.defaultSort.join(",")];
-  if (sorts.length > MAX_SORTS) throw new ApiError(400, `Too many sort fields: at most ${MAX_SORTS}.`);
+  if (sorts.length > MAX_SORTS)
+    throw new ApiError(400, `Too many sort fields: at most ${MAX_SORTS}.`);
   const orderBy = sorts.map((raw) => {
     const [field, dir = "ASC"] = raw.split(",");
     const col = columns[field];
     if (!col) throw new ApiError(400, `Invalid sort field "${field}".`);
     const d = dir.toUpperCase();
-    if (d !== "ASC" && d !== "DESC") throw new ApiError(400, `Invalid sort order "${dir}": use ASC or DESC.`);
+    if (d !== "ASC" && d !== "DESC")
+      throw new ApiError(400, `Invalid sort order "${dir}": use ASC or DESC.`);
     return d === "ASC" ? asc(col) : desc(col);
   });
   // Rows that tie on the requested sort (same createdAt) must not swap between pages:
   // the id, unique, breaks every tie the same way each time.
-  if (columns.id && !sorts.some((raw) => raw.split(",")[0] === "id")) orderBy.push(desc(columns.id));
+  if (columns.id && !sorts.some((raw) => raw.split(",")[0] === "id"))
+    orderBy.push(desc(columns.id));
 
   const fieldsRaw = one("fields");
-  const fields = fieldsRaw ? fieldsRaw.split(",").map((f) => f.trim()).filter(Boolean) : undefined;
+  const fields = fieldsRaw
+    ? fieldsRaw
+        .split(",")
+        .map((f) => f.trim())
+        .filter(Boolean)
+    : undefined;
   for (const f of fields ?? []) if (!columns[f]) throw new ApiError(400, `Invalid field "${f}".`);
   return { where, orderBy, fields, limit, offset, page };
 }
 
 /** The answer shape of every admin list. */
 export function crudPage<T>(data: T[], total: number, q: Pick<CrudQuery, "limit" | "page">) {
-  return { data, count: data.length, total, page: q.page, pageCount: Math.max(1, Math.ceil(total / q.limit)) };
+  return {
+    data,
+    count: data.length,
+    total,
+    page: q.page,
+    pageCount: Math.max(1, Math.ceil(total / q.limit)),
+  };
 }
 
 /** Keep only the requested `fields` of each row (id is always kept). */
-export function pickFields<T extends Record<string, unknown>>(rows: T[], fields?: string[]): Partial<T>[] {
+export function pickFields<T extends Record<string, unknown>>(
+  rows: T[],
+  fields?: string[],
+): Partial<T>[] {
   if (!fields) return rows;
-  return rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k === "id" || fields.includes(k))) as Partial<T>);
+  return rows.map(
+    (r) =>
+      Object.fromEntries(
+        Object.entries(r).filter(([k]) => k === "id" || fields.includes(k)),
+      ) as Partial<T>,
+  );
 }
 
 // The crud parameters' shapes; parseCrudQuery checks what they say (fields, operators).
@@ -239,11 +370,20 @@ export async function crudList<Row, Dto extends Record<string, unknown>>(
   toDto: (row: Row) => Dto,
   opts: { defaultSort: [string, "ASC" | "DESC"] } = { defaultSort: ["id", "DESC"] },
 ) {
-  const query = Object.fromEntries(Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined));
+  const query = Object.fromEntries(
+    Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined),
+  );
   const q = parseCrudQuery(query, columns, opts);
   const d = db(env);
   const [rows, [{ total }]] = await Promise.all([
-    d.select().from(table).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset).all() as Promise<Row[]>,
+    d
+      .select()
+      .from(table)
+      .where(q.where)
+      .orderBy(...q.orderBy)
+      .limit(q.limit)
+      .offset(q.offset)
+      .all() as Promise<Row[]>,
     d.select({ total: count() }).from(table).where(q.where).all(),
   ]);
   return crudPage(pickFields(rows.map(toDto), q.fields), total, q);

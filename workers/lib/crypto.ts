@@ -11,7 +11,10 @@ export async function sha256(text: string): Promise<string> {
 /** A URL-safe random token of `bytes` bytes of entropy. */
 export function randomToken(bytes = 32): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(String.fromCharCode(...b))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }
 
 /** A six-digit code, uniformly drawn (no modulo bias worth a guess: 2^32 vs 10^6). */

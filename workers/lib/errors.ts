@@ -54,7 +54,12 @@ export function errorBody(status: number, message: string | string[]): ErrorBody
   return { statusCode: status, message, error: STATUS_TEXT[status] ?? "Generic Error" };
 }
 
-export function errorResponse(c: Context, status: number, message: string | string[], headers?: Record<string, string>) {
+export function errorResponse(
+  c: Context,
+  status: number,
+  message: string | string[],
+  headers?: Record<string, string>,
+) {
   return c.json(errorBody(status, message), status as ContentfulStatusCode, headers);
 }
 
@@ -81,7 +86,11 @@ export function onNotFound(c: Context) {
  * drizzle wraps the driver's error ("Failed query: ..."), so the cause chain is searched.
  */
 export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (String((e as Error).message ?? e).includes("UNIQUE constraint failed")) return true;
   }
   return false;

@@ -29,14 +29,18 @@ let privateKey: { pem: string; key: Promise<CryptoKey> } | undefined;
 let publicKey: { pem: string; key: Promise<CryptoKey> } | undefined;
 
 function signingKey(env: Env) {
-  if (!env.JWT_PRIVATE_KEY) throw new Error("JWT_PRIVATE_KEY is not configured (run `npm install` to make dev keys)");
-  if (privateKey?.pem !== env.JWT_PRIVATE_KEY) privateKey = { pem: env.JWT_PRIVATE_KEY, key: importPKCS8(env.JWT_PRIVATE_KEY, ALG) };
+  if (!env.JWT_PRIVATE_KEY)
+    throw new Error("JWT_PRIVATE_KEY is not configured (run `npm install` to make dev keys)");
+  if (privateKey?.pem !== env.JWT_PRIVATE_KEY)
+    privateKey = { pem: env.JWT_PRIVATE_KEY, key: importPKCS8(env.JWT_PRIVATE_KEY, ALG) };
   return privateKey.key;
 }
 
 function verifyingKey(env: Env) {
-  if (!env.JWT_PUBLIC_KEY) throw new Error("JWT_PUBLIC_KEY is not configured (run `npm install` to make dev keys)");
-  if (publicKey?.pem !== env.JWT_PUBLIC_KEY) publicKey = { pem: env.JWT_PUBLIC_KEY, key: importSPKI(env.JWT_PUBLIC_KEY, ALG) };
+  if (!env.JWT_PUBLIC_KEY)
+    throw new Error("JWT_PUBLIC_KEY is not configured (run `npm install` to make dev keys)");
+  if (publicKey?.pem !== env.JWT_PUBLIC_KEY)
+    publicKey = { pem: env.JWT_PUBLIC_KEY, key: importSPKI(env.JWT_PUBLIC_KEY, ALG) };
   return publicKey.key;
 }
 
@@ -52,12 +56,29 @@ export async function signToken(env: Env, claims: TokenClaims): Promise<string> 
 }
 
 /** The claims of a valid token, or null for anything forged, expired or malformed. */
-export async function verifyToken(env: Env, token: string): Promise<(TokenClaims & { exp: number }) | null> {
+export async function verifyToken(
+  env: Env,
+  token: string,
+): Promise<(TokenClaims & { exp: number }) | null> {
   try {
-    const { payload } = await jwtVerify(token, await verifyingKey(env), { issuer: ISSUER, algorithms: [ALG] });
+    const { payload } = await jwtVerify(token, await verifyingKey(env), {
+      issuer: ISSUER,
+      algorithms: [ALG],
+    });
     const type = payload.type as TokenType;
-    if (typeof payload.sub !== "string" || !TOKEN_TYPES.includes(type) || !Array.isArray(payload.roles)) return null;
-    return { sub: payload.sub, type, roles: payload.roles as UserRole[], sv: payload.sv as number | undefined, exp: payload.exp! };
+    if (
+      typeof payload.sub !== "string" ||
+      !TOKEN_TYPES.includes(type) ||
+      !Array.isArray(payload.roles)
+    )
+      return null;
+    return {
+      sub: payload.sub,
+      type,
+      roles: payload.roles as UserRole[],
+      sv: payload.sv as number | undefined,
+      exp: payload.exp!,
+    };
   } catch {
     return null;
   }

@@ -44,7 +44,8 @@ export function boundaryOf(contentType: string | null | undefined): string | und
 
 /** The first index of `needle` in `hay` at or after `from`, or -1. */
 function find(hay: Uint8Array, needle: Uint8Array, from: number): number {
-  const first = needle[0], last = hay.length - needle.length;
+  const first = needle[0],
+    last = hay.length - needle.length;
   for (let i = hay.indexOf(first, from); i !== -1 && i <= last; i = hay.indexOf(first, i + 1)) {
     let j = 1;
     while (j < needle.length && hay[i + j] === needle[j]) j++;
@@ -84,7 +85,9 @@ class Scanner {
 
   /** The next `n` bytes without consuming them. */
   async peek(n: number): Promise<Uint8Array> {
-    while (this.buf.length - this.pos < n) if (!(await this.fill())) throw new MultipartError("Malformed multipart body: it ends too early.");
+    while (this.buf.length - this.pos < n)
+      if (!(await this.fill()))
+        throw new MultipartError("Malformed multipart body: it ends too early.");
     return this.buf.subarray(this.pos, this.pos + n);
   }
 
@@ -105,7 +108,8 @@ class Scanner {
         this.pos = safe;
         yield chunk;
       }
-      if (!(await this.fill())) throw new MultipartError("Malformed multipart body: a part is not closed by its boundary.");
+      if (!(await this.fill()))
+        throw new MultipartError("Malformed multipart body: a part is not closed by its boundary.");
     }
   }
 
@@ -119,11 +123,13 @@ function parseHeaders(block: string) {
   for (const line of block.split("\r\n")) {
     if (!line) continue;
     const colon = line.indexOf(":");
-    if (colon <= 0) throw new MultipartError("Malformed multipart body: a part header has no name.");
+    if (colon <= 0)
+      throw new MultipartError("Malformed multipart body: a part header has no name.");
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   const disposition = headers.get("content-disposition") ?? "";
-  if (!/^form-data\s*(;|$)/i.test(disposition)) throw new MultipartError("Malformed multipart body: a part is not form-data.");
+  if (!/^form-data\s*(;|$)/i.test(disposition))
+    throw new MultipartError("Malformed multipart body: a part is not form-data.");
   const params = new Map<string, string>();
   for (const m of disposition.matchAll(/;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g)) {
     params.set(m[1].toLowerCase(), m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3].trim());
@@ -133,7 +139,11 @@ function parseHeaders(block: string) {
   return { name, filename: params.get("filename"), contentType: headers.get("content-type") };
 }
 
-async function collect(chunks: AsyncIterable<Uint8Array>, max: number, tooLong: () => Error): Promise<Uint8Array> {
+async function collect(
+  chunks: AsyncIterable<Uint8Array>,
+  max: number,
+  tooLong: () => Error,
+): Promise<Uint8Array> {
   const out: Uint8Array[] = [];
   let size = 0;
   for await (const c of chunks) {
@@ -155,7 +165,11 @@ async function collect(chunks: AsyncIterable<Uint8Array>, max: number, tooLong: 
  * error from the stream itself (a client that went away) passes through unchanged.
  * Stopping early (break, throw) cancels the body.
  */
-export async function* readParts(body: ReadableStream<Uint8Array>, boundary: string, limits: MultipartLimits = {}): AsyncGenerator<Part> {
+export async function* readParts(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+  limits: MultipartLimits = {},
+): AsyncGenerator<Part> {
   const maxParts = limits.maxParts ?? 100;
   const maxHeaderBytes = limits.maxHeaderBytes ?? 8 * 1024;
   const delim = enc.encode(`\r\n--${boundary}`);
@@ -167,11 +181,16 @@ export async function* readParts(body: ReadableStream<Uint8Array>, boundary: str
     for (let count = 0; ; count++) {
       const after = await scanner.peek(2);
       if (after[0] === 0x2d && after[1] === 0x2d) break; // "--": the closing boundary; the epilogue is ignored
-      if (count >= maxParts) throw new MultipartError(`Malformed multipart body: more than ${maxParts} parts.`);
+      if (count >= maxParts)
+        throw new MultipartError(`Malformed multipart body: more than ${maxParts} parts.`);
       // The header block runs from this CRLF to the blank line (an empty block is just the CRLF).
-      const tooLong = () => new MultipartError("Malformed multipart body: part headers are too long.");
+      const tooLong = () =>
+        new MultipartError("Malformed multipart body: part headers are too long.");
       const head = await collect(scanner.until(CRLF2), maxHeaderBytes, tooLong);
-      if (head.length && (head[0] !== 0x0d || head[1] !== 0x0a)) throw new MultipartError("Malformed multipart body: a boundary is not followed by a line break.");
+      if (head.length && (head[0] !== 0x0d || head[1] !== 0x0a))
+        throw new MultipartError(
+          "Malformed multipart body: a boundary is not followed by a line break.",
+        );
       const info = parseHeaders(new TextDecoder().decode(head.subarray(2)));
       let used = false;
       let drained = false;
@@ -185,7 +204,14 @@ export async function* readParts(body: ReadableStream<Uint8Array>, boundary: str
         ...info,
         chunks,
         text: async (maxBytes: number) =>
-          new TextDecoder().decode(await collect(chunks(), maxBytes, () => new MultipartError(`Form field "${info.name}" is longer than ${maxBytes} bytes.`))),
+          new TextDecoder().decode(
+            await collect(
+              chunks(),
+              maxBytes,
+              () =>
+                new MultipartError(`Form field "${info.name}" is longer than ${maxBytes} bytes.`),
+            ),
+          ),
       };
       if (!drained) for await (const _ of scanner.until(delim));
     }

@@ -72,10 +72,16 @@ export class R2StreamWriter {
   /** Stores what was written: the last (short) part and completion, or one put for a small body. */
   async close(): Promise<void> {
     if (!this.upload) {
-      await this.bucket.put(this.key, this.buf.subarray(0, this.filled), { httpMetadata: this.options.httpMetadata, customMetadata: this.options.customMetadata });
+      await this.bucket.put(this.key, this.buf.subarray(0, this.filled), {
+        httpMetadata: this.options.httpMetadata,
+        customMetadata: this.options.customMetadata,
+      });
     } else {
       await this.settle();
-      if (this.filled) this.parts.push(await this.upload.uploadPart(this.parts.length + 1, this.buf.subarray(0, this.filled)));
+      if (this.filled)
+        this.parts.push(
+          await this.upload.uploadPart(this.parts.length + 1, this.buf.subarray(0, this.filled)),
+        );
       await this.upload.complete(this.parts);
     }
     this.closed = true;

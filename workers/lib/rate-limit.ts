@@ -24,7 +24,10 @@ async function bump(env: Env, windows: Window[], delta: 1 | -1, now: number): Pr
       d
         .insert(loginAttempts)
         .values({ key: w.key, windowStart: windowStart(w, now), count: Math.max(delta, 0) })
-        .onConflictDoUpdate({ target: [loginAttempts.key, loginAttempts.windowStart], set: { count: sql`max(${loginAttempts.count} + ${delta}, 0)` } })
+        .onConflictDoUpdate({
+          target: [loginAttempts.key, loginAttempts.windowStart],
+          set: { count: sql`max(${loginAttempts.count} + ${delta}, 0)` },
+        })
         .returning({ count: loginAttempts.count }),
     ) as [never, ...never[]],
   );
@@ -39,17 +42,29 @@ async function bump(env: Env, windows: Window[], delta: 1 | -1, now: number): Pr
  * of 5. A refused attempt gives its slot back, so only attempts that ran are counted.
  * The caller calls `release` for the windows a success should not count against.
  */
-export async function takeAttempt(env: Env, windows: Window[], message: (minutes: number) => string, now = Date.now()) {
+export async function takeAttempt(
+  env: Env,
+  windows: Window[],
+  message: (minutes: number) => string,
+  now = Date.now(),
+) {
   const counts = await bump(env, windows, 1, now);
   const full = windows.find((w, i) => counts[i] > w.limit);
   if (full) {
     await bump(env, windows, -1, now);
     const retryAfterMs = windowStart(full, now) + full.windowMs - now;
-    throw new ApiError(429, message(Math.max(1, Math.ceil(retryAfterMs / 60_000))), { "Retry-After": String(Math.ceil(retryAfterMs / 1000)) });
+    throw new ApiError(429, message(Math.max(1, Math.ceil(retryAfterMs / 60_000))), {
+      "Retry-After": String(Math.ceil(retryAfterMs / 1000)),
+    });
   }
-  return { release: (which: Window[] = windows) => (which.length ? bump(env, which, -1, now).then(() => undefined) : Promise.resolve()) };
+  return {
+    release: (which: Window[] = windows) =>
+      which.length ? bump(env, which, -1, now).then(() => undefined) : Promise.resolve(),
+  };
 }
 
 export async function clearKey(env: Env, key: string) {
-  await db(env).delete(loginAttempts).where(sql`${loginAttempts.key} = ${key}`);
+  await db(env)
+    .delete(loginAttempts)
+    .where(sql`${loginAttempts.key} = ${key}`);
 }

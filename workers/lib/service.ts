@@ -30,8 +30,21 @@ export function serviceApp(name: ServiceName) {
   app.use(authenticate);
   app.get(`/info-admin/${name}-status`, async (c) => {
     // A cheap read proves the database answers; a failure is a 503, not a 500.
-    const dbOk = await db(c.env).run(sql`select 1`).then(() => true, () => false);
-    return c.json({ service: name, version: SERVICES[name], status: dbOk ? "ok" : "degraded", database: dbOk ? "ok" : "unavailable" }, dbOk ? 200 : 503);
+    const dbOk = await db(c.env)
+      .run(sql`select 1`)
+      .then(
+        () => true,
+        () => false,
+      );
+    return c.json(
+      {
+        service: name,
+        version: SERVICES[name],
+        status: dbOk ? "ok" : "degraded",
+        database: dbOk ? "ok" : "unavailable",
+      },
+      dbOk ? 200 : 503,
+    );
   });
   return app;
 }

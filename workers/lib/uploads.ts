@@ -21,22 +21,57 @@ const M4A_BRANDS = ["M4A ", "M4B ", "mp41", "mp42", "isom", "iso2", "dash"];
 /** Magic numbers of the types we accept anywhere; more can be added as services need them. */
 const SIGNATURES = {
   "image/jpeg": { label: "JPEG", test: (b: Uint8Array) => starts(b, [0xff, 0xd8, 0xff]) },
-  "image/png": { label: "PNG", test: (b: Uint8Array) => starts(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
-  "image/gif": { label: "GIF", test: (b: Uint8Array) => ascii(b, 0, "GIF87a") || ascii(b, 0, "GIF89a") },
-  "image/webp": { label: "WebP", test: (b: Uint8Array) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP") },
-  "audio/wav": { label: "WAV", test: (b: Uint8Array) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE") },
+  "image/png": {
+    label: "PNG",
+    test: (b: Uint8Array) => starts(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  },
+  "image/gif": {
+    label: "GIF",
+    test: (b: Uint8Array) => ascii(b, 0, "GIF87a") || ascii(b, 0, "GIF89a"),
+  },
+  "image/webp": {
+    label: "WebP",
+    test: (b: Uint8Array) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP"),
+  },
+  "audio/wav": {
+    label: "WAV",
+    test: (b: Uint8Array) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE"),
+  },
   "audio/ogg": { label: "Ogg", test: (b: Uint8Array) => ascii(b, 0, "OggS") },
   "audio/flac": { label: "FLAC", test: (b: Uint8Array) => ascii(b, 0, "fLaC") },
-  "audio/mp4": { label: "M4A", test: (b: Uint8Array) => ascii(b, 4, "ftyp") && M4A_BRANDS.some((brand) => ascii(b, 8, brand)) },
+  "audio/mp4": {
+    label: "M4A",
+    test: (b: Uint8Array) => ascii(b, 4, "ftyp") && M4A_BRANDS.some((brand) => ascii(b, 8, brand)),
+  },
   // An ID3 tag, or an MPEG audio frame sync (11 set bits) with a real version and Layer III
   // at the very start (ADTS AAC also starts with 0xFFF, but with layer bits 00).
-  "audio/mpeg": { label: "MP3", test: (b: Uint8Array) => ascii(b, 0, "ID3") || (b.length > 1 && b[0] === 0xff && (b[1] & 0xe0) === 0xe0 && (b[1] & 0x18) !== 0x08 && (b[1] & 0x06) === 0x02) },
+  "audio/mpeg": {
+    label: "MP3",
+    test: (b: Uint8Array) =>
+      ascii(b, 0, "ID3") ||
+      (b.length > 1 &&
+        b[0] === 0xff &&
+        (b[1] & 0xe0) === 0xe0 &&
+        (b[1] & 0x18) !== 0x08 &&
+        (b[1] & 0x06) === 0x02),
+  },
 } as const;
 export type MediaType = keyof typeof SIGNATURES;
 
-export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif"] as const satisfies readonly MediaType[];
+export const IMAGE_TYPES = [
+  "image/jpeg",
+  "image/png",
+  "image/webp",
+  "image/gif",
+] as const satisfies readonly MediaType[];
 /** Song uploads (upload-service): MP3 plays as is, the others through a transcoded MP3. */
-export const AUDIO_TYPES = ["audio/mpeg", "audio/wav", "audio/flac", "audio/ogg", "audio/mp4"] as const satisfies readonly MediaType[];
+export const AUDIO_TYPES = [
+  "audio/mpeg",
+  "audio/wav",
+  "audio/flac",
+  "audio/ogg",
+  "audio/mp4",
+] as const satisfies readonly MediaType[];
 /** How many leading bytes `sniffType` looks at (a streaming reader collects this many first). */
 export const SNIFF_BYTES = 16;
 
@@ -56,7 +91,14 @@ export function sniffType(head: Uint8Array): MediaType | undefined {
 }
 
 // Common aliases browsers and tools declare for the same thing.
-const ALIASES: Record<string, MediaType> = { "image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "audio/mp3": "audio/mpeg", "audio/x-wav": "audio/wav", "audio/x-m4a": "audio/mp4", "audio/x-flac": "audio/flac" };
+const ALIASES: Record<string, MediaType> = {
+  "image/jpg": "image/jpeg",
+  "image/pjpeg": "image/jpeg",
+  "audio/mp3": "audio/mpeg",
+  "audio/x-wav": "audio/wav",
+  "audio/x-m4a": "audio/mp4",
+  "audio/x-flac": "audio/flac",
+};
 const GENERIC = new Set(["", "application/octet-stream", "binary/octet-stream"]);
 
 export interface UploadRules {
@@ -66,13 +108,18 @@ export interface UploadRules {
   field?: string;
 }
 
-export const formatBytes = (n: number) => (n % MB === 0 ? `${n / MB} MB` : n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`);
+export const formatBytes = (n: number) =>
+  n % MB === 0 ? `${n / MB} MB` : n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
 const typeList = (allow: readonly MediaType[]) => {
   const labels = allow.map((t) => SIGNATURES[t].label);
-  return labels.length > 1 ? `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}` : labels[0];
+  return labels.length > 1
+    ? `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`
+    : labels[0];
 };
-export const unsupportedTypeMessage = (r: UploadRules) => `${r.field ?? "file"} must be a ${typeList(r.allow)} file.`;
-export const tooLargeMessage = (r: UploadRules) => `${r.field ?? "file"} must be at most ${formatBytes(r.maxBytes)}.`;
+export const unsupportedTypeMessage = (r: UploadRules) =>
+  `${r.field ?? "file"} must be a ${typeList(r.allow)} file.`;
+export const tooLargeMessage = (r: UploadRules) =>
+  `${r.field ?? "file"} must be at most ${formatBytes(r.maxBytes)}.`;
 
 /**
  * Checks a file against the rules: 400 when empty, 413 when too big, 415 when its declared
@@ -85,9 +132,11 @@ export async function checkUpload(file: Blob, rules: UploadRules): Promise<Media
   if (file.size > rules.maxBytes) throw new ApiError(413, tooLargeMessage(rules));
   const declared = file.type.split(";")[0].trim().toLowerCase();
   const normal = ALIASES[declared] ?? declared;
-  if (!GENERIC.has(normal) && !rules.allow.includes(normal as MediaType)) throw new ApiError(415, unsupportedTypeMessage(rules));
+  if (!GENERIC.has(normal) && !rules.allow.includes(normal as MediaType))
+    throw new ApiError(415, unsupportedTypeMessage(rules));
   const sniffed = sniffType(new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer()));
-  if (!sniffed || !rules.allow.includes(sniffed)) throw new ApiError(415, unsupportedTypeMessage(rules));
+  if (!sniffed || !rules.allow.includes(sniffed))
+    throw new ApiError(415, unsupportedTypeMessage(rules));
   return sniffed;
 }
 
@@ -109,7 +158,10 @@ export async function storeUpload(
   meta: { cacheControl?: string; customMetadata?: Record<string, string> } = {},
 ): Promise<StoredUpload> {
   const contentType = await checkUpload(file, rules);
-  await bucket.put(key, file, { httpMetadata: { contentType, cacheControl: meta.cacheControl }, customMetadata: meta.customMetadata });
+  await bucket.put(key, file, {
+    httpMetadata: { contentType, cacheControl: meta.cacheControl },
+    customMetadata: meta.customMetadata,
+  });
   return { key, size: file.size, contentType };
 }
 
@@ -130,7 +182,10 @@ export const uploadBodyLimit = (rules: UploadRules) =>
   });
 
 /** A single `bytes=` range, resolved against `size`; undefined means "send it all". */
-export function parseRange(header: string | undefined, size: number): { offset: number; length: number } | "unsatisfiable" | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { offset: number; length: number } | "unsatisfiable" | undefined {
   // Malformed or multi-part ranges are ignored (RFC 9110 lets a server send the whole thing).
   const m = header?.trim().match(/^bytes=(\d*)-(\d*)$/);
   if (!m || (m[1] === "" && m[2] === "")) return undefined;
@@ -171,15 +226,25 @@ export async function serveUpload(
     "Content-Type": file.contentType,
     "X-Content-Type-Options": "nosniff",
   });
-  if (etagMatches(req.headers.get("If-None-Match") ?? undefined, file.etag)) return new Response(null, { status: 304, headers });
+  if (etagMatches(req.headers.get("If-None-Match") ?? undefined, file.etag))
+    return new Response(null, { status: 304, headers });
   // If-Range with another validator means the client's partial copy is stale: send it all.
   const ifRange = req.headers.get("If-Range");
-  const range = ifRange && ifRange !== file.etag ? undefined : parseRange(req.headers.get("Range") ?? undefined, file.size);
-  if (range === "unsatisfiable") throw new ApiError(416, `Range not satisfiable: the file has ${file.size} bytes.`, { "Content-Range": `bytes */${file.size}` });
+  const range =
+    ifRange && ifRange !== file.etag
+      ? undefined
+      : parseRange(req.headers.get("Range") ?? undefined, file.size);
+  if (range === "unsatisfiable")
+    throw new ApiError(416, `Range not satisfiable: the file has ${file.size} bytes.`, {
+      "Content-Range": `bytes */${file.size}`,
+    });
   const object = await bucket.get(file.key, range ? { range } : undefined);
   if (!object) throw new ApiError(404, notFoundMessage);
   if (range) {
-    headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${file.size}`);
+    headers.set(
+      "Content-Range",
+      `bytes ${range.offset}-${range.offset + range.length - 1}/${file.size}`,
+    );
     headers.set("Content-Length", String(range.length));
     return new Response(object.body, { status: 206, headers });
   }

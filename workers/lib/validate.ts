@@ -14,7 +14,11 @@ export function issueMessages(error: z.ZodError): string[] {
  * Parses `data` with `schema` or throws a 400 whose message lists what was wrong.
  * `message` replaces the list when a spec names one exact text for the failure.
  */
-export function parseOr400<T extends z.ZodType>(schema: T, data: unknown, message?: string): z.output<T> {
+export function parseOr400<T extends z.ZodType>(
+  schema: T,
+  data: unknown,
+  message?: string,
+): z.output<T> {
   const r = schema.safeParse(data);
   if (!r.success) {
     const list = issueMessages(r.error);
@@ -32,7 +36,10 @@ export function requireFields<T extends z.ZodType>(keys: string[], message: stri
   return z
     .any()
     .superRefine((v, ctx) => {
-      const missing = v === null || typeof v !== "object" || keys.some((k) => v[k] === undefined || v[k] === null || v[k] === "");
+      const missing =
+        v === null ||
+        typeof v !== "object" ||
+        keys.some((k) => v[k] === undefined || v[k] === null || v[k] === "");
       if (missing) ctx.addIssue({ code: "custom", message });
     })
     .pipe(schema);
@@ -46,8 +53,14 @@ type Target = "json" | "query" | "param" | "form";
  *
  * @example app.post("/x", valid("json", z.object({ a: z.string() })), (c) => c.req.valid("json").a)
  */
-export function valid<T extends z.ZodType, K extends Target>(target: K, schema: T, message?: string) {
-  return validator(target, (value) => parseOr400(schema, target === "json" && value == null ? {} : value, message));
+export function valid<T extends z.ZodType, K extends Target>(
+  target: K,
+  schema: T,
+  message?: string,
+) {
+  return validator(target, (value) =>
+    parseOr400(schema, target === "json" && value == null ? {} : value, message),
+  );
 }
 
 /**
@@ -56,7 +69,9 @@ export function valid<T extends z.ZodType, K extends Target>(target: K, schema: 
  * and line breaks.
  */
 export const cleanText = (s: string, multiline = false) =>
-  !(multiline ? /[\p{Cs}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u : /[\p{Cs}\p{Cc}]/u).test(s);
+  !(
+    multiline ? /[\p{Cs}\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u : /[\p{Cs}\p{Cc}]/u
+  ).test(s);
 
 /** Common field shapes, written once. */
 export const fields = {
@@ -80,5 +95,8 @@ export const fields = {
   uuid: z.uuid({ error: "must be a UUID" }),
   /** Query numbers arrive as strings. */
   int: (min: number, max: number) => z.coerce.number().int().min(min).max(max),
-  color: z.string().regex(/^#?[0-9a-fA-F]{6}$/, "color must be a 6-digit hex colour").transform((s) => s.replace("#", "").toUpperCase()),
+  color: z
+    .string()
+    .regex(/^#?[0-9a-fA-F]{6}$/, "color must be a 6-digit hex colour")
+    .transform((s) => s.replace("#", "").toUpperCase()),
 };

@@ -24,9 +24,17 @@ export async function accountById(env: Env, id: string): Promise<TokenAccountRow
  * user_uuid lets one insert win and every caller reads the winner back.
  * Returns whether this call created it (`POST /api/v1/token-accounts` answers 201 vs 200).
  */
-export async function ensureAccount(env: Env, userUuid: string): Promise<{ account: TokenAccountRow; created: boolean }> {
+export async function ensureAccount(
+  env: Env,
+  userUuid: string,
+): Promise<{ account: TokenAccountRow; created: boolean }> {
   const id = crypto.randomUUID();
-  const inserted = await db(env).insert(tokenAccounts).values({ id, userUuid }).onConflictDoNothing({ target: tokenAccounts.userUuid }).returning().get();
+  const inserted = await db(env)
+    .insert(tokenAccounts)
+    .values({ id, userUuid })
+    .onConflictDoNothing({ target: tokenAccounts.userUuid })
+    .returning()
+    .get();
   if (inserted) return { account: inserted, created: true };
   const account = await accountOf(env, userUuid);
   if (!account) throw new Error(`token account for ${userUuid} vanished`);
@@ -40,9 +48,18 @@ export const accountObject = (env: Env, accountId: string) => env.TokenAccount.g
  * The account `accountId`, if `who` may act on it: its owner, or an admin when `adminToo`.
  * Unknown: 404 with the spec's text; someone else's: 403.
  */
-export async function accountFor(env: Env, who: Pick<Caller, "uuid" | "roles">, accountId: string, adminToo: boolean): Promise<TokenAccountRow> {
+export async function accountFor(
+  env: Env,
+  who: Pick<Caller, "uuid" | "roles">,
+  accountId: string,
+  adminToo: boolean,
+): Promise<TokenAccountRow> {
   const account = await accountById(env, accountId);
   if (!account) throw notFound(STORE_MSG.accountNotFound);
-  if (account.userUuid !== who.uuid && !(adminToo && who.roles.some((r) => ADMIN_ROLES.includes(r)))) throw forbidden(STORE_MSG.notYourAccount);
+  if (
+    account.userUuid !== who.uuid &&
+    !(adminToo && who.roles.some((r) => ADMIN_ROLES.includes(r)))
+  )
+    throw forbidden(STORE_MSG.notYourAccount);
   return account;
 }

@@ -2,13 +2,26 @@ import { PhotonImage, resize, SamplingFilter } from "@cf-wasm/photon";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { AVATAR_SIZES, DEFAULT_AVATAR_SIZE, slugArtSvg, type AvatarSize } from "../../shared/avatar-art";
+import {
+  AVATAR_SIZES,
+  DEFAULT_AVATAR_SIZE,
+  slugArtSvg,
+  type AvatarSize,
+} from "../../shared/avatar-art";
 import { db } from "../db/client";
 import { avatars, type AvatarRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { requireAdmin } from "../lib/auth";
 import { ApiError, badRequest, notFound } from "../lib/errors";
-import { checkUpload, MB, sniffType, SNIFF_BYTES, unsupportedTypeMessage, uploadBodyLimit, type UploadRules } from "../lib/uploads";
+import {
+  checkUpload,
+  MB,
+  sniffType,
+  SNIFF_BYTES,
+  unsupportedTypeMessage,
+  uploadBodyLimit,
+  type UploadRules,
+} from "../lib/uploads";
 import { valid } from "../lib/validate";
 import { AVATAR_NOT_FOUND } from "./avatar-rules";
 
@@ -31,16 +44,28 @@ import { AVATAR_NOT_FOUND } from "./avatar-rules";
 export const avatarArtRoutes = new Hono<AppEnv>();
 
 /** Raster files are decoded in memory: 2 MB and 2048 x 2048 keep that well inside a Worker's 128 MB. */
-const RASTER_RULES: UploadRules = { allow: ["image/png", "image/jpeg", "image/webp"], maxBytes: 2 * MB, field: "file" };
+const RASTER_RULES: UploadRules = {
+  allow: ["image/png", "image/jpeg", "image/webp"],
+  maxBytes: 2 * MB,
+  field: "file",
+};
 const MAX_SIDE = 2048;
 const SVG_MAX_BYTES = 256 * 1024;
-const ART_LIMIT: UploadRules = { ...RASTER_RULES, maxBytes: Math.max(RASTER_RULES.maxBytes, SVG_MAX_BYTES) };
+const ART_LIMIT: UploadRules = {
+  ...RASTER_RULES,
+  maxBytes: Math.max(RASTER_RULES.maxBytes, SVG_MAX_BYTES),
+};
 const TYPES_MESSAGE = "file must be a PNG, JPEG, WebP or SVG file.";
 
 export const ART_CACHE = "public, max-age=60";
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
-const EXT = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/svg+xml": "svg" } as const;
+const EXT = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+} as const;
 type ArtType = keyof typeof EXT;
 
 export const artPath = (slug: string) => `/api/merch-service/avatars/${slug}/image`;
@@ -63,21 +88,31 @@ function looksLikeSvg(text: string): boolean {
 }
 
 // What could run code if the file were ever inlined into a page; the CSP covers direct loads.
-const SVG_ACTIVE = /<script|<foreignObject|<iframe|<embed|<object|\son[a-z]+\s*=|javascript:|<!ENTITY/i;
+const SVG_ACTIVE =
+  /<script|<foreignObject|<iframe|<embed|<object|\son[a-z]+\s*=|javascript:|<!ENTITY/i;
 
 /** Width and height from the file's header, before any decoding (undefined: unreadable). */
-export function rasterSize(b: Uint8Array, type: ArtType): { width: number; height: number } | undefined {
+export function rasterSize(
+  b: Uint8Array,
+  type: ArtType,
+): { width: number; height: number } | undefined {
   const u16be = (i: number) => (b[i] << 8) | b[i + 1];
   const u32be = (i: number) => ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
-  if (type === "image/png") return b.length >= 24 ? { width: u32be(16), height: u32be(20) } : undefined;
+  if (type === "image/png")
+    return b.length >= 24 ? { width: u32be(16), height: u32be(20) } : undefined;
   if (type === "image/webp") {
     const chunk = String.fromCharCode(...b.slice(12, 16));
-    if (chunk === "VP8 " && b.length >= 30) return { width: (b[26] | (b[27] << 8)) & 0x3fff, height: (b[28] | (b[29] << 8)) & 0x3fff };
+    if (chunk === "VP8 " && b.length >= 30)
+      return { width: (b[26] | (b[27] << 8)) & 0x3fff, height: (b[28] | (b[29] << 8)) & 0x3fff };
     if (chunk === "VP8L" && b.length >= 25) {
       const bits = (b[21] | (b[22] << 8) | (b[23] << 16) | (b[24] << 24)) >>> 0;
       return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
     }
-    if (chunk === "VP8X" && b.length >= 30) return { width: 1 + (b[24] | (b[25] << 8) | (b[26] << 16)), height: 1 + (b[27] | (b[28] << 8) | (b[29] << 16)) };
+    if (chunk === "VP8X" && b.length >= 30)
+      return {
+        width: 1 + (b[24] | (b[25] << 8) | (b[26] << 16)),
+        height: 1 + (b[27] | (b[28] << 8) | (b[29] << 16)),
+      };
     return undefined;
   }
   if (type === "image/jpeg") {
@@ -90,7 +125,8 @@ export function rasterSize(b: Uint8Array, type: ArtType): { width: number; heigh
         i++;
         continue;
       }
-      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return { height: u16be(i + 5), width: u16be(i + 7) };
+      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
+        return { height: u16be(i + 5), width: u16be(i + 7) };
       if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) i += 2;
       else i += 2 + u16be(i + 2);
     }
@@ -112,7 +148,12 @@ function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
     const out = new Map<AvatarSize, Uint8Array>();
     for (const size of AVATAR_SIZES) {
       const scale = size / Math.max(w, h);
-      const img = resize(source, Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale)), SamplingFilter.Lanczos3);
+      const img = resize(
+        source,
+        Math.max(1, Math.round(w * scale)),
+        Math.max(1, Math.round(h * scale)),
+        SamplingFilter.Lanczos3,
+      );
       try {
         out.set(size, img.get_bytes());
       } finally {
@@ -129,17 +170,23 @@ function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
 }
 
 /** Checks the file and answers what to store: the original and, for raster art, its thumbnails. */
-async function prepareArt(file: File): Promise<{ type: ArtType; original: Uint8Array; thumbs: Map<AvatarSize, Uint8Array> }> {
+async function prepareArt(
+  file: File,
+): Promise<{ type: ArtType; original: Uint8Array; thumbs: Map<AvatarSize, Uint8Array> }> {
   if (file.size === 0) throw badRequest("file is empty.");
   const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
   if (!sniffType(head.slice(0, SNIFF_BYTES))) {
     // Not a known binary type: it may be SVG text (what the bytes say, never the file name).
     const text = new TextDecoder("utf-8", { fatal: false }).decode(head);
     if (!looksLikeSvg(text)) throw new ApiError(415, TYPES_MESSAGE);
-    if (file.size > SVG_MAX_BYTES) throw new ApiError(413, `file must be at most ${SVG_MAX_BYTES / 1024} KB as SVG.`);
+    if (file.size > SVG_MAX_BYTES)
+      throw new ApiError(413, `file must be at most ${SVG_MAX_BYTES / 1024} KB as SVG.`);
     const original = new Uint8Array(await file.arrayBuffer());
     const full = new TextDecoder("utf-8", { fatal: false }).decode(original);
-    if (SVG_ACTIVE.test(full)) throw badRequest("SVG art must not contain scripts, event handlers, embedded documents or entities.");
+    if (SVG_ACTIVE.test(full))
+      throw badRequest(
+        "SVG art must not contain scripts, event handlers, embedded documents or entities.",
+      );
     return { type: "image/svg+xml", original, thumbs: new Map() };
   }
   let type: ArtType;
@@ -147,22 +194,37 @@ async function prepareArt(file: File): Promise<{ type: ArtType; original: Uint8A
     // checkUpload answers only types in RASTER_RULES.allow.
     type = (await checkUpload(file, RASTER_RULES)) as ArtType;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 415 && err.body === unsupportedTypeMessage(RASTER_RULES)) throw new ApiError(415, TYPES_MESSAGE);
+    if (
+      err instanceof ApiError &&
+      err.status === 415 &&
+      err.body === unsupportedTypeMessage(RASTER_RULES)
+    )
+      throw new ApiError(415, TYPES_MESSAGE);
     throw err;
   }
   const original = new Uint8Array(await file.arrayBuffer());
   const dims = rasterSize(original, type);
-  if (!dims || dims.width === 0 || dims.height === 0) throw badRequest("file could not be read as an image.");
-  if (dims.width > MAX_SIDE || dims.height > MAX_SIDE) throw badRequest(`file must be at most ${MAX_SIDE} x ${MAX_SIDE} pixels; it is ${dims.width} x ${dims.height}.`);
+  if (!dims || dims.width === 0 || dims.height === 0)
+    throw badRequest("file could not be read as an image.");
+  if (dims.width > MAX_SIDE || dims.height > MAX_SIDE)
+    throw badRequest(
+      `file must be at most ${MAX_SIDE} x ${MAX_SIDE} pixels; it is ${dims.width} x ${dims.height}.`,
+    );
   return { type, original, thumbs: thumbnails(original) };
 }
 
 /** Every R2 key under an art upload (the original and its thumbnails). */
-export const artKeys = (imageKey: string) => [imageKey, ...AVATAR_SIZES.map((s) => `${imageKey}/${s}`)];
+export const artKeys = (imageKey: string) => [
+  imageKey,
+  ...AVATAR_SIZES.map((s) => `${imageKey}/${s}`),
+];
 
 /** Removes an upload's objects; a failure only leaves unreferenced bytes behind. */
 export async function deleteArt(env: Pick<Env, "UPLOADS">, imageKey: string | null) {
-  if (imageKey) await env.UPLOADS.delete(artKeys(imageKey)).catch((err) => console.error("avatar art cleanup failed", imageKey, err));
+  if (imageKey)
+    await env.UPLOADS.delete(artKeys(imageKey)).catch((err) =>
+      console.error("avatar art cleanup failed", imageKey, err),
+    );
 }
 
 const slugParam = z.object({ slug: z.string().min(1).max(100) });
@@ -183,37 +245,55 @@ const sizeQuery = z.object({
 });
 
 const artHeaders = (contentType: string, etag: string, svg: boolean) => {
-  const h = new Headers({ "Content-Type": contentType, ETag: etag, "Cache-Control": ART_CACHE, "X-Content-Type-Options": "nosniff" });
+  const h = new Headers({
+    "Content-Type": contentType,
+    ETag: etag,
+    "Cache-Control": ART_CACHE,
+    "X-Content-Type-Options": "nosniff",
+  });
   if (svg) h.set("Content-Security-Policy", SVG_CSP);
   return h;
 };
 
-const notModified = (req: Request, etag: string) => req.headers.get("If-None-Match")?.split(",").some((t) => t.trim().replace(/^W\//, "") === etag) ?? false;
+const notModified = (req: Request, etag: string) =>
+  req.headers
+    .get("If-None-Match")
+    ?.split(",")
+    .some((t) => t.trim().replace(/^W\//, "") === etag) ?? false;
 
 /**
  * GET /avatars/{slug}/image?size=128|256|500|1024: public (a room shows everyone's avatar).
  * 304 when If-None-Match names the ETag, answered from D1 alone.
  */
-avatarArtRoutes.get("/avatars/:slug/image", valid("param", slugParam), valid("query", sizeQuery), async (c) => {
-  const { slug } = c.req.valid("param");
-  const { size } = c.req.valid("query");
-  const row = await db(c.env).select({ slug: avatars.slug, imageKey: avatars.imageKey }).from(avatars).where(eq(avatars.slug, slug)).get();
-  if (!row) throw notFound(AVATAR_NOT_FOUND);
-  if (!row.imageKey) {
-    const etag = `"slug-${size}"`;
-    const headers = artHeaders("image/svg+xml; charset=utf-8", etag, true);
+avatarArtRoutes.get(
+  "/avatars/:slug/image",
+  valid("param", slugParam),
+  valid("query", sizeQuery),
+  async (c) => {
+    const { slug } = c.req.valid("param");
+    const { size } = c.req.valid("query");
+    const row = await db(c.env)
+      .select({ slug: avatars.slug, imageKey: avatars.imageKey })
+      .from(avatars)
+      .where(eq(avatars.slug, slug))
+      .get();
+    if (!row) throw notFound(AVATAR_NOT_FOUND);
+    if (!row.imageKey) {
+      const etag = `"slug-${size}"`;
+      const headers = artHeaders("image/svg+xml; charset=utf-8", etag, true);
+      if (notModified(c.req.raw, etag)) return new Response(null, { status: 304, headers });
+      return new Response(slugArtSvg(row.slug, size), { headers });
+    }
+    const svg = isSvgKey(row.imageKey);
+    const etag = `"${uploadId(row.imageKey)}-${svg ? "svg" : size}"`;
+    const headers = artHeaders(svg ? "image/svg+xml" : "image/png", etag, svg);
     if (notModified(c.req.raw, etag)) return new Response(null, { status: 304, headers });
-    return new Response(slugArtSvg(row.slug, size), { headers });
-  }
-  const svg = isSvgKey(row.imageKey);
-  const etag = `"${uploadId(row.imageKey)}-${svg ? "svg" : size}"`;
-  const headers = artHeaders(svg ? "image/svg+xml" : "image/png", etag, svg);
-  if (notModified(c.req.raw, etag)) return new Response(null, { status: 304, headers });
-  const object = await c.env.UPLOADS.get(svg ? row.imageKey : `${row.imageKey}/${size}`);
-  if (!object) throw notFound("Avatar art not found.");
-  headers.set("Content-Length", String(object.size));
-  return new Response(object.body, { headers });
-});
+    const object = await c.env.UPLOADS.get(svg ? row.imageKey : `${row.imageKey}/${size}`);
+    if (!object) throw notFound("Avatar art not found.");
+    headers.set("Content-Length", String(object.size));
+    return new Response(object.body, { headers });
+  },
+);
 
 /**
  * PUT /avatars/{slug}/image (admin, multipart `file`: PNG, JPEG, WebP or SVG): replaces the
@@ -225,7 +305,14 @@ avatarArtRoutes.put(
   requireAdmin,
   uploadBodyLimit(ART_LIMIT),
   valid("param", slugParam),
-  valid("form", z.object({ file: z.instanceof(File, { error: "file is required: send the art as a multipart file field" }) })),
+  valid(
+    "form",
+    z.object({
+      file: z.instanceof(File, {
+        error: "file is required: send the art as a multipart file field",
+      }),
+    }),
+  ),
   async (c) => {
     const { slug } = c.req.valid("param");
     const d = db(c.env);
@@ -235,12 +322,23 @@ avatarArtRoutes.put(
     const imageKey = `avatars/${slug}/${crypto.randomUUID()}.${EXT[art.type]}`;
     const meta = { cacheControl: ART_CACHE };
     await Promise.all([
-      c.env.UPLOADS.put(imageKey, art.original, { httpMetadata: { contentType: art.type, ...meta } }),
-      ...[...art.thumbs].map(([size, bytes]) => c.env.UPLOADS.put(`${imageKey}/${size}`, bytes, { httpMetadata: { contentType: "image/png", ...meta } })),
+      c.env.UPLOADS.put(imageKey, art.original, {
+        httpMetadata: { contentType: art.type, ...meta },
+      }),
+      ...[...art.thumbs].map(([size, bytes]) =>
+        c.env.UPLOADS.put(`${imageKey}/${size}`, bytes, {
+          httpMetadata: { contentType: "image/png", ...meta },
+        }),
+      ),
     ]);
     let updated: AvatarRow;
     try {
-      updated = (await d.update(avatars).set({ imageKey, updatedAt: Date.now() }).where(eq(avatars.slug, slug)).returning().get())!;
+      updated = (await d
+        .update(avatars)
+        .set({ imageKey, updatedAt: Date.now() })
+        .where(eq(avatars.slug, slug))
+        .returning()
+        .get())!;
     } catch (err) {
       await deleteArt(c.env, imageKey);
       throw err;
@@ -251,6 +349,11 @@ avatarArtRoutes.put(
       throw notFound(AVATAR_NOT_FOUND);
     }
     c.executionCtx.waitUntil(deleteArt(c.env, row.imageKey));
-    return c.json({ slug, contentType: art.type, imageUrl: artUrl(updated), sizes: art.thumbs.size ? [...art.thumbs.keys()] : AVATAR_SIZES });
+    return c.json({
+      slug,
+      contentType: art.type,
+      imageUrl: artUrl(updated),
+      sizes: art.thumbs.size ? [...art.thumbs.keys()] : AVATAR_SIZES,
+    });
   },
 );

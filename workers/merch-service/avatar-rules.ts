@@ -1,6 +1,15 @@
 import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { db } from "../db/client";
-import { avatarAssignments, avatars, seasons, userEmails, users, type AvatarAssignmentRow, type AvatarRow, type UserRow } from "../db/schema";
+import {
+  avatarAssignments,
+  avatars,
+  seasons,
+  userEmails,
+  users,
+  type AvatarAssignmentRow,
+  type AvatarRow,
+  type UserRow,
+} from "../db/schema";
 import type { Env } from "../env";
 import { ApiError, notFound } from "../lib/errors";
 
@@ -18,7 +27,12 @@ import { ApiError, notFound } from "../lib/errors";
 
 /** How a locked avatar is unlocked; the web app words it, `howToUnlock` is the English text. */
 export type Unlock =
-  | { kind: "SEASON_POINTS"; points: number | null; seasonId: number | null; seasonName: string | null }
+  | {
+      kind: "SEASON_POINTS";
+      points: number | null;
+      seasonId: number | null;
+      seasonName: string | null;
+    }
   | { kind: "SUBSCRIBE" }
   | { kind: "DISCORD" }
   | { kind: "ASSIGNED" }
@@ -31,7 +45,8 @@ export interface Holder {
   discord: boolean;
 }
 
-export const isSubscriber = (user: Pick<UserRow, "subscriptionLevel">) => !!user.subscriptionLevel?.trim();
+export const isSubscriber = (user: Pick<UserRow, "subscriptionLevel">) =>
+  !!user.subscriptionLevel?.trim();
 
 /** Loads one account's assignments and Discord link (two small indexed reads). */
 export async function loadHolder(env: Pick<Env, "DB">, user: UserRow): Promise<Holder> {
@@ -41,14 +56,24 @@ export async function loadHolder(env: Pick<Env, "DB">, user: UserRow): Promise<H
     d
       .select({ id: userEmails.id })
       .from(userEmails)
-      .where(and(eq(userEmails.userId, user.id), eq(userEmails.type, "discord"), eq(userEmails.status, "VERIFIED")))
+      .where(
+        and(
+          eq(userEmails.userId, user.id),
+          eq(userEmails.type, "discord"),
+          eq(userEmails.status, "VERIFIED"),
+        ),
+      )
       .get(),
   ]);
   return { user, assigned: new Map(rows.map((r) => [r.avatarSlug, r])), discord: !!discord };
 }
 
 /** Whether `holder` may use `avatar`, and if not, what would unlock it. */
-export function accessOf(avatar: AvatarRow, holder: Holder | null, seasonName: string | null = null): { canUse: boolean; unlock: Unlock | null } {
+export function accessOf(
+  avatar: AvatarRow,
+  holder: Holder | null,
+  seasonName: string | null = null,
+): { canUse: boolean; unlock: Unlock | null } {
   if (holder?.assigned.has(avatar.slug)) return { canUse: true, unlock: null };
   const byStatus: Unlock | null =
     avatar.status === "PUBLIC"
@@ -58,10 +83,18 @@ export function accessOf(avatar: AvatarRow, holder: Holder | null, seasonName: s
           ? null
           : { kind: "SUBSCRIBE" }
         : avatar.status === "SEASON_AWARD"
-          ? { kind: "SEASON_POINTS", points: avatar.pointsThreshold, seasonId: avatar.seasonId, seasonName }
+          ? {
+              kind: "SEASON_POINTS",
+              points: avatar.pointsThreshold,
+              seasonId: avatar.seasonId,
+              seasonName,
+            }
           : { kind: "ASSIGNED" };
   if (byStatus) return { canUse: false, unlock: byStatus };
-  if (!holder) return avatar.discordOnly ? { canUse: false, unlock: { kind: "SIGN_IN" } } : { canUse: true, unlock: null };
+  if (!holder)
+    return avatar.discordOnly
+      ? { canUse: false, unlock: { kind: "SIGN_IN" } }
+      : { canUse: true, unlock: null };
   if (avatar.discordOnly && !holder.discord) return { canUse: false, unlock: { kind: "DISCORD" } };
   return { canUse: true, unlock: null };
 }
@@ -84,10 +117,19 @@ export function howToUnlock(u: Unlock | null): string | null {
 }
 
 /** Season names by id, for the unlock texts of SEASON_AWARD avatars. */
-export async function seasonNames(env: Pick<Env, "DB">, rows: AvatarRow[]): Promise<Map<number, string>> {
-  const ids = [...new Set(rows.map((r) => r.seasonId).filter((id): id is number => id !== null))].slice(0, 90);
+export async function seasonNames(
+  env: Pick<Env, "DB">,
+  rows: AvatarRow[],
+): Promise<Map<number, string>> {
+  const ids = [
+    ...new Set(rows.map((r) => r.seasonId).filter((id): id is number => id !== null)),
+  ].slice(0, 90);
   if (ids.length === 0) return new Map();
-  const found = await db(env).select({ id: seasons.id, name: seasons.name }).from(seasons).where(inArray(seasons.id, ids)).all();
+  const found = await db(env)
+    .select({ id: seasons.id, name: seasons.name })
+    .from(seasons)
+    .where(inArray(seasons.id, ids))
+    .all();
   return new Map(found.map((s) => [s.id, s.name]));
 }
 
@@ -97,12 +139,24 @@ export const AVATAR_NOT_FOUND = "Avatar not found.";
  * The profile update's check (POST /users/profile `avatarId`): 404 for an avatar that does
  * not exist, 403 with the reason for one the user may not use. Clearing is not checked here.
  */
-export async function assertMayWear(env: Pick<Env, "DB">, user: UserRow, slug: string): Promise<void> {
+export async function assertMayWear(
+  env: Pick<Env, "DB">,
+  user: UserRow,
+  slug: string,
+): Promise<void> {
   const avatar = await db(env).select().from(avatars).where(eq(avatars.slug, slug)).get();
   if (!avatar) throw notFound(AVATAR_NOT_FOUND);
   const names = await seasonNames(env, [avatar]);
-  const { canUse, unlock } = accessOf(avatar, await loadHolder(env, user), avatar.seasonId ? names.get(avatar.seasonId) ?? null : null);
-  if (!canUse) throw new ApiError(403, `You cannot use the avatar "${avatar.slug}" yet. ${howToUnlock(unlock)}`);
+  const { canUse, unlock } = accessOf(
+    avatar,
+    await loadHolder(env, user),
+    avatar.seasonId ? (names.get(avatar.seasonId) ?? null) : null,
+  );
+  if (!canUse)
+    throw new ApiError(
+      403,
+      `You cannot use the avatar "${avatar.slug}" yet. ${howToUnlock(unlock)}`,
+    );
 }
 
 /**
@@ -130,11 +184,22 @@ function mayUseSql(avatar: AvatarRow | null): SQL {
  * D1 batch as the change, after it, so nobody is left wearing what they lost.
  * `avatar` is the row as it is after the change (`null` when deleted); `userUuid` narrows it.
  */
-export function clearLostWearers(env: Pick<Env, "DB">, slug: string, avatar: AvatarRow | null, userUuid?: string) {
+export function clearLostWearers(
+  env: Pick<Env, "DB">,
+  slug: string,
+  avatar: AvatarRow | null,
+  userUuid?: string,
+) {
   return db(env)
     .update(users)
     .set({ avatarId: null, updatedAt: Date.now() })
-    .where(and(eq(users.avatarId, slug), userUuid ? eq(users.uuid, userUuid) : undefined, sql`not ${mayUseSql(avatar)}`));
+    .where(
+      and(
+        eq(users.avatarId, slug),
+        userUuid ? eq(users.uuid, userUuid) : undefined,
+        sql`not ${mayUseSql(avatar)}`,
+      ),
+    );
 }
 
 /**
@@ -144,8 +209,13 @@ export function clearLostWearers(env: Pick<Env, "DB">, slug: string, avatar: Ava
  */
 export async function dropLostAvatar(env: Pick<Env, "DB">, userUuid: string): Promise<void> {
   const d = db(env);
-  const row = await d.select({ avatarId: users.avatarId }).from(users).where(eq(users.uuid, userUuid)).get();
+  const row = await d
+    .select({ avatarId: users.avatarId })
+    .from(users)
+    .where(eq(users.uuid, userUuid))
+    .get();
   if (!row?.avatarId) return;
-  const avatar = (await d.select().from(avatars).where(eq(avatars.slug, row.avatarId)).get()) ?? null;
+  const avatar =
+    (await d.select().from(avatars).where(eq(avatars.slug, row.avatarId)).get()) ?? null;
   await clearLostWearers(env, row.avatarId, avatar, userUuid);
 }

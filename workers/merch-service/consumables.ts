@@ -32,34 +32,79 @@ const description = z
   .string({ error: "description must be a string" })
   .max(500, "description must be at most 500 characters")
   .refine((s) => cleanText(s, true), "description must not contain control characters");
-const tokenCost = z.number({ error: "tokenCost must be a number" }).int("tokenCost must be an integer").min(1, "tokenCost must be a positive integer").max(1_000_000, "tokenCost must be at most 1000000");
-const displayType = z.enum(CONSUMABLE_DISPLAY_TYPES, { error: `displayType must be one of ${CONSUMABLE_DISPLAY_TYPES.join(", ")}` });
+const tokenCost = z
+  .number({ error: "tokenCost must be a number" })
+  .int("tokenCost must be an integer")
+  .min(1, "tokenCost must be a positive integer")
+  .max(1_000_000, "tokenCost must be at most 1000000");
+const displayType = z.enum(CONSUMABLE_DISPLAY_TYPES, {
+  error: `displayType must be one of ${CONSUMABLE_DISPLAY_TYPES.join(", ")}`,
+});
 const fileId = z.uuid({ error: "fileId must be a UUID" });
-const unknownKeys = { error: (i: { code: string; keys?: string[] }) => (i.code === "unrecognized_keys" ? `Unknown field(s): ${i.keys?.join(", ")}` : "body must be a JSON object") };
+const unknownKeys = {
+  error: (i: { code: string; keys?: string[] }) =>
+    i.code === "unrecognized_keys"
+      ? `Unknown field(s): ${i.keys?.join(", ")}`
+      : "body must be a JSON object",
+};
 
-const createBody = z.strictObject({ name, description: description.nullable().optional(), tokenCost, displayType: displayType.default("small"), fileId: fileId.nullable().optional() }, unknownKeys);
+const createBody = z.strictObject(
+  {
+    name,
+    description: description.nullable().optional(),
+    tokenCost,
+    displayType: displayType.default("small"),
+    fileId: fileId.nullable().optional(),
+  },
+  unknownKeys,
+);
 const patchBody = z
-  .strictObject({ name: name.optional(), description: description.nullable().optional(), tokenCost: tokenCost.optional(), displayType: displayType.optional(), fileId: fileId.nullable().optional() }, unknownKeys)
-  .refine((b) => Object.keys(b).length > 0, "Send at least one of name, description, tokenCost, displayType, fileId.");
+  .strictObject(
+    {
+      name: name.optional(),
+      description: description.nullable().optional(),
+      tokenCost: tokenCost.optional(),
+      displayType: displayType.optional(),
+      fileId: fileId.nullable().optional(),
+    },
+    unknownKeys,
+  )
+  .refine(
+    (b) => Object.keys(b).length > 0,
+    "Send at least one of name, description, tokenCost, displayType, fileId.",
+  );
 export const consumableIdParam = z.object({
-  id: z.coerce.number({ error: "id must be a number" }).int("id must be an integer").min(1, "id must be positive").max(Number.MAX_SAFE_INTEGER, "id is too large"),
+  id: z.coerce
+    .number({ error: "id must be a number" })
+    .int("id must be an integer")
+    .min(1, "id must be positive")
+    .max(Number.MAX_SAFE_INTEGER, "id is too large"),
 });
 
-const ORDER_COLUMNS = { createdAt: consumables.createdAt, tokenCost: consumables.tokenCost, name: consumables.name } as const;
+const ORDER_COLUMNS = {
+  createdAt: consumables.createdAt,
+  tokenCost: consumables.tokenCost,
+  name: consumables.name,
+} as const;
 const orderBy = z
   .string()
-  .regex(/^(createdAt|tokenCost|name)([,:](ASC|DESC|asc|desc))?$/, "orderBy must be createdAt, tokenCost or name, optionally followed by ,ASC or ,DESC")
+  .regex(
+    /^(createdAt|tokenCost|name)([,:](ASC|DESC|asc|desc))?$/,
+    "orderBy must be createdAt, tokenCost or name, optionally followed by ,ASC or ,DESC",
+  )
   .transform((s) => {
     const [field, dir = "DESC"] = s.split(/[,:]/) as [keyof typeof ORDER_COLUMNS, string?];
     return { field, desc: dir.toUpperCase() === "DESC" };
   });
-const createdBefore = z
-  .string()
-  .transform((s, ctx) => {
-    const ms = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
-    if (!Number.isFinite(ms)) ctx.addIssue({ code: "custom", message: "createdBefore must be an ISO date or epoch milliseconds" });
-    return ms;
-  });
+const createdBefore = z.string().transform((s, ctx) => {
+  const ms = /^\d+$/.test(s) ? Number(s) : Date.parse(s);
+  if (!Number.isFinite(ms))
+    ctx.addIssue({
+      code: "custom",
+      message: "createdBefore must be an ISO date or epoch milliseconds",
+    });
+  return ms;
+});
 const listQuery = limitOffset(CONSUMABLE_PAGE, CONSUMABLE_PAGE).extend({
   id: consumableIdParam.shape.id.optional(),
   createdBefore: createdBefore.optional(),
@@ -68,7 +113,10 @@ const listQuery = limitOffset(CONSUMABLE_PAGE, CONSUMABLE_PAGE).extend({
 type ListQuery = z.output<typeof listQuery>;
 
 function filters(q: ListQuery): SQL | undefined {
-  return and(q.id !== undefined ? eq(consumables.id, q.id) : undefined, q.createdBefore !== undefined ? lt(consumables.createdAt, q.createdBefore) : undefined);
+  return and(
+    q.id !== undefined ? eq(consumables.id, q.id) : undefined,
+    q.createdBefore !== undefined ? lt(consumables.createdAt, q.createdBefore) : undefined,
+  );
 }
 
 export async function consumableOr404(env: Env, id: number) {
@@ -80,7 +128,11 @@ export async function consumableOr404(env: Env, id: number) {
 /** A consumable may only name a file that was uploaded, so it never shows a broken image. */
 async function checkFile(env: Env, id: string | null | undefined) {
   if (!id) return;
-  const file = await db(env).select({ id: consumableFiles.id }).from(consumableFiles).where(eq(consumableFiles.id, id)).get();
+  const file = await db(env)
+    .select({ id: consumableFiles.id })
+    .from(consumableFiles)
+    .where(eq(consumableFiles.id, id))
+    .get();
   if (!file) throw badRequest(STORE_MSG.unknownFile);
 }
 
@@ -97,27 +149,51 @@ consumableRoutes.get(P, valid("query", listQuery), async (c) => {
   const where = filters(q);
   const dir = q.orderBy.desc ? desc : asc;
   const [rows, [{ n }]] = await Promise.all([
-    db(c.env).select().from(consumables).where(where).orderBy(dir(ORDER_COLUMNS[q.orderBy.field]), dir(consumables.id)).limit(q.limit).offset(q.offset).all(),
+    db(c.env)
+      .select()
+      .from(consumables)
+      .where(where)
+      .orderBy(dir(ORDER_COLUMNS[q.orderBy.field]), dir(consumables.id))
+      .limit(q.limit)
+      .offset(q.offset)
+      .all(),
     db(c.env).select({ n: count() }).from(consumables).where(where).all(),
   ]);
   return c.json({ data: rows.map(toConsumableDto), total: n, limit: q.limit, offset: q.offset });
 });
 
 consumableRoutes.get(`${P}/count`, valid("query", listQuery), async (c) => {
-  const [{ n }] = await db(c.env).select({ n: count() }).from(consumables).where(filters(c.req.valid("query"))).all();
+  const [{ n }] = await db(c.env)
+    .select({ n: count() })
+    .from(consumables)
+    .where(filters(c.req.valid("query")))
+    .all();
   return c.json({ count: n });
 });
 
-consumableRoutes.get(`${P}/:id`, valid("param", consumableIdParam), async (c) => c.json(toConsumableDto(await consumableOr404(c.env, c.req.valid("param").id))));
+consumableRoutes.get(`${P}/:id`, valid("param", consumableIdParam), async (c) =>
+  c.json(toConsumableDto(await consumableOr404(c.env, c.req.valid("param").id))),
+);
 
 /** A new tokenCost applies to the next purchase; one sent with the old cost gets 409. */
-consumableRoutes.patch(`${P}/:id`, requireAdmin, valid("param", consumableIdParam), valid("json", patchBody), async (c) => {
-  const body = c.req.valid("json");
-  await checkFile(c.env, body.fileId);
-  const row = await db(c.env).update(consumables).set({ ...body, updatedAt: Date.now() }).where(eq(consumables.id, c.req.valid("param").id)).returning().get();
-  if (!row) throw notFound(STORE_MSG.consumableNotFound);
-  return c.json(toConsumableDto(row));
-});
+consumableRoutes.patch(
+  `${P}/:id`,
+  requireAdmin,
+  valid("param", consumableIdParam),
+  valid("json", patchBody),
+  async (c) => {
+    const body = c.req.valid("json");
+    await checkFile(c.env, body.fileId);
+    const row = await db(c.env)
+      .update(consumables)
+      .set({ ...body, updatedAt: Date.now() })
+      .where(eq(consumables.id, c.req.valid("param").id))
+      .returning()
+      .get();
+    if (!row) throw notFound(STORE_MSG.consumableNotFound);
+    return c.json(toConsumableDto(row));
+  },
+);
 
 /** Purchases keep their consumableId (history); the file stays, other consumables may use it. */
 consumableRoutes.delete(`${P}/:id`, requireAdmin, valid("param", consumableIdParam), async (c) => {

@@ -33,34 +33,57 @@ const value = z
   .refine((s) => cleanText(s, true), "value must not contain control characters or broken unicode");
 
 async function allFields(env: Pick<Env, "DB">, userUuid: string) {
-  const rows = await db(env).select({ key: customFields.key, value: customFields.value }).from(customFields).where(eq(customFields.userUuid, userUuid)).orderBy(asc(customFields.key)).all();
-  return { fields: Object.fromEntries(rows.map((r) => [r.key, r.value])) as Record<string, string> };
+  const rows = await db(env)
+    .select({ key: customFields.key, value: customFields.value })
+    .from(customFields)
+    .where(eq(customFields.userUuid, userUuid))
+    .orderBy(asc(customFields.key))
+    .all();
+  return {
+    fields: Object.fromEntries(rows.map((r) => [r.key, r.value])) as Record<string, string>,
+  };
 }
 
-customFieldRoutes.post("/custom-fields", requireUser, valid("json", z.strictObject({ key, value })), async (c) => {
-  const who = caller(c);
-  const { key: k, value: v } = c.req.valid("json");
-  const d = db(c.env);
-  const where = and(eq(customFields.userUuid, who.uuid), eq(customFields.key, k));
-  const exists = await d.select({ key: customFields.key }).from(customFields).where(where).get();
-  if (!exists) {
-    const [{ n }] = await d.select({ n: count() }).from(customFields).where(eq(customFields.userUuid, who.uuid)).all();
-    if (n >= MAX_FIELDS) throw badRequest(`You can keep at most ${MAX_FIELDS} custom fields; delete one first.`);
-  }
-  const now = Date.now();
-  await d
-    .insert(customFields)
-    .values({ userUuid: who.uuid, key: k, value: v })
-    .onConflictDoUpdate({ target: [customFields.userUuid, customFields.key], set: { value: v, updatedAt: now } });
-  return c.json(await allFields(c.env, who.uuid), exists ? 200 : 201);
-});
+customFieldRoutes.post(
+  "/custom-fields",
+  requireUser,
+  valid("json", z.strictObject({ key, value })),
+  async (c) => {
+    const who = caller(c);
+    const { key: k, value: v } = c.req.valid("json");
+    const d = db(c.env);
+    const where = and(eq(customFields.userUuid, who.uuid), eq(customFields.key, k));
+    const exists = await d.select({ key: customFields.key }).from(customFields).where(where).get();
+    if (!exists) {
+      const [{ n }] = await d
+        .select({ n: count() })
+        .from(customFields)
+        .where(eq(customFields.userUuid, who.uuid))
+        .all();
+      if (n >= MAX_FIELDS)
+        throw badRequest(`You can keep at most ${MAX_FIELDS} custom fields; delete one first.`);
+    }
+    const now = Date.now();
+    await d
+      .insert(customFields)
+      .values({ userUuid: who.uuid, key: k, value: v })
+      .onConflictDoUpdate({
+        target: [customFields.userUuid, customFields.key],
+        set: { value: v, updatedAt: now },
+      });
+    return c.json(await allFields(c.env, who.uuid), exists ? 200 : 201);
+  },
+);
 
 customFieldRoutes.delete("/custom-fields", requireUser, async (c) => {
   const who = caller(c);
   let body: unknown = {};
   if (/json/i.test(c.req.header("Content-Type") ?? "")) body = await c.req.json().catch(() => ({}));
   const fromQuery = c.req.query("key");
-  const { key: k } = parseOr400(z.object({ key }, { error: "key is required (query or JSON body)" }), fromQuery !== undefined ? { key: fromQuery } : body ?? {});
+  const { key: k } = parseOr400(
+    z.object({ key }, { error: "key is required (query or JSON body)" }),
+    fromQuery !== undefined ? { key: fromQuery } : (body ?? {}),
+  );
   const gone = await db(c.env)
     .delete(customFields)
     .where(and(eq(customFields.userUuid, who.uuid), eq(customFields.key, k)))

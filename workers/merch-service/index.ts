@@ -20,14 +20,34 @@ import { sentryTestingRoutes } from "./sentry-testing";
 /** The merch-service. Its resources arrive with their issues; for now it answers its health check. */
 export const merchService = serviceApp("merch-service");
 // The token store (issue 5): accounts, hold endings, bundles, consumables and their files, purchases.
-for (const routes of [tokenAccountRoutes, tokenTransactionRoutes, tokenBundleRoutes, consumableFileRoutes, consumableRoutes, consumablePurchaseRoutes]) {
+for (const routes of [
+  tokenAccountRoutes,
+  tokenTransactionRoutes,
+  tokenBundleRoutes,
+  consumableFileRoutes,
+  consumableRoutes,
+  consumablePurchaseRoutes,
+]) {
   merchService.route("/", routes);
 }
 // Points, seasons and ranking (issue 6).
-for (const routes of [pointsRoutes, seasonRoutes, seasonRankingRoutes, rankingStatusRoutes, adminRankingStatusRoutes, avatarBackfillRoutes]) {
+for (const routes of [
+  pointsRoutes,
+  seasonRoutes,
+  seasonRankingRoutes,
+  rankingStatusRoutes,
+  adminRankingStatusRoutes,
+  avatarBackfillRoutes,
+]) {
   merchService.route("/", routes);
 }
 // Avatars, their assignments, custom fields and the error-reporting test (issue 6).
-for (const routes of [adminAvatarRoutes, avatarAssignmentRoutes, avatarRoutes, customFieldRoutes, sentryTestingRoutes]) {
+for (const routes of [
+  adminAvatarRoutes,
+  avatarAssignmentRoutes,
+  avatarRoutes,
+  customFieldRoutes,
+  sentryTestingRoutes,
+]) {
   merchService.route("/", routes);
 }

@@ -52,22 +52,50 @@ const shape = {
 const serviceBody = z.object({ eventId, ...shape });
 const adminBody = z.object({ eventId: eventId.optional(), ...shape });
 
-async function queue(c: Context<AppEnv>, source: "service" | "admin", body: z.output<typeof adminBody>, id: string) {
+async function queue(
+  c: Context<AppEnv>,
+  source: "service" | "admin",
+  body: z.output<typeof adminBody>,
+  id: string,
+) {
   const now = Date.now();
   const occurredAt = body.occurredAt ?? now;
   if (occurredAt > now + SKEW_MS) throw badRequest("occurredAt must not be in the future");
   if (occurredAt < now) {
     const then = await seasonAt(c.env, occurredAt);
-    if (then && then.endDate <= now) throw conflict(`occurredAt falls in season "${then.name}", which has ended: its ranking is frozen.`);
+    if (then && then.endDate <= now)
+      throw conflict(
+        `occurredAt falls in season "${then.name}", which has ended: its ranking is frozen.`,
+      );
   }
-  const user = await db(c.env).select({ uuid: users.uuid }).from(users).where(eq(users.uuid, body.userUuid)).get();
+  const user = await db(c.env)
+    .select({ uuid: users.uuid })
+    .from(users)
+    .where(eq(users.uuid, body.userUuid))
+    .get();
   if (!user) throw notFound("User not found.");
   const data: Record<string, unknown> = {};
   if (body.reason) data.reason = body.reason;
   if (source === "admin") data.adminUuid = caller(c).uuid;
-  const message: PointsMessage = { eventId: `${source}:${id}`, userUuid: body.userUuid, points: body.points, occurredAt, source, data };
+  const message: PointsMessage = {
+    eventId: `${source}:${id}`,
+    userUuid: body.userUuid,
+    points: body.points,
+    occurredAt,
+    source,
+    data,
+  };
   await sendPoints(c.env, message);
-  return c.json({ eventId: id, userUuid: body.userUuid, points: body.points, occurredAt: new Date(occurredAt).toISOString(), queued: true }, 202);
+  return c.json(
+    {
+      eventId: id,
+      userUuid: body.userUuid,
+      points: body.points,
+      occurredAt: new Date(occurredAt).toISOString(),
+      queued: true,
+    },
+    202,
+  );
 }
 
 pointsRoutes.post("/points/service", requireService, valid("json", serviceBody), (c) => {
@@ -75,7 +103,12 @@ pointsRoutes.post("/points/service", requireService, valid("json", serviceBody),
   return queue(c, "service", body, body.eventId);
 });
 
-pointsRoutes.post("/points/season/admin/handle-points", requireAdmin, valid("json", adminBody), (c) => {
-  const body = c.req.valid("json");
-  return queue(c, "admin", body, body.eventId ?? crypto.randomUUID());
-});
+pointsRoutes.post(
+  "/points/season/admin/handle-points",
+  requireAdmin,
+  valid("json", adminBody),
+  (c) => {
+    const body = c.req.valid("json");
+    return queue(c, "admin", body, body.eventId ?? crypto.randomUUID());
+  },
+);

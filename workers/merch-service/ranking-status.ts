@@ -19,17 +19,25 @@ import { seasonAt } from "./season-store";
  */
 export const rankingStatusRoutes = new Hono<AppEnv>();
 
-rankingStatusRoutes.get("/points/ranking-status/sum/:userUuid", valid("param", userUuidParam), async (c) =>
-  c.json(await standingOf(c.env, null, c.req.valid("param").userUuid)),
+rankingStatusRoutes.get(
+  "/points/ranking-status/sum/:userUuid",
+  valid("param", userUuidParam),
+  async (c) => c.json(await standingOf(c.env, null, c.req.valid("param").userUuid)),
 );
 
-rankingStatusRoutes.get("/points/ranking-status/:userUuid", valid("param", userUuidParam), async (c) =>
-  c.json(await standingOf(c.env, (await seasonAt(c.env)) ?? null, c.req.valid("param").userUuid)),
+rankingStatusRoutes.get(
+  "/points/ranking-status/:userUuid",
+  valid("param", userUuidParam),
+  async (c) =>
+    c.json(await standingOf(c.env, (await seasonAt(c.env)) ?? null, c.req.valid("param").userUuid)),
 );
 
 export async function bothStandings(env: Env, userUuid: string) {
   const season = (await seasonAt(env)) ?? null;
-  const [now, life] = await Promise.all([season ? standingOf(env, season, userUuid) : null, standingOf(env, null, userUuid)]);
+  const [now, life] = await Promise.all([
+    season ? standingOf(env, season, userUuid) : null,
+    standingOf(env, null, userUuid),
+  ]);
   return {
     userUuid,
     nickname: life.nickname,
@@ -40,6 +48,12 @@ export async function bothStandings(env: Env, userUuid: string) {
   };
 }
 
-rankingStatusRoutes.get("/points/current-ranking-status", requireUser, async (c) => c.json(await bothStandings(c.env, caller(c).uuid)));
+rankingStatusRoutes.get("/points/current-ranking-status", requireUser, async (c) =>
+  c.json(await bothStandings(c.env, caller(c).uuid)),
+);
 
-rankingStatusRoutes.get("/points/current-ranking-status/:userUuid", valid("param", userUuidParam), async (c) => c.json(await bothStandings(c.env, c.req.valid("param").userUuid)));
+rankingStatusRoutes.get(
+  "/points/current-ranking-status/:userUuid",
+  valid("param", userUuidParam),
+  async (c) => c.json(await bothStandings(c.env, c.req.valid("param").userUuid)),
+);

@@ -27,10 +27,14 @@ export interface RankRow extends RankedUser {
 type Board = ReturnType<typeof boardOf>;
 const lifetimeBoard = (env: Env): Board => env.Leaderboard.getByName(LIFETIME_BOARD);
 /** The season's board, or the lifetime board for `null`. */
-export const boardFor = (env: Env, season: SeasonRow | null): Board => (season ? boardOf(env, season.id) : lifetimeBoard(env));
+export const boardFor = (env: Env, season: SeasonRow | null): Board =>
+  season ? boardOf(env, season.id) : lifetimeBoard(env);
 
 /** nickname and avatarId of `uuids` (one D1 read; a JSON list binds as one value). */
-async function profiles(env: Env, uuids: string[]): Promise<Map<string, { nickname: string; avatarId: string | null }>> {
+async function profiles(
+  env: Env,
+  uuids: string[],
+): Promise<Map<string, { nickname: string; avatarId: string | null }>> {
   if (uuids.length === 0) return new Map();
   const rows = await db(env)
     .select({ uuid: users.uuid, nickname: users.nickname, avatarId: users.avatarId })
@@ -41,17 +45,35 @@ async function profiles(env: Env, uuids: string[]): Promise<Map<string, { nickna
 }
 
 export async function withProfiles(env: Env, rows: RankedUser[]): Promise<RankRow[]> {
-  const p = await profiles(env, rows.map((r) => r.userUuid));
-  return rows.map((r) => ({ userUuid: r.userUuid, nickname: p.get(r.userUuid)?.nickname ?? null, avatarId: p.get(r.userUuid)?.avatarId ?? null, balance: r.balance, rank: r.rank }));
+  const p = await profiles(
+    env,
+    rows.map((r) => r.userUuid),
+  );
+  return rows.map((r) => ({
+    userUuid: r.userUuid,
+    nickname: p.get(r.userUuid)?.nickname ?? null,
+    avatarId: p.get(r.userUuid)?.avatarId ?? null,
+    balance: r.balance,
+    rank: r.rank,
+  }));
 }
 
 /**
  * One ranking page of a season (or lifetime for `null`), with the caller's own row when
  * `me` is given (so a page can show "your rank" even when it is off the page).
  */
-export async function rankingOf(env: Env, season: SeasonRow | null, take: number, skip: number, me?: string) {
+export async function rankingOf(
+  env: Env,
+  season: SeasonRow | null,
+  take: number,
+  skip: number,
+  me?: string,
+) {
   const board = boardFor(env, season);
-  const [page, mine] = await Promise.all([board.page(take, skip), me ? board.rankOf(me) : Promise.resolve(null)]);
+  const [page, mine] = await Promise.all([
+    board.page(take, skip),
+    me ? board.rankOf(me) : Promise.resolve(null),
+  ]);
   const rows = await withProfiles(env, mine ? [...page.rows, mine] : page.rows);
   return {
     season: season ? seasonDto(season) : null,

@@ -18,10 +18,21 @@ export const SEASON_NOT_FOUND = "Season not found.";
 /** A time in a body, query or path: ISO 8601 or epoch milliseconds, years 2000..2100. */
 export const instant = (name: string) =>
   z
-    .union([z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time` }).transform((s) => Date.parse(s)), z.number().int()], {
-      error: `${name} must be an ISO date-time or epoch milliseconds`,
-    })
-    .refine((n) => n >= Date.UTC(2000, 0, 1) && n <= Date.UTC(2100, 0, 1), `${name} must be between 2000 and 2100`);
+    .union(
+      [
+        z.iso
+          .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time` })
+          .transform((s) => Date.parse(s)),
+        z.number().int(),
+      ],
+      {
+        error: `${name} must be an ISO date-time or epoch milliseconds`,
+      },
+    )
+    .refine(
+      (n) => n >= Date.UTC(2000, 0, 1) && n <= Date.UTC(2100, 0, 1),
+      `${name} must be between 2000 and 2100`,
+    );
 
 /** The same in a path segment (always a string): digits are epoch ms. */
 export const instantParam = (name: string) =>
@@ -30,7 +41,13 @@ export const instantParam = (name: string) =>
     .transform((s) => (/^\d{1,15}$/.test(s) ? Number(s) : s))
     .pipe(instant(name));
 
-export const seasonIdParam = z.object({ id: z.coerce.number({ error: "id must be a number" }).int("id must be a whole number").min(1, "id must be positive").max(2 ** 31) });
+export const seasonIdParam = z.object({
+  id: z.coerce
+    .number({ error: "id must be a number" })
+    .int("id must be a whole number")
+    .min(1, "id must be positive")
+    .max(2 ** 31),
+});
 
 export const seasonDto = (s: SeasonRow) => ({
   id: s.id,
@@ -66,7 +83,11 @@ export async function seasonByName(env: Env, name: string): Promise<SeasonRow | 
 }
 
 /** The first season starting after `start`, or the last one starting before it. */
-export async function seasonBeside(env: Env, start: number, dir: "next" | "prev"): Promise<SeasonRow | undefined> {
+export async function seasonBeside(
+  env: Env,
+  start: number,
+  dir: "next" | "prev",
+): Promise<SeasonRow | undefined> {
   return db(env)
     .select()
     .from(seasons)
@@ -77,4 +98,5 @@ export async function seasonBeside(env: Env, start: number, dir: "next" | "prev"
 }
 
 /** The season's board. */
-export const boardOf = (env: Env, seasonId: number) => env.Leaderboard.getByName(seasonBoard(seasonId));
+export const boardOf = (env: Env, seasonId: number) =>
+  env.Leaderboard.getByName(seasonBoard(seasonId));

@@ -36,11 +36,21 @@ const name = z
   // A name is a path segment (`/points/season-ranking/{seasonName}`).
   .refine((s) => !s.includes("/"), "name must not contain a slash");
 
-const windowCheck = (v: { startDate?: number; endDate?: number }) => v.startDate === undefined || v.endDate === undefined || v.endDate > v.startDate;
-const createBody = z.object({ name, startDate: instant("startDate"), endDate: instant("endDate") }).refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
+const windowCheck = (v: { startDate?: number; endDate?: number }) =>
+  v.startDate === undefined || v.endDate === undefined || v.endDate > v.startDate;
+const createBody = z
+  .object({ name, startDate: instant("startDate"), endDate: instant("endDate") })
+  .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
 const patchBody = z
-  .object({ name: name.optional(), startDate: instant("startDate").optional(), endDate: instant("endDate").optional() })
-  .refine((v) => v.name !== undefined || v.startDate !== undefined || v.endDate !== undefined, "Send at least one of name, startDate, endDate.")
+  .object({
+    name: name.optional(),
+    startDate: instant("startDate").optional(),
+    endDate: instant("endDate").optional(),
+  })
+  .refine(
+    (v) => v.name !== undefined || v.startDate !== undefined || v.endDate !== undefined,
+    "Send at least one of name, startDate, endDate.",
+  )
   .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
 
 export const MSG = {
@@ -52,7 +62,10 @@ export const MSG = {
 };
 
 /** The season's row as written, or a 409 for a name already used. */
-async function writeSeason(run: () => Promise<SeasonRow | null>, seasonName: string): Promise<SeasonRow | null> {
+async function writeSeason(
+  run: () => Promise<SeasonRow | null>,
+  seasonName: string,
+): Promise<SeasonRow | null> {
   try {
     return await run();
   } catch (e) {
@@ -61,7 +74,8 @@ async function writeSeason(run: () => Promise<SeasonRow | null>, seasonName: str
   }
 }
 
-const SEASON_COLS = "id, name, start_date AS startDate, end_date AS endDate, created_at AS createdAt, updated_at AS updatedAt";
+const SEASON_COLS =
+  "id, name, start_date AS startDate, end_date AS endDate, created_at AS createdAt, updated_at AS updatedAt";
 
 seasonRoutes.post("/points/season", requireAdmin, valid("json", createBody), async (c) => {
   const b = c.req.valid("json");
@@ -81,37 +95,45 @@ seasonRoutes.post("/points/season", requireAdmin, valid("json", createBody), asy
   return c.json(seasonDto(row), 201);
 });
 
-seasonRoutes.patch("/points/season/:id", requireAdmin, valid("param", seasonIdParam), valid("json", patchBody), async (c) => {
-  const { id } = c.req.valid("param");
-  const b = c.req.valid("json");
-  const s = await seasonOr404(c.env, id);
-  const now = Date.now();
-  const startDate = b.startDate ?? s.startDate;
-  const endDate = b.endDate ?? s.endDate;
-  if (endDate <= startDate) throw badRequest("endDate must be after startDate");
-  if (startDate !== s.startDate && now >= s.startDate) throw conflict(MSG.startedStart);
-  if (endDate !== s.endDate && now >= s.endDate) throw conflict(MSG.endedFrozen);
-  if (endDate !== s.endDate && now >= s.startDate && endDate <= now) throw badRequest(MSG.endInPast);
-  const seasonName = b.name ?? s.name;
-  const row = await writeSeason(
-    () =>
-      c.env.DB.prepare(
-        `UPDATE seasons SET name = ?2, start_date = ?3, end_date = ?4, updated_at = (unixepoch('subsec') * 1000)
+seasonRoutes.patch(
+  "/points/season/:id",
+  requireAdmin,
+  valid("param", seasonIdParam),
+  valid("json", patchBody),
+  async (c) => {
+    const { id } = c.req.valid("param");
+    const b = c.req.valid("json");
+    const s = await seasonOr404(c.env, id);
+    const now = Date.now();
+    const startDate = b.startDate ?? s.startDate;
+    const endDate = b.endDate ?? s.endDate;
+    if (endDate <= startDate) throw badRequest("endDate must be after startDate");
+    if (startDate !== s.startDate && now >= s.startDate) throw conflict(MSG.startedStart);
+    if (endDate !== s.endDate && now >= s.endDate) throw conflict(MSG.endedFrozen);
+    if (endDate !== s.endDate && now >= s.startDate && endDate <= now)
+      throw badRequest(MSG.endInPast);
+    const seasonName = b.name ?? s.name;
+    const row = await writeSeason(
+      () =>
+        c.env.DB.prepare(
+          `UPDATE seasons SET name = ?2, start_date = ?3, end_date = ?4, updated_at = (unixepoch('subsec') * 1000)
          WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM seasons WHERE id != ?1 AND start_date < ?4 AND end_date > ?3)
          RETURNING ${SEASON_COLS}`,
-      )
-        .bind(id, seasonName, startDate, endDate)
-        .first<SeasonRow>(),
-    seasonName,
-  );
-  if (!row) {
-    // Either the season vanished meanwhile or the new window overlaps another one.
-    await seasonOr404(c.env, id);
-    throw conflict(MSG.overlap);
-  }
-  if (row.startDate !== s.startDate || row.endDate !== s.endDate) await boardOf(c.env, id).setWindow(row.startDate, row.endDate);
-  return c.json(seasonDto(row));
-});
+        )
+          .bind(id, seasonName, startDate, endDate)
+          .first<SeasonRow>(),
+      seasonName,
+    );
+    if (!row) {
+      // Either the season vanished meanwhile or the new window overlaps another one.
+      await seasonOr404(c.env, id);
+      throw conflict(MSG.overlap);
+    }
+    if (row.startDate !== s.startDate || row.endDate !== s.endDate)
+      await boardOf(c.env, id).setWindow(row.startDate, row.endDate);
+    return c.json(seasonDto(row));
+  },
+);
 
 async function deleteSeason(env: Env, id: number) {
   const s = await seasonOr404(env, id);
@@ -123,8 +145,12 @@ async function deleteSeason(env: Env, id: number) {
   return { ...seasonDto(s), deleted: true };
 }
 
-seasonRoutes.delete("/points/season/:id", requireAdmin, valid("param", seasonIdParam), async (c) => c.json(await deleteSeason(c.env, c.req.valid("param").id)));
-seasonRoutes.delete("/admin/seasons/:id", requireAdmin, valid("param", seasonIdParam), async (c) => c.json(await deleteSeason(c.env, c.req.valid("param").id)));
+seasonRoutes.delete("/points/season/:id", requireAdmin, valid("param", seasonIdParam), async (c) =>
+  c.json(await deleteSeason(c.env, c.req.valid("param").id)),
+);
+seasonRoutes.delete("/admin/seasons/:id", requireAdmin, valid("param", seasonIdParam), async (c) =>
+  c.json(await deleteSeason(c.env, c.req.valid("param").id)),
+);
 
 const SEASON_COLUMNS: Columns = {
   id: seasons.id,
@@ -137,10 +163,16 @@ const SEASON_COLUMNS: Columns = {
 
 /** GET /admin/seasons: the crud list, latest start first by default. */
 seasonRoutes.get("/admin/seasons", requireAdmin, valid("query", crudQuerySchema), async (c) =>
-  c.json(await crudList(c.env, seasons, SEASON_COLUMNS, c.req.valid("query"), seasonDto, { defaultSort: ["startDate", "DESC"] })),
+  c.json(
+    await crudList(c.env, seasons, SEASON_COLUMNS, c.req.valid("query"), seasonDto, {
+      defaultSort: ["startDate", "DESC"],
+    }),
+  ),
 );
 
-seasonRoutes.get("/admin/seasons/:id", requireAdmin, valid("param", seasonIdParam), async (c) => c.json(seasonDto(await seasonOr404(c.env, c.req.valid("param").id))));
+seasonRoutes.get("/admin/seasons/:id", requireAdmin, valid("param", seasonIdParam), async (c) =>
+  c.json(seasonDto(await seasonOr404(c.env, c.req.valid("param").id))),
+);
 
 seasonRoutes.get("/seasons/current", async (c) => {
   const s = await seasonAt(c.env);

@@ -1,5 +1,11 @@
 import type { TokenAccountView } from "../../durable/token-account";
-import type { ConsumablePurchaseRow, ConsumableRow, ProductRow, TokenAccountRow, TokenBundleRow } from "../db/schema";
+import type {
+  ConsumablePurchaseRow,
+  ConsumableRow,
+  ProductRow,
+  TokenAccountRow,
+  TokenBundleRow,
+} from "../db/schema";
 
 /**
  * What the token store answers: D1 rows (epoch ms) as JSON with ISO times, and file keys
@@ -13,7 +19,9 @@ export const consumableFileUrl = (fileId: string) => `${BASE}/consumables/files/
 export const bundleThumbnailUrl = (bundle: Pick<TokenBundleRow, "id" | "thumbnailKey">) =>
   // The key's last segment is a fresh uuid per upload, so the URL changes with the picture
   // and the thumbnail can be cached for good.
-  bundle.thumbnailKey ? `${BASE}/token-bundles/${bundle.id}/thumbnail?v=${bundle.thumbnailKey.split("/").pop()}` : null;
+  bundle.thumbnailKey
+    ? `${BASE}/token-bundles/${bundle.id}/thumbnail?v=${bundle.thumbnailKey.split("/").pop()}`
+    : null;
 
 /** A token account: the D1 row (who owns it) with the object's live balance. */
 export const toAccountDto = (row: TokenAccountRow, view: TokenAccountView) => ({
@@ -27,7 +35,10 @@ export const toAccountDto = (row: TokenAccountRow, view: TokenAccountView) => ({
 });
 export type AccountDto = ReturnType<typeof toAccountDto>;
 
-export const toBundleDto = (row: TokenBundleRow, product?: Pick<ProductRow, "price" | "currency" | "name"> | null) => ({
+export const toBundleDto = (
+  row: TokenBundleRow,
+  product?: Pick<ProductRow, "price" | "currency" | "name"> | null,
+) => ({
   id: row.id,
   productId: row.productId,
   name: row.name,

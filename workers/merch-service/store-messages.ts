@@ -15,7 +15,8 @@ export const STORE_MSG = {
   fileNotFound: "Consumable file not found.",
   unknownFile: "fileId does not name an uploaded consumable file.",
   roomNotFound: "Room not found.",
-  costChanged: (now: number) => `The price of this item is now ${now} tokens. Please review it and try again.`,
+  costChanged: (now: number) =>
+    `The price of this item is now ${now} tokens. Please review it and try again.`,
   stale: "Your token balance has changed. Please review it and try again.",
   keyReused: "This Idempotency-Key was already used for a different purchase.",
   cancelled: "This purchase was cancelled and nothing was charged.",

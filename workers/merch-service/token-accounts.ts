@@ -25,9 +25,17 @@ export const tokenAccountRoutes = new Hono<AppEnv>();
 
 const P = "/api/v1/token-accounts";
 const accountParam = z.object({ accountId: z.uuid({ error: "accountId must be a UUID" }) });
-const statusBody = z.object({ status: z.enum(ACCOUNT_STATUSES, { error: `status must be one of ${ACCOUNT_STATUSES.join(", ")}` }) });
+const statusBody = z.object({
+  status: z.enum(ACCOUNT_STATUSES, {
+    error: `status must be one of ${ACCOUNT_STATUSES.join(", ")}`,
+  }),
+});
 const grantBody = z.object({
-  amount: z.number({ error: "amount must be a number" }).int("amount must be an integer").min(1, "amount must be at least 1").max(1_000_000, "amount must be at most 1000000"),
+  amount: z
+    .number({ error: "amount must be a number" })
+    .int("amount must be an integer")
+    .min(1, "amount must be at least 1")
+    .max(1_000_000, "amount must be at most 1000000"),
   idempotencyKey: z
     .string({ error: "idempotencyKey must be a string" })
     .min(1, "idempotencyKey must not be empty")
@@ -57,33 +65,60 @@ tokenAccountRoutes.get(`${P}/:accountId`, requireUser, valid("param", accountPar
 });
 
 /** The ledger (credit, hold, commit, voided rows), newest first: `{ data, total, limit, offset }`. */
-tokenAccountRoutes.get(`${P}/:accountId/transactions`, requireUser, valid("param", accountParam), valid("query", limitOffset(100, 20)), async (c) => {
-  const account = await accountFor(c.env, caller(c), c.req.valid("param").accountId, true);
-  const { limit, offset } = c.req.valid("query");
-  const page = await accountObject(c.env, account.id).transactions(limit, offset);
-  return c.json({ ...page, limit, offset });
-});
+tokenAccountRoutes.get(
+  `${P}/:accountId/transactions`,
+  requireUser,
+  valid("param", accountParam),
+  valid("query", limitOffset(100, 20)),
+  async (c) => {
+    const account = await accountFor(c.env, caller(c), c.req.valid("param").accountId, true);
+    const { limit, offset } = c.req.valid("query");
+    const page = await accountObject(c.env, account.id).transactions(limit, offset);
+    return c.json({ ...page, limit, offset });
+  },
+);
 
 /** A disabled account refuses holds, commits, voids and credits, but still answers reads. */
-tokenAccountRoutes.patch(`${P}/:accountId/status`, requireAdmin, valid("param", accountParam), valid("json", statusBody), async (c) => {
-  const account = await accountFor(c.env, caller(c), c.req.valid("param").accountId, true);
-  const view = await accountObject(c.env, account.id).setStatus(c.req.valid("json").status);
-  return c.json(toAccountDto(account, view));
-});
+tokenAccountRoutes.patch(
+  `${P}/:accountId/status`,
+  requireAdmin,
+  valid("param", accountParam),
+  valid("json", statusBody),
+  async (c) => {
+    const account = await accountFor(c.env, caller(c), c.req.valid("param").accountId, true);
+    const view = await accountObject(c.env, account.id).setStatus(c.req.valid("json").status);
+    return c.json(toAccountDto(account, view));
+  },
+);
 
-tokenAccountRoutes.post(`${P}/:accountId/grant`, requireAdmin, valid("param", accountParam), valid("json", grantBody), async (c) => {
-  if (!GRANT_ENVIRONMENTS.includes(c.env.ENVIRONMENT)) throw forbidden(STORE_MSG.grantRefused);
-  const who = caller(c);
-  const account = await accountFor(c.env, who, c.req.valid("param").accountId, true);
-  const { amount, idempotencyKey } = c.req.valid("json");
-  const stub = accountObject(c.env, account.id);
-  // credit() throws only on a disabled account (a reused key for another amount cannot
-  // happen: the key is scoped by amount here), so check first and answer 403 instead; a
-  // disable that lands in between is told apart from a real failure by reading again.
-  const disabled = async () => (await stub.getAccount()).status !== "active";
-  if (await disabled()) throw forbidden(STORE_MSG.accountDisabled);
-  const result = await stub.credit(amount, `grant:${who.uuid}:${amount}:${idempotencyKey ?? crypto.randomUUID()}`, `grant by ${who.uuid}`).catch(async (e) => {
-    throw (await disabled()) ? forbidden(STORE_MSG.accountDisabled) : e;
-  });
-  return c.json({ ...toAccountDto(account, await stub.getAccount()), duplicate: result.duplicate }, result.duplicate ? 200 : 201);
-});
+tokenAccountRoutes.post(
+  `${P}/:accountId/grant`,
+  requireAdmin,
+  valid("param", accountParam),
+  valid("json", grantBody),
+  async (c) => {
+    if (!GRANT_ENVIRONMENTS.includes(c.env.ENVIRONMENT)) throw forbidden(STORE_MSG.grantRefused);
+    const who = caller(c);
+    const account = await accountFor(c.env, who, c.req.valid("param").accountId, true);
+    const { amount, idempotencyKey } = c.req.valid("json");
+    const stub = accountObject(c.env, account.id);
+    // credit() throws only on a disabled account (a reused key for another amount cannot
+    // happen: the key is scoped by amount here), so check first and answer 403 instead; a
+    // disable that lands in between is told apart from a real failure by reading again.
+    const disabled = async () => (await stub.getAccount()).status !== "active";
+    if (await disabled()) throw forbidden(STORE_MSG.accountDisabled);
+    const result = await stub
+      .credit(
+        amount,
+        `grant:${who.uuid}:${amount}:${idempotencyKey ?? crypto.randomUUID()}`,
+        `grant by ${who.uuid}`,
+      )
+      .catch(async (e) => {
+        throw (await disabled()) ? forbidden(STORE_MSG.accountDisabled) : e;
+      });
+    return c.json(
+      { ...toAccountDto(account, await stub.getAccount()), duplicate: result.duplicate },
+      result.duplicate ? 200 : 201,
+    );
+  },
+);

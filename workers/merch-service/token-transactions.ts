@@ -45,7 +45,12 @@ const REFUSAL_STATUS: Record<RefusalCode, number> = {
 };
 
 export function refusalError(r: TransactionRefused): ApiError {
-  const message = r.code === "disabled" ? STORE_MSG.accountDisabled : r.code === "hold_not_found" ? STORE_MSG.holdNotFound : r.message;
+  const message =
+    r.code === "disabled"
+      ? STORE_MSG.accountDisabled
+      : r.code === "hold_not_found"
+        ? STORE_MSG.holdNotFound
+        : r.message;
   return new ApiError(REFUSAL_STATUS[r.code], message);
 }
 
@@ -57,16 +62,24 @@ const serviceOrUser = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 for (const action of ["commit", "void"] as const) {
-  tokenTransactionRoutes.post(`/api/v1/token-transactions/${action}`, serviceOrUser, valid("json", endBody), async (c) => {
-    const { accountId, holdId, idempotencyKey } = c.req.valid("json");
-    const byService = c.req.header("X-Service-Key") !== undefined;
-    const account = byService ? await accountById(c.env, accountId) : await accountFor(c.env, caller(c), accountId, true);
-    if (!account) throw new ApiError(404, STORE_MSG.accountNotFound);
-    const stub = accountObject(c.env, account.id);
-    // Keys are scoped by who calls, so one client's key can never answer for another's call.
-    const scoped = `${action}:${byService ? "service" : caller(c).uuid}:${idempotencyKey}`;
-    const result = action === "commit" ? await stub.commit(holdId, scoped) : await stub.void(holdId, scoped);
-    if (!result.ok) throw refusalError(result);
-    return c.json({ ...result, accountId: account.id }, result.duplicate ? 200 : 201);
-  });
+  tokenTransactionRoutes.post(
+    `/api/v1/token-transactions/${action}`,
+    serviceOrUser,
+    valid("json", endBody),
+    async (c) => {
+      const { accountId, holdId, idempotencyKey } = c.req.valid("json");
+      const byService = c.req.header("X-Service-Key") !== undefined;
+      const account = byService
+        ? await accountById(c.env, accountId)
+        : await accountFor(c.env, caller(c), accountId, true);
+      if (!account) throw new ApiError(404, STORE_MSG.accountNotFound);
+      const stub = accountObject(c.env, account.id);
+      // Keys are scoped by who calls, so one client's key can never answer for another's call.
+      const scoped = `${action}:${byService ? "service" : caller(c).uuid}:${idempotencyKey}`;
+      const result =
+        action === "commit" ? await stub.commit(holdId, scoped) : await stub.void(holdId, scoped);
+      if (!result.ok) throw refusalError(result);
+      return c.json({ ...result, accountId: account.id }, result.duplicate ? 200 : 201);
+    },
+  );
 }

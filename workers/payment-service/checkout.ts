@@ -17,9 +17,15 @@ import { publicOrigin } from "../lib/links";
 export type CheckoutMode = "payment" | "subscription";
 
 /** Where the browser lands after paying: the bundles page or the subscription page. */
-export const returnPath = (mode: CheckoutMode) => (mode === "payment" ? "/tokens" : "/subscription");
+export const returnPath = (mode: CheckoutMode) =>
+  mode === "payment" ? "/tokens" : "/subscription";
 
-export async function startCheckout(c: Context<AppEnv>, user: { uuid: string; email: string | null }, product: ProductRow, mode: CheckoutMode) {
+export async function startCheckout(
+  c: Context<AppEnv>,
+  user: { uuid: string; email: string | null },
+  product: ProductRow,
+  mode: CheckoutMode,
+) {
   const origin = publicOrigin(c);
   const back = `${origin}${returnPath(mode)}`;
   const stripe = stripeClient(c.env);
@@ -47,6 +53,9 @@ export async function startCheckout(c: Context<AppEnv>, user: { uuid: string; em
     sessionId = `cs_local_${crypto.randomUUID()}`;
     url = `${origin}/checkout/local/${sessionId}`;
   }
-  await db(c.env).insert(checkoutSessions).values({ id: sessionId, userUuid: user.uuid, productId: product.id, mode, url }).run();
+  await db(c.env)
+    .insert(checkoutSessions)
+    .values({ id: sessionId, userUuid: user.uuid, productId: product.id, mode, url })
+    .run();
   return { sessionId, url };
 }

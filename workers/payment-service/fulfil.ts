@@ -1,6 +1,12 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { db } from "../db/client";
-import { paymentEvents, subscriptions, users, type SubscriptionRow, type SubscriptionStatus } from "../db/schema";
+import {
+  paymentEvents,
+  subscriptions,
+  users,
+  type SubscriptionRow,
+  type SubscriptionStatus,
+} from "../db/schema";
 import type { Env } from "../env";
 import { accountObject, ensureAccount } from "../merch-service/account-store";
 import { dropLostAvatar } from "../merch-service/avatar-rules";
@@ -19,10 +25,19 @@ import { bundleFor } from "./product-store";
 
 /** Whether an event id was already handled (a cheap early answer for retries). */
 export async function eventSeen(env: Env, id: string): Promise<boolean> {
-  return !!(await db(env).select({ id: paymentEvents.id }).from(paymentEvents).where(eq(paymentEvents.id, id)).get());
+  return !!(await db(env)
+    .select({ id: paymentEvents.id })
+    .from(paymentEvents)
+    .where(eq(paymentEvents.id, id))
+    .get());
 }
 
-export async function recordEvent(env: Env, id: string, source: "stripe" | "apple", type: string): Promise<void> {
+export async function recordEvent(
+  env: Env,
+  id: string,
+  source: "stripe" | "apple",
+  type: string,
+): Promise<void> {
   await db(env).insert(paymentEvents).values({ id, source, type }).onConflictDoNothing().run();
 }
 
@@ -36,18 +51,34 @@ export type CreditOutcome =
  * A refusal from the object (a disabled account) comes back as `failed` so the webhook can
  * ask the sender to retry instead of dropping the purchase.
  */
-export async function creditBundle(env: Env, userUuid: string, productId: string, key: string, memo: string): Promise<CreditOutcome> {
+export async function creditBundle(
+  env: Env,
+  userUuid: string,
+  productId: string,
+  key: string,
+  memo: string,
+): Promise<CreditOutcome> {
   const bundle = await bundleFor(env, productId);
   if (!bundle) return { kind: "no_bundle" };
   const { account } = await ensureAccount(env, userUuid);
   try {
-    const r = await accountObject(env, account.id).credit(bundle.tokenAmount, key, memo.slice(0, 200));
-    return { kind: "credited", tokens: bundle.tokenAmount, balance: r.balance, duplicate: r.duplicate };
+    const r = await accountObject(env, account.id).credit(
+      bundle.tokenAmount,
+      key,
+      memo.slice(0, 200),
+    );
+    return {
+      kind: "credited",
+      tokens: bundle.tokenAmount,
+      balance: r.balance,
+      duplicate: r.duplicate,
+    };
   } catch (err) {
     const reason = (err as Error).message ?? String(err);
     // The key was spent on this purchase before the bundle's amount was edited: it was
     // credited then, which is all "exactly once" asks.
-    if (reason.includes("different amount")) return { kind: "credited", tokens: bundle.tokenAmount, balance: -1, duplicate: true };
+    if (reason.includes("different amount"))
+      return { kind: "credited", tokens: bundle.tokenAmount, balance: -1, duplicate: true };
     return { kind: "failed", reason };
   }
 }
@@ -68,7 +99,11 @@ export interface SubscriptionChange {
   endDate?: number | null;
 }
 
-export const subscriptionByExternal = (env: Env, source: SubscriptionRow["source"], externalId: string) =>
+export const subscriptionByExternal = (
+  env: Env,
+  source: SubscriptionRow["source"],
+  externalId: string,
+) =>
   db(env)
     .select()
     .from(subscriptions)
@@ -84,7 +119,13 @@ export async function applySubscription(env: Env, s: SubscriptionChange): Promis
   const now = Date.now();
   const row = await db(env)
     .insert(subscriptions)
-    .values({ id: crypto.randomUUID(), ...s, region: s.region ?? null, customerId: s.customerId ?? null, endDate: s.endDate ?? null })
+    .values({
+      id: crypto.randomUUID(),
+      ...s,
+      region: s.region ?? null,
+      customerId: s.customerId ?? null,
+      endDate: s.endDate ?? null,
+    })
     .onConflictDoUpdate({
       target: [subscriptions.source, subscriptions.externalId],
       set: {
@@ -117,7 +158,11 @@ export async function refreshLevel(env: Env, userUuid: string): Promise<string |
     .limit(1)
     .get();
   const level = live?.level ?? null;
-  await db(env).update(users).set({ subscriptionLevel: level }).where(eq(users.uuid, userUuid)).run();
+  await db(env)
+    .update(users)
+    .set({ subscriptionLevel: level })
+    .where(eq(users.uuid, userUuid))
+    .run();
   if (!level) await dropLostAvatar(env, userUuid);
   return level;
 }

@@ -34,7 +34,11 @@ const localOnly = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-const sessionParam = z.object({ sessionId: z.string().regex(/^cs_local_[0-9a-f-]{36}$/, "sessionId must be a local checkout session id") });
+const sessionParam = z.object({
+  sessionId: z
+    .string()
+    .regex(/^cs_local_[0-9a-f-]{36}$/, "sessionId must be a local checkout session id"),
+});
 
 async function ownSession(env: Env, id: string, userUuid: string) {
   const s = await db(env).select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).get();
@@ -49,7 +53,8 @@ async function deliver(env: Env, event: Record<string, unknown>) {
   if (!secret) throw new ApiError(503, MSG.webhookNotConfigured);
   const body = JSON.stringify(event);
   const answer = await receiveStripeWebhook(env, body, await signStripePayload(secret, body));
-  if (answer.status !== 200) throw new ApiError(answer.status === 503 ? 503 : 502, answer.body.message);
+  if (answer.status !== 200)
+    throw new ApiError(answer.status === 503 ? 503 : 502, answer.body.message);
   return answer.body;
 }
 
@@ -66,67 +71,118 @@ const stripeShaped = (id: string, type: string, object: Record<string, unknown>)
 });
 
 /** GET /checkout/local/{sessionId}: what the local page shows (the session and its product). */
-localCheckoutRoutes.get("/checkout/local/:sessionId", localOnly, requireUser, valid("param", sessionParam), async (c) => {
-  const s = await ownSession(c.env, c.req.valid("param").sessionId, caller(c).uuid);
-  const product = await productOr404(c.env, s.productId);
-  return c.json({ session: { id: s.id, mode: s.mode, status: s.status, createdAt: new Date(s.createdAt).toISOString() }, product: productDto(product), returnTo: returnPath(s.mode) });
-});
+localCheckoutRoutes.get(
+  "/checkout/local/:sessionId",
+  localOnly,
+  requireUser,
+  valid("param", sessionParam),
+  async (c) => {
+    const s = await ownSession(c.env, c.req.valid("param").sessionId, caller(c).uuid);
+    const product = await productOr404(c.env, s.productId);
+    return c.json({
+      session: {
+        id: s.id,
+        mode: s.mode,
+        status: s.status,
+        createdAt: new Date(s.createdAt).toISOString(),
+      },
+      product: productDto(product),
+      returnTo: returnPath(s.mode),
+    });
+  },
+);
 
 /** POST /checkout/local/{sessionId}/complete: "Pay (test mode)". */
-localCheckoutRoutes.post("/checkout/local/:sessionId/complete", localOnly, requireUser, valid("param", sessionParam), async (c) => {
-  const who = caller(c);
-  const s = await ownSession(c.env, c.req.valid("param").sessionId, who.uuid);
-  if (s.status === "expired") throw conflict(MSG.sessionClosed);
-  const product = await productOr404(c.env, s.productId);
-  const ref = s.id.slice("cs_local_".length);
-  const result = await deliver(
-    c.env,
-    stripeShaped(`evt_local_${ref}`, "checkout.session.completed", {
-      id: s.id,
-      object: "checkout.session",
-      mode: s.mode,
+localCheckoutRoutes.post(
+  "/checkout/local/:sessionId/complete",
+  localOnly,
+  requireUser,
+  valid("param", sessionParam),
+  async (c) => {
+    const who = caller(c);
+    const s = await ownSession(c.env, c.req.valid("param").sessionId, who.uuid);
+    if (s.status === "expired") throw conflict(MSG.sessionClosed);
+    const product = await productOr404(c.env, s.productId);
+    const ref = s.id.slice("cs_local_".length);
+    const result = await deliver(
+      c.env,
+      stripeShaped(`evt_local_${ref}`, "checkout.session.completed", {
+        id: s.id,
+        object: "checkout.session",
+        mode: s.mode,
+        status: "complete",
+        payment_status: "paid",
+        client_reference_id: s.userUuid,
+        customer: `cus_local_${s.userUuid}`,
+        customer_details: null,
+        subscription: s.mode === "subscription" ? `sub_local_${ref}` : null,
+        metadata: { productId: s.productId, userUuid: s.userUuid },
+        amount_total: product.price,
+        currency: product.currency,
+      }),
+    );
+    return c.json({
       status: "complete",
-      payment_status: "paid",
-      client_reference_id: s.userUuid,
-      customer: `cus_local_${s.userUuid}`,
-      customer_details: null,
-      subscription: s.mode === "subscription" ? `sub_local_${ref}` : null,
-      metadata: { productId: s.productId, userUuid: s.userUuid },
-      amount_total: product.price,
-      currency: product.currency,
-    }),
-  );
-  return c.json({ status: "complete", sessionId: s.id, redirectTo: `${returnPath(s.mode)}?session_id=${s.id}`, webhook: result });
-});
+      sessionId: s.id,
+      redirectTo: `${returnPath(s.mode)}?session_id=${s.id}`,
+      webhook: result,
+    });
+  },
+);
 
 /** POST /checkout/local/{sessionId}/cancel: "Cancel" closes an open session; nothing is charged. */
-localCheckoutRoutes.post("/checkout/local/:sessionId/cancel", localOnly, requireUser, valid("param", sessionParam), async (c) => {
-  const s = await ownSession(c.env, c.req.valid("param").sessionId, caller(c).uuid);
-  if (s.status === "complete") throw conflict(MSG.sessionClosed);
-  await db(c.env).update(checkoutSessions).set({ status: "expired", updatedAt: Date.now() }).where(and(eq(checkoutSessions.id, s.id), eq(checkoutSessions.status, "open"))).run();
-  return c.json({ status: "expired", redirectTo: `${returnPath(s.mode)}?canceled=1` });
-});
+localCheckoutRoutes.post(
+  "/checkout/local/:sessionId/cancel",
+  localOnly,
+  requireUser,
+  valid("param", sessionParam),
+  async (c) => {
+    const s = await ownSession(c.env, c.req.valid("param").sessionId, caller(c).uuid);
+    if (s.status === "complete") throw conflict(MSG.sessionClosed);
+    await db(c.env)
+      .update(checkoutSessions)
+      .set({ status: "expired", updatedAt: Date.now() })
+      .where(and(eq(checkoutSessions.id, s.id), eq(checkoutSessions.status, "open")))
+      .run();
+    return c.json({ status: "expired", redirectTo: `${returnPath(s.mode)}?canceled=1` });
+  },
+);
 
 /** POST /subscription/local-portal/{id}/cancel: the local portal's "Cancel subscription". */
-localCheckoutRoutes.post("/subscription/local-portal/:id/cancel", localOnly, requireUser, valid("param", z.object({ id: z.uuid({ error: "id must be a UUID" }) })), async (c) => {
-  const who = caller(c);
-  const row = await db(c.env).select().from(subscriptions).where(eq(subscriptions.id, c.req.valid("param").id)).get();
-  if (!row || row.userUuid !== who.uuid || row.source !== "local") throw notFound(MSG.subscriptionNotFound);
-  if (!LEVEL_STATUSES.includes(row.status)) throw conflict(MSG.subscriptionEnded);
-  await deliver(
-    c.env,
-    stripeShaped(`evt_local_cancel_${row.id}`, "customer.subscription.deleted", {
-      id: row.externalId,
-      object: "subscription",
-      status: "canceled",
-      customer: row.customerId,
-      metadata: { userUuid: row.userUuid, productId: row.productId ?? "" },
-      start_date: Math.floor(row.startDate / 1000),
-      ended_at: Math.floor(Date.now() / 1000),
-      cancel_at: null,
-      items: { object: "list", data: [] },
-    }),
-  );
-  const updated = await db(c.env).select().from(subscriptions).where(eq(subscriptions.id, row.id)).get();
-  return c.json(subscriptionDto(updated ?? row));
-});
+localCheckoutRoutes.post(
+  "/subscription/local-portal/:id/cancel",
+  localOnly,
+  requireUser,
+  valid("param", z.object({ id: z.uuid({ error: "id must be a UUID" }) })),
+  async (c) => {
+    const who = caller(c);
+    const row = await db(c.env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.id, c.req.valid("param").id))
+      .get();
+    if (!row || row.userUuid !== who.uuid || row.source !== "local")
+      throw notFound(MSG.subscriptionNotFound);
+    if (!LEVEL_STATUSES.includes(row.status)) throw conflict(MSG.subscriptionEnded);
+    await deliver(
+      c.env,
+      stripeShaped(`evt_local_cancel_${row.id}`, "customer.subscription.deleted", {
+        id: row.externalId,
+        object: "subscription",
+        status: "canceled",
+        customer: row.customerId,
+        metadata: { userUuid: row.userUuid, productId: row.productId ?? "" },
+        start_date: Math.floor(row.startDate / 1000),
+        ended_at: Math.floor(Date.now() / 1000),
+        cancel_at: null,
+        items: { object: "list", data: [] },
+      }),
+    );
+    const updated = await db(c.env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.id, row.id))
+      .get();
+    return c.json(subscriptionDto(updated ?? row));
+  },
+);

@@ -5,14 +5,16 @@
 export const MSG = {
   productNotFound: "Product not found.",
   notOneTime: "This product is a subscription plan; start it from /subscription/checkout/{id}.",
-  notRecurring: "This product is not a subscription plan; buy it from /api/v1/products/{id}/checkout.",
+  notRecurring:
+    "This product is not a subscription plan; buy it from /api/v1/products/{id}/checkout.",
   notForSale: "This product is not for sale.",
   noBundle: "This product has no token bundle, so there is nothing to buy yet.",
   levelRequired: "subscriptionLevel is required for a recurring product.",
   levelOnlyRecurring: "subscriptionLevel is only for recurring products.",
   productHasBundle: "A token bundle sells this product; delete or move the bundle first.",
   productIdTaken: "A product with this id already exists.",
-  alreadySubscribed: "You already have an active subscription; change it from the subscription portal.",
+  alreadySubscribed:
+    "You already have an active subscription; change it from the subscription portal.",
   noSubscription: "You have no subscription to manage yet.",
   subscriptionNotFound: "Subscription not found.",
   subscriptionEnded: "This subscription has already ended.",
@@ -21,7 +23,8 @@ export const MSG = {
   bodyTooLarge: "Webhook body is too large.",
   appleNotConfigured: "App Store notifications are not configured (APPLE_ROOT_CA_PEM is unset).",
   appleBadPayload: "Invalid App Store notification: the signed payload did not verify.",
-  localOnly: "Local test checkout is off: a Stripe key is configured, so payments go through Stripe.",
+  localOnly:
+    "Local test checkout is off: a Stripe key is configured, so payments go through Stripe.",
   sessionNotFound: "Checkout session not found.",
   sessionClosed: "This checkout session is already closed.",
   creditFailed: "Could not credit the token account yet; the event will be retried.",

@@ -28,7 +28,8 @@ export function productDto(p: ProductRow, bundle: BundleSummary | null = null) {
 }
 export type ProductDto = ReturnType<typeof productDto>;
 
-export const findProduct = (env: Env, id: string) => db(env).select().from(products).where(eq(products.id, id)).get();
+export const findProduct = (env: Env, id: string) =>
+  db(env).select().from(products).where(eq(products.id, id)).get();
 
 export async function productOr404(env: Env, id: string): Promise<ProductRow> {
   const p = await findProduct(env, id);
@@ -41,7 +42,13 @@ export async function productOr404(env: Env, id: string): Promise<ProductRow> {
  * the amount credited for a product never depends on row order.
  */
 export async function bundleFor(env: Env, productId: string): Promise<TokenBundleRow | undefined> {
-  return db(env).select().from(tokenBundles).where(eq(tokenBundles.productId, productId)).orderBy(asc(tokenBundles.id)).limit(1).get();
+  return db(env)
+    .select()
+    .from(tokenBundles)
+    .where(eq(tokenBundles.productId, productId))
+    .orderBy(asc(tokenBundles.id))
+    .limit(1)
+    .get();
 }
 
 /** The bundle of each product in `ids` (oldest per product), for list answers. */
@@ -49,11 +56,18 @@ export async function bundlesFor(env: Env, ids: string[]): Promise<Map<string, B
   const out = new Map<string, BundleSummary>();
   if (!ids.length) return out;
   const rows = await db(env)
-    .select({ id: tokenBundles.id, name: tokenBundles.name, tokenAmount: tokenBundles.tokenAmount, productId: tokenBundles.productId })
+    .select({
+      id: tokenBundles.id,
+      name: tokenBundles.name,
+      tokenAmount: tokenBundles.tokenAmount,
+      productId: tokenBundles.productId,
+    })
     .from(tokenBundles)
     .where(inArray(tokenBundles.productId, ids))
     .orderBy(asc(tokenBundles.id))
     .all();
-  for (const r of rows) if (!out.has(r.productId)) out.set(r.productId, { id: r.id, name: r.name, tokenAmount: r.tokenAmount });
+  for (const r of rows)
+    if (!out.has(r.productId))
+      out.set(r.productId, { id: r.id, name: r.name, tokenAmount: r.tokenAmount });
   return out;
 }

@@ -33,16 +33,46 @@ const text = (name: string, max: number) =>
  * product identifier (e.g. `com.hangout.tokens.500`), which is how an App Store
  * notification finds our product (webhook-apple.ts). Otherwise a uuid is made.
  */
-const productId = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, "id must be 1 to 100 letters, digits, dots, dashes or underscores");
+const productId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9._-]{1,100}$/,
+    "id must be 1 to 100 letters, digits, dots, dashes or underscores",
+  );
 
 const productFields = {
   name: text("name", 100),
   description: z.union([text("description", 1000), z.null()]).optional(),
-  paymentType: z.enum(PAYMENT_TYPES, { error: `paymentType must be one of ${PAYMENT_TYPES.join(", ")}` }),
-  price: z.number({ error: "price must be a number (cents)" }).int("price must be a whole number of cents").min(1, "price must be at least 1").max(99_999_999, "price must be at most 99999999"),
-  currency: z.string({ error: "currency must be a string" }).regex(/^[A-Za-z]{3}$/, "currency must be a 3-letter ISO code").transform((s) => s.toLowerCase()),
-  subscriptionLevel: z.union([z.string().trim().regex(/^[A-Za-z0-9_-]{1,40}$/, "subscriptionLevel must be 1 to 40 letters, digits, dashes or underscores"), z.null()]).optional(),
-  stripePriceId: z.union([z.string().regex(/^price_[A-Za-z0-9]{1,100}$/, "stripePriceId must look like price_..."), z.null()]).optional(),
+  paymentType: z.enum(PAYMENT_TYPES, {
+    error: `paymentType must be one of ${PAYMENT_TYPES.join(", ")}`,
+  }),
+  price: z
+    .number({ error: "price must be a number (cents)" })
+    .int("price must be a whole number of cents")
+    .min(1, "price must be at least 1")
+    .max(99_999_999, "price must be at most 99999999"),
+  currency: z
+    .string({ error: "currency must be a string" })
+    .regex(/^[A-Za-z]{3}$/, "currency must be a 3-letter ISO code")
+    .transform((s) => s.toLowerCase()),
+  subscriptionLevel: z
+    .union([
+      z
+        .string()
+        .trim()
+        .regex(
+          /^[A-Za-z0-9_-]{1,40}$/,
+          "subscriptionLevel must be 1 to 40 letters, digits, dashes or underscores",
+        ),
+      z.null(),
+    ])
+    .optional(),
+  stripePriceId: z
+    .union([
+      z.string().regex(/^price_[A-Za-z0-9]{1,100}$/, "stripePriceId must look like price_..."),
+      z.null(),
+    ])
+    .optional(),
   active: z.boolean({ error: "active must be true or false" }),
 };
 
@@ -62,7 +92,11 @@ function checkShape(p: Pick<ProductRow, "paymentType" | "subscriptionLevel">) {
   if (p.paymentType === "one_time" && p.subscriptionLevel) throw badRequest(MSG.levelOnlyRecurring);
 }
 
-const listQuery = limitOffset(100, 50).extend({ paymentType: z.enum(PAYMENT_TYPES, { error: `paymentType must be one of ${PAYMENT_TYPES.join(", ")}` }).optional() });
+const listQuery = limitOffset(100, 50).extend({
+  paymentType: z
+    .enum(PAYMENT_TYPES, { error: `paymentType must be one of ${PAYMENT_TYPES.join(", ")}` })
+    .optional(),
+});
 
 /** GET /api/v1/products: newest first; inactive products are listed for admins only. */
 productRoutes.get("/api/v1/products", requireUser, valid("query", listQuery), async (c) => {
@@ -73,10 +107,20 @@ productRoutes.get("/api/v1/products", requireUser, valid("query", listQuery), as
   if (!isAdmin) where.push(eq(products.active, true));
   const cond = where.length ? and(...where) : undefined;
   const [rows, [{ total }]] = await Promise.all([
-    db(c.env).select().from(products).where(cond).orderBy(desc(products.createdAt), desc(products.id)).limit(q.limit).offset(q.offset).all(),
+    db(c.env)
+      .select()
+      .from(products)
+      .where(cond)
+      .orderBy(desc(products.createdAt), desc(products.id))
+      .limit(q.limit)
+      .offset(q.offset)
+      .all(),
     db(c.env).select({ total: count() }).from(products).where(cond).all(),
   ]);
-  const bundles = await bundlesFor(c.env, rows.map((r) => r.id));
+  const bundles = await bundlesFor(
+    c.env,
+    rows.map((r) => r.id),
+  );
   return c.json({ data: rows.map((r) => productDto(r, bundles.get(r.id) ?? null)), total });
 });
 
@@ -105,19 +149,32 @@ productRoutes.post("/api/v1/products", requireAdmin, valid("json", createSchema)
   }
 });
 
-productRoutes.patch("/api/v1/products/:id", requireAdmin, valid("param", idParam), valid("json", updateSchema), async (c) => {
-  const current = await productOr404(c.env, c.req.valid("param").id);
-  const patch = c.req.valid("json");
-  checkShape({ ...current, ...patch, subscriptionLevel: patch.subscriptionLevel === undefined ? current.subscriptionLevel : patch.subscriptionLevel });
-  const row = await db(c.env)
-    .update(products)
-    .set({ ...patch, updatedAt: Date.now() })
-    .where(eq(products.id, current.id))
-    .returning()
-    .get();
-  const b = await bundleFor(c.env, current.id);
-  return c.json(productDto(row ?? current, b ? { id: b.id, name: b.name, tokenAmount: b.tokenAmount } : null));
-});
+productRoutes.patch(
+  "/api/v1/products/:id",
+  requireAdmin,
+  valid("param", idParam),
+  valid("json", updateSchema),
+  async (c) => {
+    const current = await productOr404(c.env, c.req.valid("param").id);
+    const patch = c.req.valid("json");
+    checkShape({
+      ...current,
+      ...patch,
+      subscriptionLevel:
+        patch.subscriptionLevel === undefined ? current.subscriptionLevel : patch.subscriptionLevel,
+    });
+    const row = await db(c.env)
+      .update(products)
+      .set({ ...patch, updatedAt: Date.now() })
+      .where(eq(products.id, current.id))
+      .returning()
+      .get();
+    const b = await bundleFor(c.env, current.id);
+    return c.json(
+      productDto(row ?? current, b ? { id: b.id, name: b.name, tokenAmount: b.tokenAmount } : null),
+    );
+  },
+);
 
 /**
  * DELETE /api/v1/products/{id}: refused while a token bundle sells it (the bundle would
@@ -132,11 +189,19 @@ productRoutes.delete("/api/v1/products/:id", requireAdmin, valid("param", idPara
 });
 
 /** POST /api/v1/products/{id}/checkout: buy a one-time product (a token bundle) -> `{ sessionId, url }`. */
-productRoutes.post("/api/v1/products/:id/checkout", requireUser, valid("param", idParam), async (c) => {
-  const who = caller(c);
-  const p = await productOr404(c.env, c.req.valid("param").id);
-  if (!p.active) throw badRequest(MSG.notForSale);
-  if (p.paymentType !== "one_time") throw badRequest(MSG.notOneTime);
-  if (!(await bundleFor(c.env, p.id))) throw badRequest(MSG.noBundle);
-  return c.json(await startCheckout(c, { uuid: who.uuid, email: who.user.email }, p, "payment"), 201);
-});
+productRoutes.post(
+  "/api/v1/products/:id/checkout",
+  requireUser,
+  valid("param", idParam),
+  async (c) => {
+    const who = caller(c);
+    const p = await productOr404(c.env, c.req.valid("param").id);
+    if (!p.active) throw badRequest(MSG.notForSale);
+    if (p.paymentType !== "one_time") throw badRequest(MSG.notOneTime);
+    if (!(await bundleFor(c.env, p.id))) throw badRequest(MSG.noBundle);
+    return c.json(
+      await startCheckout(c, { uuid: who.uuid, email: who.user.email }, p, "payment"),
+      201,
+    );
+  },
+);

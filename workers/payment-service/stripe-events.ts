@@ -3,7 +3,12 @@ import { db } from "../db/client";
 import { checkoutSessions, type SubscriptionStatus } from "../db/schema";
 import type { Env } from "../env";
 import type { StripeCheckoutSession, StripeEvent, StripeSubscription } from "../adapters/stripe";
-import { applySubscription, creditBundle, subscriptionByExternal, type CreditOutcome } from "./fulfil";
+import {
+  applySubscription,
+  creditBundle,
+  subscriptionByExternal,
+  type CreditOutcome,
+} from "./fulfil";
 import { findProduct } from "./product-store";
 
 /**
@@ -25,8 +30,10 @@ export type EventOutcome =
   /** Not applied yet and worth retrying: the sender gets a 503 and delivers the event again. */
   | { retry: true; reason: string };
 
-const idOf = (v: string | { id: string } | null | undefined) => (typeof v === "string" ? v : (v?.id ?? null));
-const sourceOf = (subscriptionId: string) => (subscriptionId.startsWith("sub_local_") ? ("local" as const) : ("stripe" as const));
+const idOf = (v: string | { id: string } | null | undefined) =>
+  typeof v === "string" ? v : (v?.id ?? null);
+const sourceOf = (subscriptionId: string) =>
+  subscriptionId.startsWith("sub_local_") ? ("local" as const) : ("stripe" as const);
 
 export async function handleStripeEvent(env: Env, event: StripeEvent): Promise<EventOutcome> {
   switch (event.type) {
@@ -34,34 +41,60 @@ export async function handleStripeEvent(env: Env, event: StripeEvent): Promise<E
     case "checkout.session.async_payment_succeeded":
       return completeCheckout(env, event.data.object, event.created);
     case "checkout.session.expired":
-      await db(env).update(checkoutSessions).set({ status: "expired", updatedAt: Date.now() }).where(and(eq(checkoutSessions.id, event.data.object.id), eq(checkoutSessions.status, "open"))).run();
+      await db(env)
+        .update(checkoutSessions)
+        .set({ status: "expired", updatedAt: Date.now() })
+        .where(
+          and(eq(checkoutSessions.id, event.data.object.id), eq(checkoutSessions.status, "open")),
+        )
+        .run();
       return { handled: true, effect: "session_expired" };
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
-      return syncSubscription(env, event.data.object, event.type === "customer.subscription.deleted");
+      return syncSubscription(
+        env,
+        event.data.object,
+        event.type === "customer.subscription.deleted",
+      );
     default:
       return { handled: false, reason: `event type ${event.type} is not used` };
   }
 }
 
-async function completeCheckout(env: Env, session: StripeCheckoutSession, created: number): Promise<EventOutcome> {
+async function completeCheckout(
+  env: Env,
+  session: StripeCheckoutSession,
+  created: number,
+): Promise<EventOutcome> {
   const userUuid = session.client_reference_id;
   const productId = session.metadata?.productId;
-  if (!userUuid || !productId) return { handled: false, reason: "session carries no buyer or product" };
+  if (!userUuid || !productId)
+    return { handled: false, reason: "session carries no buyer or product" };
   // An asynchronous payment (a bank debit) completes the session unpaid; its
   // async_payment_succeeded event comes later and fulfils it then.
-  if (session.payment_status !== "paid" && session.payment_status !== "no_payment_required") return { handled: false, reason: "not paid yet" };
+  if (session.payment_status !== "paid" && session.payment_status !== "no_payment_required")
+    return { handled: false, reason: "not paid yet" };
 
   let outcome: EventOutcome;
   if (session.mode === "payment") {
-    const credit = await creditBundle(env, userUuid, productId, `checkout:${session.id}`, `checkout ${session.id}`);
+    const credit = await creditBundle(
+      env,
+      userUuid,
+      productId,
+      `checkout:${session.id}`,
+      `checkout ${session.id}`,
+    );
     if (credit.kind === "failed") return { retry: true, reason: credit.reason };
-    outcome = credit.kind === "no_bundle" ? { handled: false, reason: "product sells no token bundle" } : { handled: true, effect: "credited", credit };
+    outcome =
+      credit.kind === "no_bundle"
+        ? { handled: false, reason: "product sells no token bundle" }
+        : { handled: true, effect: "credited", credit };
   } else if (session.mode === "subscription") {
     const subscriptionId = idOf(session.subscription);
     const product = await findProduct(env, productId);
-    if (!subscriptionId || !product?.subscriptionLevel) return { handled: false, reason: "no subscription or plan level" };
+    if (!subscriptionId || !product?.subscriptionLevel)
+      return { handled: false, reason: "no subscription or plan level" };
     await applySubscription(env, {
       source: sourceOf(subscriptionId),
       externalId: subscriptionId,
@@ -77,7 +110,11 @@ async function completeCheckout(env: Env, session: StripeCheckoutSession, create
   } else {
     return { handled: false, reason: `mode ${session.mode} is not sold here` };
   }
-  await db(env).update(checkoutSessions).set({ status: "complete", completedAt: Date.now(), updatedAt: Date.now() }).where(eq(checkoutSessions.id, session.id)).run();
+  await db(env)
+    .update(checkoutSessions)
+    .set({ status: "complete", completedAt: Date.now(), updatedAt: Date.now() })
+    .where(eq(checkoutSessions.id, session.id))
+    .run();
   return outcome;
 }
 
@@ -102,7 +139,11 @@ function statusOf(s: StripeSubscription["status"]): SubscriptionStatus | null {
   }
 }
 
-async function syncSubscription(env: Env, sub: StripeSubscription, deleted: boolean): Promise<EventOutcome> {
+async function syncSubscription(
+  env: Env,
+  sub: StripeSubscription,
+  deleted: boolean,
+): Promise<EventOutcome> {
   const source = sourceOf(sub.id);
   const existing = await subscriptionByExternal(env, source, sub.id);
   if (existing && (existing.status === "canceled" || existing.status === "expired") && !deleted) {
@@ -112,9 +153,11 @@ async function syncSubscription(env: Env, sub: StripeSubscription, deleted: bool
   if (!status) return { handled: false, reason: `status ${sub.status} grants nothing yet` };
   const userUuid = sub.metadata?.userUuid || existing?.userUuid;
   const productId = sub.metadata?.productId || existing?.productId || null;
-  const level = (productId ? (await findProduct(env, productId))?.subscriptionLevel : null) ?? existing?.level;
+  const level =
+    (productId ? (await findProduct(env, productId))?.subscriptionLevel : null) ?? existing?.level;
   if (!userUuid || !level) return { handled: false, reason: "subscription is not one of ours" };
-  const endSeconds = sub.ended_at ?? sub.cancel_at ?? sub.items?.data?.[0]?.current_period_end ?? null;
+  const endSeconds =
+    sub.ended_at ?? sub.cancel_at ?? sub.items?.data?.[0]?.current_period_end ?? null;
   await applySubscription(env, {
     source,
     externalId: sub.id,

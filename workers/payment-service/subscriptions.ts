@@ -41,21 +41,38 @@ export function subscriptionDto(s: SubscriptionRow) {
 /** `{ subscriptionLevel, data }`: the level the user holds now and every subscription, newest first. */
 async function subscriptionsOf(env: Env, userUuid: string) {
   const [user, rows] = await Promise.all([
-    db(env).select({ level: users.subscriptionLevel }).from(users).where(eq(users.uuid, userUuid)).get(),
-    db(env).select().from(subscriptions).where(eq(subscriptions.userUuid, userUuid)).orderBy(desc(subscriptions.startDate)).limit(50).all(),
+    db(env)
+      .select({ level: users.subscriptionLevel })
+      .from(users)
+      .where(eq(users.uuid, userUuid))
+      .get(),
+    db(env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.userUuid, userUuid))
+      .orderBy(desc(subscriptions.startDate))
+      .limit(50)
+      .all(),
   ]);
   if (!user) throw notFound("User not found.");
   return { subscriptionLevel: user.level, data: rows.map(subscriptionDto) };
 }
 
-subscriptionRoutes.get("/subscription", requireUser, async (c) => c.json(await subscriptionsOf(c.env, caller(c).uuid)));
+subscriptionRoutes.get("/subscription", requireUser, async (c) =>
+  c.json(await subscriptionsOf(c.env, caller(c).uuid)),
+);
 
-subscriptionRoutes.get("/subscription/user/:id", requireUser, valid("param", z.object({ id: fields.uuid })), async (c) => {
-  const who = caller(c);
-  const id = c.req.valid("param").id;
-  if (id !== who.uuid && !who.roles.some((r) => ADMIN_ROLES.includes(r))) throw forbidden();
-  return c.json(await subscriptionsOf(c.env, id));
-});
+subscriptionRoutes.get(
+  "/subscription/user/:id",
+  requireUser,
+  valid("param", z.object({ id: fields.uuid })),
+  async (c) => {
+    const who = caller(c);
+    const id = c.req.valid("param").id;
+    if (id !== who.uuid && !who.roles.some((r) => ADMIN_ROLES.includes(r))) throw forbidden();
+    return c.json(await subscriptionsOf(c.env, id));
+  },
+);
 
 /** A day (`2026-03-01`), a full ISO time, or epoch milliseconds. */
 const when = (name: string) =>
@@ -64,7 +81,10 @@ const when = (name: string) =>
     .transform((s, ctx) => {
       const t = /^\d{1,15}$/.test(s) ? Number(s) : Date.parse(s);
       if (!Number.isFinite(t)) {
-        ctx.addIssue({ code: "custom", message: `${name} must be an ISO date or epoch milliseconds` });
+        ctx.addIssue({
+          code: "custom",
+          message: `${name} must be an ISO date or epoch milliseconds`,
+        });
         return z.NEVER;
       }
       return t;
@@ -75,30 +95,53 @@ const countQuery = z
   .object({
     startDate: when("startDate"),
     endDate: when("endDate"),
-    region: z.string().regex(/^[A-Za-z]{2,3}$/, "region must be a 2 or 3 letter country code").transform((s) => s.toUpperCase()).optional(),
-    level: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "level must be 1 to 40 letters, digits, dashes or underscores").optional(),
+    region: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}$/, "region must be a 2 or 3 letter country code")
+      .transform((s) => s.toUpperCase())
+      .optional(),
+    level: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9_-]{1,40}$/,
+        "level must be 1 to 40 letters, digits, dashes or underscores",
+      )
+      .optional(),
   })
-  .refine((q) => q.startDate === undefined || q.endDate === undefined || q.startDate <= q.endDate, "startDate must not be after endDate");
+  .refine(
+    (q) => q.startDate === undefined || q.endDate === undefined || q.startDate <= q.endDate,
+    "startDate must not be after endDate",
+  );
 
 /**
  * GET /subscription/count: subscriptions that were running at some time inside
  * [startDate, endDate] (started by endDate, not ended before startDate), by region and
  * level. Without dates: every subscription running now.
  */
-subscriptionRoutes.get("/subscription/count", requireAdmin, valid("query", countQuery), async (c) => {
-  const q = c.req.valid("query");
-  const where: SQL[] = [];
-  if (q.startDate === undefined && q.endDate === undefined) {
-    where.push(or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s)))!);
-  } else {
-    if (q.endDate !== undefined) where.push(lte(subscriptions.startDate, q.endDate));
-    if (q.startDate !== undefined) where.push(or(isNull(subscriptions.endDate), gte(subscriptions.endDate, q.startDate))!);
-  }
-  if (q.region) where.push(eq(subscriptions.region, q.region));
-  if (q.level) where.push(eq(subscriptions.level, q.level));
-  const [{ n }] = await db(c.env).select({ n: count() }).from(subscriptions).where(and(...where)).all();
-  return c.json({ count: n });
-});
+subscriptionRoutes.get(
+  "/subscription/count",
+  requireAdmin,
+  valid("query", countQuery),
+  async (c) => {
+    const q = c.req.valid("query");
+    const where: SQL[] = [];
+    if (q.startDate === undefined && q.endDate === undefined) {
+      where.push(or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s)))!);
+    } else {
+      if (q.endDate !== undefined) where.push(lte(subscriptions.startDate, q.endDate));
+      if (q.startDate !== undefined)
+        where.push(or(isNull(subscriptions.endDate), gte(subscriptions.endDate, q.startDate))!);
+    }
+    if (q.region) where.push(eq(subscriptions.region, q.region));
+    if (q.level) where.push(eq(subscriptions.level, q.level));
+    const [{ n }] = await db(c.env)
+      .select({ n: count() })
+      .from(subscriptions)
+      .where(and(...where))
+      .all();
+    return c.json({ count: n });
+  },
+);
 
 /** GET /subscription/products: the plans on sale, cheapest first. */
 subscriptionRoutes.get("/subscription/products", requireUser, async (c) => {
@@ -113,19 +156,32 @@ subscriptionRoutes.get("/subscription/products", requireUser, async (c) => {
 });
 
 /** POST /subscription/checkout/{id}: start a plan -> `{ sessionId, url }`. One running subscription at a time. */
-subscriptionRoutes.post("/subscription/checkout/:id", requireUser, valid("param", z.object({ id: z.string().min(1).max(100) })), async (c) => {
-  const who = caller(c);
-  const p = await productOr404(c.env, c.req.valid("param").id);
-  if (!p.active) throw badRequest(MSG.notForSale);
-  if (p.paymentType !== "recurring") throw badRequest(MSG.notRecurring);
-  const running = await db(c.env)
-    .select({ id: subscriptions.id })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userUuid, who.uuid), or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s)))))
-    .get();
-  if (running) throw conflict(MSG.alreadySubscribed);
-  return c.json(await startCheckout(c, { uuid: who.uuid, email: who.user.email }, p, "subscription"), 201);
-});
+subscriptionRoutes.post(
+  "/subscription/checkout/:id",
+  requireUser,
+  valid("param", z.object({ id: z.string().min(1).max(100) })),
+  async (c) => {
+    const who = caller(c);
+    const p = await productOr404(c.env, c.req.valid("param").id);
+    if (!p.active) throw badRequest(MSG.notForSale);
+    if (p.paymentType !== "recurring") throw badRequest(MSG.notRecurring);
+    const running = await db(c.env)
+      .select({ id: subscriptions.id })
+      .from(subscriptions)
+      .where(
+        and(
+          eq(subscriptions.userUuid, who.uuid),
+          or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s))),
+        ),
+      )
+      .get();
+    if (running) throw conflict(MSG.alreadySubscribed);
+    return c.json(
+      await startCheckout(c, { uuid: who.uuid, email: who.user.email }, p, "subscription"),
+      201,
+    );
+  },
+);
 
 /**
  * POST /subscription/portal -> `{ url }`: Stripe's customer portal for the customer of the
@@ -140,13 +196,21 @@ subscriptionRoutes.post("/subscription/portal", requireUser, async (c) => {
   const latest = await db(c.env)
     .select({ customerId: subscriptions.customerId })
     .from(subscriptions)
-    .where(and(eq(subscriptions.userUuid, who.uuid), eq(subscriptions.source, source), ...(stripe ? [isNotNull(subscriptions.customerId), ne(subscriptions.customerId, "")] : [])))
+    .where(
+      and(
+        eq(subscriptions.userUuid, who.uuid),
+        eq(subscriptions.source, source),
+        ...(stripe ? [isNotNull(subscriptions.customerId), ne(subscriptions.customerId, "")] : []),
+      ),
+    )
     .orderBy(desc(subscriptions.startDate))
     .get();
   if (!latest) throw notFound(MSG.noSubscription);
   if (!stripe) return c.json({ url: `${origin}/subscription/local-portal` });
   try {
-    return c.json({ url: await createPortalSession(stripe, latest.customerId!, `${origin}/subscription`) });
+    return c.json({
+      url: await createPortalSession(stripe, latest.customerId!, `${origin}/subscription`),
+    });
   } catch (err) {
     if (err instanceof StripeUnavailable) throw new ApiError(502, err.message);
     throw err;

@@ -27,13 +27,21 @@ import { findProduct } from "./product-store";
  */
 export const appleWebhookRoutes = new Hono<AppEnv>();
 
-const body = z.object({ signedPayload: z.string({ error: "signedPayload must be a string" }).min(1, "signedPayload is required").max(64_000, "signedPayload is too long") });
+const body = z.object({
+  signedPayload: z
+    .string({ error: "signedPayload must be a string" })
+    .min(1, "signedPayload is required")
+    .max(64_000, "signedPayload is too long"),
+});
 
 const notification = z.object({
   notificationType: z.string(),
   subtype: z.string().optional(),
   notificationUUID: z.string().min(1).max(100),
-  data: z.object({ signedTransactionInfo: z.string().max(64_000).optional() }).loose().optional(),
+  data: z
+    .object({ signedTransactionInfo: z.string().max(64_000).optional() })
+    .loose()
+    .optional(),
 });
 
 const transaction = z.object({
@@ -49,20 +57,44 @@ const transaction = z.object({
 
 type Outcome = { handled: boolean; effect: string };
 
-async function apply(env: Env, type: string, subtype: string | undefined, tx: z.infer<typeof transaction>): Promise<Outcome> {
-  const userUuid = tx.appAccountToken && z.uuid().safeParse(tx.appAccountToken).success ? tx.appAccountToken.toLowerCase() : null;
-  const user = userUuid ? await db(env).select({ uuid: users.uuid }).from(users).where(eq(users.uuid, userUuid)).get() : undefined;
+async function apply(
+  env: Env,
+  type: string,
+  subtype: string | undefined,
+  tx: z.infer<typeof transaction>,
+): Promise<Outcome> {
+  const userUuid =
+    tx.appAccountToken && z.uuid().safeParse(tx.appAccountToken).success
+      ? tx.appAccountToken.toLowerCase()
+      : null;
+  const user = userUuid
+    ? await db(env).select({ uuid: users.uuid }).from(users).where(eq(users.uuid, userUuid)).get()
+    : undefined;
   if (!user) return { handled: false, effect: "no known user (appAccountToken)" };
   const product = await findProduct(env, tx.productId);
   if (!product) return { handled: false, effect: "unknown product" };
 
   if (type === "ONE_TIME_CHARGE") {
-    const credit = await creditBundle(env, user.uuid, product.id, `apple:${tx.transactionId}`, `App Store ${tx.transactionId}`);
+    const credit = await creditBundle(
+      env,
+      user.uuid,
+      product.id,
+      `apple:${tx.transactionId}`,
+      `App Store ${tx.transactionId}`,
+    );
     if (credit.kind === "failed") throw new ApiError(503, MSG.creditFailed);
     return { handled: credit.kind === "credited", effect: credit.kind };
   }
   const status: SubscriptionStatus | null =
-    type === "SUBSCRIBED" || type === "DID_RENEW" ? "active" : type === "EXPIRED" ? "expired" : type === "DID_FAIL_TO_RENEW" ? (subtype === "GRACE_PERIOD" ? "past_due" : "expired") : null;
+    type === "SUBSCRIBED" || type === "DID_RENEW"
+      ? "active"
+      : type === "EXPIRED"
+        ? "expired"
+        : type === "DID_FAIL_TO_RENEW"
+          ? subtype === "GRACE_PERIOD"
+            ? "past_due"
+            : "expired"
+          : null;
   if (!status) return { handled: false, effect: `notification type ${type} is not used` };
   if (!product.subscriptionLevel) return { handled: false, effect: "product is not a plan" };
   await applySubscription(env, {
@@ -82,10 +114,13 @@ async function apply(env: Env, type: string, subtype: string | undefined, tx: z.
 appleWebhookRoutes.post("/webhook/apple", valid("json", body), async (c) => {
   const root = c.env.APPLE_ROOT_CA_PEM;
   if (!appleEnabled(c.env) || !root) throw new ApiError(503, MSG.appleNotConfigured);
-  const payload = notification.safeParse(await verifyAppleJws(root, c.req.valid("json").signedPayload));
+  const payload = notification.safeParse(
+    await verifyAppleJws(root, c.req.valid("json").signedPayload),
+  );
   if (!payload.success) throw badRequest(MSG.appleBadPayload);
   const n = payload.data;
-  if (await eventSeen(c.env, n.notificationUUID)) return c.json({ received: true, duplicate: true });
+  if (await eventSeen(c.env, n.notificationUUID))
+    return c.json({ received: true, duplicate: true });
 
   let outcome: Outcome = { handled: false, effect: "no transaction" };
   if (n.data?.signedTransactionInfo) {

@@ -22,15 +22,25 @@ export type WebhookAnswer =
  * known event id at once, otherwise apply it and record its id. Concurrent deliveries of
  * one event may both apply it; every effect is idempotent (fulfil.ts), so that is safe.
  */
-export async function receiveStripeWebhook(env: Env, body: string, signature: string | undefined): Promise<WebhookAnswer> {
+export async function receiveStripeWebhook(
+  env: Env,
+  body: string,
+  signature: string | undefined,
+): Promise<WebhookAnswer> {
   const secret = env.STRIPE_WEBHOOK_SECRET;
   if (!secret) return { status: 503, body: errorBody(503, MSG.webhookNotConfigured) };
   if (body.length > MAX_BODY) return { status: 413, body: errorBody(413, MSG.bodyTooLarge) };
   const event = await verifyStripeEvent(secret, body, signature);
-  if (!event || typeof event.id !== "string" || typeof event.type !== "string" || !event.data?.object) {
+  if (
+    !event ||
+    typeof event.id !== "string" ||
+    typeof event.type !== "string" ||
+    !event.data?.object
+  ) {
     return { status: 400, body: errorBody(400, MSG.badSignature) };
   }
-  if (await eventSeen(env, event.id)) return { status: 200, body: { received: true, duplicate: true } };
+  if (await eventSeen(env, event.id))
+    return { status: 200, body: { received: true, duplicate: true } };
   const outcome = await handleStripeEvent(env, event);
   if ("retry" in outcome) {
     console.warn(`stripe event ${event.id} (${event.type}) not applied yet: ${outcome.reason}`);
@@ -44,6 +54,10 @@ stripeWebhookRoutes.post("/webhook/stripe", async (c) => {
   const declared = Number(c.req.header("Content-Length") ?? 0);
   if (declared > MAX_BODY) return c.json(errorBody(413, MSG.bodyTooLarge), 413);
   // The signature is over the exact bytes Stripe sent: read the raw text, never re-serialised JSON.
-  const answer = await receiveStripeWebhook(c.env, await c.req.text(), c.req.header("Stripe-Signature"));
+  const answer = await receiveStripeWebhook(
+    c.env,
+    await c.req.text(),
+    c.req.header("Stripe-Signature"),
+  );
   return c.json(answer.body, answer.status);
 });

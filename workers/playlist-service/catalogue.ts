@@ -18,12 +18,31 @@ export const catalogueRoutes = new Hono<AppEnv>();
 /** `idIn=1,2,3`: at most 1024 positive ids. */
 const idList = z
   .string({ error: "idIn must be a comma-separated list of ids" })
-  .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^[1-9][0-9]{0,14}$/, "idIn must hold positive integers").transform(Number)).max(1024, "idIn must have at most 1024 ids"));
+  .transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^[1-9][0-9]{0,14}$/, "idIn must hold positive integers")
+          .transform(Number),
+      )
+      .max(1024, "idIn must have at most 1024 ids"),
+  );
 
 const genresQuery = z.object({
   // The spec's genre limit is 1024 (seed 001, constants).
-  limit: z.coerce.number().int().min(1, "limit must be at least 1").max(1024, "limit must be at most 1024").default(100),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1, "limit must be at least 1")
+    .max(1024, "limit must be at most 1024")
+    .default(100),
   idIn: idList.optional(),
   prefix: z.string().trim().max(100, "prefix must be at most 100 characters").optional(),
 });
@@ -38,13 +57,29 @@ catalogueRoutes.get("/api/v1/genres", requireAnyToken, valid("query", genresQuer
   // The ids go in as one JSON value: a bound parameter per id would pass D1's limit of 100.
   if (idIn) where.push(sql`${genres.id} in (select value from json_each(${JSON.stringify(idIn)}))`);
   if (prefix) where.push(sql`${genres.name} like ${likePrefix(prefix)} escape '\\'`);
-  const rows = await db(c.env).select({ id: genres.id, name: genres.name }).from(genres).where(and(...where)).orderBy(asc(genres.name)).limit(limit).all();
+  const rows = await db(c.env)
+    .select({ id: genres.id, name: genres.name })
+    .from(genres)
+    .where(and(...where))
+    .orderBy(asc(genres.name))
+    .limit(limit)
+    .all();
   return c.json({ data: rows });
 });
 
 const songsQuery = limitOffset(100, 20).extend({
-  genre: z.string().trim().min(1, "genre should not be empty").max(100, "genre must be at most 100 characters").optional(),
-  artist: z.string().trim().min(1, "artist should not be empty").max(300, "artist must be at most 300 characters").optional(),
+  genre: z
+    .string()
+    .trim()
+    .min(1, "genre should not be empty")
+    .max(100, "genre must be at most 100 characters")
+    .optional(),
+  artist: z
+    .string()
+    .trim()
+    .min(1, "artist should not be empty")
+    .max(300, "artist must be at most 300 characters")
+    .optional(),
 });
 
 /**
@@ -76,20 +111,35 @@ catalogueRoutes.get("/api/v1/songs", requireAnyToken, valid("query", songsQuery)
 
 // A song is named by its uuid or its 10-character short id (links use the short one).
 const songParam = z.object({
-  songId: z.string().regex(/^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9A-Za-z]{10})$/, "songId must be a song uuid or short id"),
+  songId: z
+    .string()
+    .regex(
+      /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9A-Za-z]{10})$/,
+      "songId must be a song uuid or short id",
+    ),
 });
 
 /** GET /api/v1/songs/{songId}: a listed or catalogue song, or the caller's own upload. */
-catalogueRoutes.get("/api/v1/songs/:songId", requireAnyToken, valid("param", songParam), async (c) => {
-  const { songId } = c.req.valid("param");
-  const row = await db(c.env)
-    .select()
-    .from(songs)
-    .where(and(or(eq(songs.songId, songId.toLowerCase()), eq(songs.songShortId, songId)), songVisibleTo(c.get("caller")?.uuid)))
-    .get();
-  if (!row) throw notFound(SONG_MSG.songNotFound);
-  return c.json(toSongDto(row));
-});
+catalogueRoutes.get(
+  "/api/v1/songs/:songId",
+  requireAnyToken,
+  valid("param", songParam),
+  async (c) => {
+    const { songId } = c.req.valid("param");
+    const row = await db(c.env)
+      .select()
+      .from(songs)
+      .where(
+        and(
+          or(eq(songs.songId, songId.toLowerCase()), eq(songs.songShortId, songId)),
+          songVisibleTo(c.get("caller")?.uuid),
+        ),
+      )
+      .get();
+    if (!row) throw notFound(SONG_MSG.songNotFound);
+    return c.json(toSongDto(row));
+  },
+);
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -97,14 +147,26 @@ const iso = (t: number) => new Date(t).toISOString();
 catalogueRoutes.get("/albums", requireAnyToken, valid("query", takeSkip(100, 20)), async (c) => {
   const { take, skip } = c.req.valid("query");
   const d = db(c.env);
-  const [rows, total] = await d.batch([d.select().from(albums).orderBy(asc(albums.name), asc(albums.id)).limit(take).offset(skip), d.select({ n: count() }).from(albums)]);
-  return c.json({ data: rows.map((a) => ({ ...a, createdAt: iso(a.createdAt) })), total: total[0]?.n ?? 0 });
+  const [rows, total] = await d.batch([
+    d.select().from(albums).orderBy(asc(albums.name), asc(albums.id)).limit(take).offset(skip),
+    d.select({ n: count() }).from(albums),
+  ]);
+  return c.json({
+    data: rows.map((a) => ({ ...a, createdAt: iso(a.createdAt) })),
+    total: total[0]?.n ?? 0,
+  });
 });
 
 /** GET /artists?take&skip: `{ data, total }` by name. */
 catalogueRoutes.get("/artists", requireAnyToken, valid("query", takeSkip(100, 20)), async (c) => {
   const { take, skip } = c.req.valid("query");
   const d = db(c.env);
-  const [rows, total] = await d.batch([d.select().from(artists).orderBy(asc(artists.name), asc(artists.id)).limit(take).offset(skip), d.select({ n: count() }).from(artists)]);
-  return c.json({ data: rows.map((a) => ({ ...a, createdAt: iso(a.createdAt) })), total: total[0]?.n ?? 0 });
+  const [rows, total] = await d.batch([
+    d.select().from(artists).orderBy(asc(artists.name), asc(artists.id)).limit(take).offset(skip),
+    d.select({ n: count() }).from(artists),
+  ]);
+  return c.json({
+    data: rows.map((a) => ({ ...a, createdAt: iso(a.createdAt) })),
+    total: total[0]?.n ?? 0,
+  });
 });

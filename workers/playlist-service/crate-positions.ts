@@ -25,8 +25,10 @@ const renumber = (crateId: number | SQL) =>
     from (select id, row_number() over (order by position, id) - 1 as rn from crate_songs where crate_id = ${crateId}) as r
     where crate_songs.id = r.id and crate_songs.position is not r.rn`;
 
-const songsIn = (crateId: number) => sql`(select count(*) from crate_songs where crate_id = ${crateId})`;
-const touch = (env: Env, crateId: number) => db(env).update(crates).set({ updatedAt: Date.now() }).where(eq(crates.id, crateId));
+const songsIn = (crateId: number) =>
+  sql`(select count(*) from crate_songs where crate_id = ${crateId})`;
+const touch = (env: Env, crateId: number) =>
+  db(env).update(crates).set({ updatedAt: Date.now() }).where(eq(crates.id, crateId));
 
 /** One crate song with its song, as the API shows it. */
 async function crateSongDto(env: Env, crateId: number, crateSongUuid: string) {
@@ -45,25 +47,55 @@ async function crateSongDto(env: Env, crateId: number, crateSongUuid: string) {
  * (it stays in the crate, so it comes back if it is listed again). Positions are the
  * crate's own, so they may skip the hidden ones.
  */
-export async function listCrateSongs(env: Env, crateId: number, viewer: string | undefined, limit: number, offset: number) {
+export async function listCrateSongs(
+  env: Env,
+  crateId: number,
+  viewer: string | undefined,
+  limit: number,
+  offset: number,
+) {
   const d = db(env);
   const where = and(eq(crateSongs.crateId, crateId), songVisibleTo(viewer));
   // Not d.batch: D1 answers a batch with objects keyed by column name, which loses the
   // join's repeated names (id, created_at).
   const [rows, total] = await Promise.all([
-    d.select({ song: songs, cs: crateSongs }).from(crateSongs).innerJoin(songs, eq(songs.id, crateSongs.songId)).where(where).orderBy(asc(crateSongs.position)).limit(limit).offset(offset).all(),
-    d.select({ n: count() }).from(crateSongs).innerJoin(songs, eq(songs.id, crateSongs.songId)).where(where).get(),
+    d
+      .select({ song: songs, cs: crateSongs })
+      .from(crateSongs)
+      .innerJoin(songs, eq(songs.id, crateSongs.songId))
+      .where(where)
+      .orderBy(asc(crateSongs.position))
+      .limit(limit)
+      .offset(offset)
+      .all(),
+    d
+      .select({ n: count() })
+      .from(crateSongs)
+      .innerJoin(songs, eq(songs.id, crateSongs.songId))
+      .where(where)
+      .get(),
   ]);
   return { data: rows.map((r) => toCrateSongDto(r.song, r.cs)), total: total?.n ?? 0 };
 }
 
 /** How many of the crate's songs `viewer` sees before `position`: where that position falls in their pages. */
-export async function visibleBefore(env: Env, crateId: number, viewer: string | undefined, position: number): Promise<number> {
+export async function visibleBefore(
+  env: Env,
+  crateId: number,
+  viewer: string | undefined,
+  position: number,
+): Promise<number> {
   const row = await db(env)
     .select({ n: count() })
     .from(crateSongs)
     .innerJoin(songs, eq(songs.id, crateSongs.songId))
-    .where(and(eq(crateSongs.crateId, crateId), lt(crateSongs.position, position), songVisibleTo(viewer)))
+    .where(
+      and(
+        eq(crateSongs.crateId, crateId),
+        lt(crateSongs.position, position),
+        songVisibleTo(viewer),
+      ),
+    )
     .get();
   return row?.n ?? 0;
 }
@@ -73,10 +105,18 @@ export async function visibleBefore(env: Env, crateId: number, viewer: string | 
  * current position with them). With `once` (the likes crate) a song already there is not
  * added again: the existing entry is answered with `added: false`.
  */
-export async function addSong(env: Env, crate: CrateRow, song: SongRow, append: boolean, once = false) {
+export async function addSong(
+  env: Env,
+  crate: CrateRow,
+  song: SongRow,
+  append: boolean,
+  once = false,
+) {
   const d = db(env);
   const uuid = crypto.randomUUID();
-  const absent = once ? sql`not exists (select 1 from crate_songs where crate_id = ${crate.id} and song_id = ${song.id})` : sql`1`;
+  const absent = once
+    ? sql`not exists (select 1 from crate_songs where crate_id = ${crate.id} and song_id = ${song.id})`
+    : sql`1`;
   const insert = (position: SQL) =>
     sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position) select ${uuid}, ${crate.id}, ${song.id}, ${position} where ${absent}`;
   if (append) {
@@ -94,7 +134,11 @@ export async function addSong(env: Env, crate: CrateRow, song: SongRow, append: 
   }
   const added = await crateSongDto(env, crate.id, uuid);
   if (added) return { song: added, added: true };
-  const existing = await d.select({ u: crateSongs.crateSongUuid }).from(crateSongs).where(and(eq(crateSongs.crateId, crate.id), eq(crateSongs.songId, song.id))).get();
+  const existing = await d
+    .select({ u: crateSongs.crateSongUuid })
+    .from(crateSongs)
+    .where(and(eq(crateSongs.crateId, crate.id), eq(crateSongs.songId, song.id)))
+    .get();
   const dto = existing && (await crateSongDto(env, crate.id, existing.u));
   if (!dto) throw notFound(SONG_MSG.crateNotFound); // the crate was deleted meanwhile
   return { song: dto, added: false };
@@ -104,7 +148,12 @@ export async function addSong(env: Env, crate: CrateRow, song: SongRow, append: 
  * Appends songs (ids of `songs` rows) in the given order, in one batch, with a uuid each;
  * `extra` statements (an import status) commit with them.
  */
-export async function appendSongs(env: Env, crateId: number, items: { crateSongUuid: string; songId: number }[], extra: Statement[] = []) {
+export async function appendSongs(
+  env: Env,
+  crateId: number,
+  items: { crateSongUuid: string; songId: number }[],
+  extra: Statement[] = [],
+) {
   const list = JSON.stringify(items.map((i) => ({ u: i.crateSongUuid, s: i.songId })));
   await runBatch(env, [
     sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position)
@@ -121,7 +170,11 @@ export async function appendSongs(env: Env, crateId: number, items: { crateSongU
  * current position drops by the number of removed songs before it, so the same song stays
  * current; if that song went, the next one (or the last) becomes current.
  */
-export async function removeSongs(env: Env, crateId: number, crateSongUuids: string[]): Promise<number> {
+export async function removeSongs(
+  env: Env,
+  crateId: number,
+  crateSongUuids: string[],
+): Promise<number> {
   const d = db(env);
   const list = JSON.stringify(crateSongUuids);
   const kept = sql`crate_id = ${crateId} and crate_song_uuid not in (select value from json_each(${list}))`;
@@ -141,7 +194,10 @@ export async function clearSongs(env: Env, crateId: number): Promise<number> {
   const d = db(env);
   const [removed] = await runBatch(env, [
     sql`delete from crate_songs where crate_id = ${crateId}`,
-    d.update(crates).set({ currentPosition: 0, updatedAt: Date.now() }).where(eq(crates.id, crateId)),
+    d
+      .update(crates)
+      .set({ currentPosition: 0, updatedAt: Date.now() })
+      .where(eq(crates.id, crateId)),
   ]);
   return removed.meta.changes ?? 0;
 }
@@ -152,7 +208,12 @@ export async function clearSongs(env: Env, crateId: number): Promise<number> {
  * given a position half a step past its neighbour and `renumber` turns that into integers,
  * so one statement moves it whatever the others are doing. Answers its new position.
  */
-export async function moveSong(env: Env, crateId: number, crateSongUuid: string, newPosition: number): Promise<number> {
+export async function moveSong(
+  env: Env,
+  crateId: number,
+  crateSongUuid: string,
+  newPosition: number,
+): Promise<number> {
   const d = db(env);
   const target = sql`max(0, min(${newPosition}, ${songsIn(crateId)} - 1))`;
   const from = sql`(select position from crate_songs where crate_id = ${crateId} and crate_song_uuid = ${crateSongUuid})`;
@@ -169,7 +230,11 @@ export async function moveSong(env: Env, crateId: number, crateSongUuid: string,
       where crate_id = ${crateId} and crate_song_uuid = ${crateSongUuid}`,
     renumber(crateId),
   ]);
-  const row = await d.select({ p: crateSongs.position }).from(crateSongs).where(and(eq(crateSongs.crateId, crateId), eq(crateSongs.crateSongUuid, crateSongUuid))).get();
+  const row = await d
+    .select({ p: crateSongs.position })
+    .from(crateSongs)
+    .where(and(eq(crateSongs.crateId, crateId), eq(crateSongs.crateSongUuid, crateSongUuid)))
+    .get();
   if (!row) throw notFound(SONG_MSG.crateSongNotFound);
   return row.p;
 }
@@ -196,7 +261,12 @@ export function randomPermutation(n: number): number[] {
  */
 export async function shuffleSongs(env: Env, crateId: number): Promise<void> {
   const d = db(env);
-  const rows = await d.select({ u: crateSongs.crateSongUuid }).from(crateSongs).where(eq(crateSongs.crateId, crateId)).orderBy(asc(crateSongs.position)).all();
+  const rows = await d
+    .select({ u: crateSongs.crateSongUuid })
+    .from(crateSongs)
+    .where(eq(crateSongs.crateId, crateId))
+    .orderBy(asc(crateSongs.position))
+    .all();
   const perm = randomPermutation(rows.length);
   const map = JSON.stringify(Object.fromEntries(rows.map((r, i) => [r.u, perm[i]])));
   await runBatch(env, [
@@ -210,7 +280,11 @@ export async function shuffleSongs(env: Env, crateId: number): Promise<void> {
 }
 
 /** Sets the current position: 0..n-1, or 0 for an empty crate; checked by the UPDATE itself. */
-export async function setCurrentPosition(env: Env, crateId: number, position: number): Promise<void> {
+export async function setCurrentPosition(
+  env: Env,
+  crateId: number,
+  position: number,
+): Promise<void> {
   const d = db(env);
   const done = await d
     .update(crates)
@@ -218,5 +292,9 @@ export async function setCurrentPosition(env: Env, crateId: number, position: nu
     .where(and(eq(crates.id, crateId), sql`(${position} < ${songsIn(crateId)} or ${position} = 0)`))
     .returning({ id: crates.id })
     .get();
-  if (!done) throw positionRangeError((await d.select({ n: count() }).from(crateSongs).where(eq(crateSongs.crateId, crateId)).get())?.n ?? 0);
+  if (!done)
+    throw positionRangeError(
+      (await d.select({ n: count() }).from(crateSongs).where(eq(crateSongs.crateId, crateId)).get())
+        ?.n ?? 0,
+    );
 }

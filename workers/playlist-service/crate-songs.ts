@@ -10,8 +10,23 @@ import { notFound } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { fields, parseOr400, valid } from "../lib/validate";
 import { SONG_MSG } from "../songs/messages";
-import { addSong, listCrateSongs, moveSong, removeSongs, setCurrentPosition, shuffleSongs, visibleBefore } from "./crate-positions";
-import { crateDto, ownedCrate, readableCrate, reloadCrate, songVisibleTo, type CountedCrate } from "./crate-store";
+import {
+  addSong,
+  listCrateSongs,
+  moveSong,
+  removeSongs,
+  setCurrentPosition,
+  shuffleSongs,
+  visibleBefore,
+} from "./crate-positions";
+import {
+  crateDto,
+  ownedCrate,
+  readableCrate,
+  reloadCrate,
+  songVisibleTo,
+  type CountedCrate,
+} from "./crate-store";
 
 /**
  * The songs of a crate: list, add, remove, move, shuffle and the current position. The
@@ -33,16 +48,27 @@ const removeBody = z.object({
     .max(500, "crateSongUuids must have at most 500 items"),
 });
 // Any integer is accepted and clamped to the crate (seed: reorder with newPosition).
-const moveBody = z.object({ newPosition: z.number({ error: "newPosition must be a number" }).int("newPosition must be an integer") });
+const moveBody = z.object({
+  newPosition: z
+    .number({ error: "newPosition must be a number" })
+    .int("newPosition must be an integer"),
+});
 const currentBody = z.object({
-  currentPosition: z.number({ error: "currentPosition must be a number" }).int("currentPosition must be an integer").min(0, "currentPosition must not be negative"),
+  currentPosition: z
+    .number({ error: "currentPosition must be a number" })
+    .int("currentPosition must be an integer")
+    .min(0, "currentPosition must not be negative"),
 });
 const pageQuery = limitOffset(100, 20);
 
 /** The likes crate holds a song once; the queue and ordinary crates may repeat one. */
 const likesType = SPECIAL_CRATES.likes.crateType;
 
-export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuard: MiddlewareHandler<AppEnv>) {
+export function crateSongRoutesFor(
+  base: string,
+  resolve: ResolveCrate,
+  readGuard: MiddlewareHandler<AppEnv>,
+) {
   const r = new Hono<AppEnv>();
 
   /** GET .../songs?limit&offset: the songs in order, `{ data: CrateSongDto[], total }`. */
@@ -69,7 +95,9 @@ export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuar
   /** DELETE .../songs `{ crateSongUuids }`: `{ removed }` (uuids not in the crate are ignored). */
   r.delete(`${base}/songs`, requireUser, valid("json", removeBody), async (c) => {
     const crate = await resolve(c, true);
-    return c.json({ removed: await removeSongs(c.env, crate.id, c.req.valid("json").crateSongUuids) });
+    return c.json({
+      removed: await removeSongs(c.env, crate.id, c.req.valid("json").crateSongUuids),
+    });
   });
 
   /** PUT .../songs/{crateSongUuid}/position `{ newPosition }`: `{ data }`, the page (of `limit`) the song is now on. */
@@ -83,9 +111,20 @@ export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuar
       const crate = await resolve(c, true);
       const { limit } = c.req.valid("query");
       const who = caller(c).uuid;
-      const position = await moveSong(c.env, crate.id, c.req.valid("param").crateSongUuid, c.req.valid("json").newPosition);
+      const position = await moveSong(
+        c.env,
+        crate.id,
+        c.req.valid("param").crateSongUuid,
+        c.req.valid("json").newPosition,
+      );
       const before = await visibleBefore(c.env, crate.id, who, position);
-      const page = await listCrateSongs(c.env, crate.id, who, limit, Math.floor(before / limit) * limit);
+      const page = await listCrateSongs(
+        c.env,
+        crate.id,
+        who,
+        limit,
+        Math.floor(before / limit) * limit,
+      );
       return c.json({ data: page.data });
     },
   );
@@ -110,7 +149,9 @@ export function crateSongRoutesFor(base: string, resolve: ResolveCrate, readGuar
 /** A crate by uuid: anyone with a token reads a public one; only its owner changes it. */
 const byUuid: ResolveCrate = async (c, write) => {
   const { crateId } = parseOr400(z.object({ crateId: fields.uuid }), c.req.param());
-  return write ? ownedCrate(c.env, crateId, caller(c)) : readableCrate(c.env, crateId, c.get("caller"));
+  return write
+    ? ownedCrate(c.env, crateId, caller(c))
+    : readableCrate(c.env, crateId, c.get("caller"));
 };
 
 export const crateSongRoutes = crateSongRoutesFor("/crate/:crateId", byUuid, requireAnyToken);

@@ -18,7 +18,10 @@ import { SONG_MSG } from "../songs/messages";
 /** Messages of ours that SONG_MSG does not have. */
 export const CRATE_MSG = {
   specialLocked: "The queue and likes crates cannot be deleted or renamed.",
-  positionRange: (n: number) => (n === 0 ? "currentPosition must be 0 for an empty crate." : `currentPosition must be between 0 and ${n - 1}.`),
+  positionRange: (n: number) =>
+    n === 0
+      ? "currentPosition must be 0 for an empty crate."
+      : `currentPosition must be between 0 and ${n - 1}.`,
 } as const;
 
 /** The default name of an unnamed crate is this plus the lowest free number (seed 001). */
@@ -27,7 +30,10 @@ export const DEFAULT_NAME_PREFIX = "New Playlist #";
 /** Songs in the crate, as a correlated subquery: a list of crates is counted in one query, not one per crate. */
 // Spelled out: drizzle writes a column of the one table selected from without its table
 // name, and a bare "id" here would be crate_songs.id.
-const songCount = sql<number>`(select count(*) from crate_songs where crate_songs.crate_id = crates.id)`.mapWith(Number);
+const songCount =
+  sql<number>`(select count(*) from crate_songs where crate_songs.crate_id = crates.id)`.mapWith(
+    Number,
+  );
 const withCount = { ...getTableColumns(crates), songCount };
 export type CountedCrate = CrateRow & { songCount: number };
 
@@ -60,7 +66,8 @@ async function findOne(env: Env, where: SQL | undefined): Promise<CountedCrate |
   return db(env).select(withCount).from(crates).where(where).get();
 }
 
-export const findCrate = (env: Env, crateUuid: string) => findOne(env, eq(crates.crateUuid, crateUuid));
+export const findCrate = (env: Env, crateUuid: string) =>
+  findOne(env, eq(crates.crateUuid, crateUuid));
 
 /** Reloads a crate (with its count) after a change. */
 export async function reloadCrate(env: Env, id: number): Promise<CountedCrate> {
@@ -73,7 +80,11 @@ export async function reloadCrate(env: Env, id: number): Promise<CountedCrate> {
  * A crate the caller may read: a public one, or their own. A private crate is 404 to
  * everyone else, so its existence is not revealed.
  */
-export async function readableCrate(env: Env, crateUuid: string, who?: Caller): Promise<CountedCrate> {
+export async function readableCrate(
+  env: Env,
+  crateUuid: string,
+  who?: Caller,
+): Promise<CountedCrate> {
   const row = await findCrate(env, crateUuid);
   if (!row || (!row.isPublic && row.userUuid !== who?.uuid)) throw notFound(SONG_MSG.crateNotFound);
   return row;
@@ -92,12 +103,19 @@ export async function ownedCrate(env: Env, crateUuid: string, who: Caller): Prom
  * others do nothing, and every caller then reads the one row. Special crates are private:
  * the queue and the likes are the owner's own.
  */
-export async function specialCrate(env: Env, userUuid: string, kind: SpecialCrate): Promise<CountedCrate> {
+export async function specialCrate(
+  env: Env,
+  userUuid: string,
+  kind: SpecialCrate,
+): Promise<CountedCrate> {
   const { crateType, crateName } = SPECIAL_CRATES[kind];
   const where = and(eq(crates.userUuid, userUuid), eq(crates.crateType, crateType));
   const found = await findOne(env, where);
   if (found) return found;
-  await db(env).insert(crates).values({ crateUuid: crypto.randomUUID(), userUuid, crateName, crateType, isPublic: false }).onConflictDoNothing();
+  await db(env)
+    .insert(crates)
+    .values({ crateUuid: crypto.randomUUID(), userUuid, crateName, crateType, isPublic: false })
+    .onConflictDoNothing();
   return (await findOne(env, where))!;
 }
 
@@ -127,16 +145,27 @@ export interface CrateFields {
  * the row written by one INSERT ... SELECT, a single statement (D1 runs statements one at a
  * time), so two creates at once can never both take the same N.
  */
-export async function createCrate(env: Env, userUuid: string, f: CrateFields): Promise<CountedCrate> {
+export async function createCrate(
+  env: Env,
+  userUuid: string,
+  f: CrateFields,
+): Promise<CountedCrate> {
   const crateUuid = crypto.randomUUID();
-  const name = f.crateName ? sql`${f.crateName}` : sql`${DEFAULT_NAME_PREFIX} || ${lowestFreeNumber(userUuid)}`;
-  await db(env).run(sql`insert into crates (crate_uuid, user_uuid, crate_name, description, is_public)
+  const name = f.crateName
+    ? sql`${f.crateName}`
+    : sql`${DEFAULT_NAME_PREFIX} || ${lowestFreeNumber(userUuid)}`;
+  await db(env)
+    .run(sql`insert into crates (crate_uuid, user_uuid, crate_name, description, is_public)
     select ${crateUuid}, ${userUuid}, ${name}, ${f.description ?? null}, ${f.isPublic === false ? 0 : 1}`);
   return (await findCrate(env, crateUuid))!;
 }
 
 /** Name, description and visibility. The special crates keep their names. */
-export async function updateCrate(env: Env, crate: CountedCrate, f: CrateFields): Promise<CountedCrate> {
+export async function updateCrate(
+  env: Env,
+  crate: CountedCrate,
+  f: CrateFields,
+): Promise<CountedCrate> {
   if (f.crateName !== undefined && isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
   const set = { ...f, updatedAt: Date.now() };
   await db(env).update(crates).set(set).where(eq(crates.id, crate.id));
@@ -147,7 +176,10 @@ export async function updateCrate(env: Env, crate: CountedCrate, f: CrateFields)
 export async function deleteCrate(env: Env, crate: CrateRow): Promise<void> {
   if (isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
   // The foreign key cascades too; deleting the songs explicitly does not depend on it.
-  await runBatch(env, [sql`delete from crate_songs where crate_id = ${crate.id}`, db(env).delete(crates).where(eq(crates.id, crate.id))]);
+  await runBatch(env, [
+    sql`delete from crate_songs where crate_id = ${crate.id}`,
+    db(env).delete(crates).where(eq(crates.id, crate.id)),
+  ]);
 }
 
 /**
@@ -155,11 +187,25 @@ export async function deleteCrate(env: Env, crate: CrateRow): Promise<void> {
  * written in one batch (the songs are read and written by one INSERT ... SELECT, so the
  * copy is a snapshot even while the source is being edited).
  */
-export async function copyCrate(env: Env, src: CrateRow, userUuid: string, crateName: string): Promise<CountedCrate> {
+export async function copyCrate(
+  env: Env,
+  src: CrateRow,
+  userUuid: string,
+  crateName: string,
+): Promise<CountedCrate> {
   const crateUuid = crypto.randomUUID();
   const newId = sql`(select id from crates where crate_uuid = ${crateUuid})`;
   await runBatch(env, [
-    db(env).insert(crates).values({ crateUuid, userUuid, crateName, description: src.description, isPublic: src.isPublic, thumbnails: src.thumbnails }),
+    db(env)
+      .insert(crates)
+      .values({
+        crateUuid,
+        userUuid,
+        crateName,
+        description: src.description,
+        isPublic: src.isPublic,
+        thumbnails: src.thumbnails,
+      }),
     sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position)
       select ${SQL_UUID}, ${newId}, song_id, position from crate_songs where crate_id = ${src.id} order by position, id`,
   ]);
@@ -170,7 +216,13 @@ export async function copyCrate(env: Env, src: CrateRow, userUuid: string, crate
 export async function listCrates(env: Env, where: SQL | undefined, limit: number, offset: number) {
   const d = db(env);
   const [rows, total] = await d.batch([
-    d.select(withCount).from(crates).where(where).orderBy(sql`${crates.crateType} is null`, desc(crates.createdAt), desc(crates.id)).limit(limit).offset(offset),
+    d
+      .select(withCount)
+      .from(crates)
+      .where(where)
+      .orderBy(sql`${crates.crateType} is null`, desc(crates.createdAt), desc(crates.id))
+      .limit(limit)
+      .offset(offset),
     d.select({ n: count() }).from(crates).where(where),
   ]);
   return { data: rows.map(crateDto), total: total[0]?.n ?? 0 };
@@ -179,13 +231,20 @@ export async function listCrates(env: Env, where: SQL | undefined, limit: number
 /** Every crate, oldest first, for other services (`take/skip`). */
 export async function listAllCrates(env: Env, take: number, skip: number) {
   const d = db(env);
-  const [rows, total] = await d.batch([d.select(withCount).from(crates).orderBy(asc(crates.id)).limit(take).offset(skip), d.select({ n: count() }).from(crates)]);
+  const [rows, total] = await d.batch([
+    d.select(withCount).from(crates).orderBy(asc(crates.id)).limit(take).offset(skip),
+    d.select({ n: count() }).from(crates),
+  ]);
   return { data: rows.map(crateDto), total: total[0]?.n ?? 0 };
 }
 
 /** Songs a user may put in a crate or open: public verified ones, the catalogue, and their own uploads. */
 export const songVisibleTo = (userUuid: string | undefined) =>
-  or(and(eq(songs.status, "VERIFIED"), eq(songs.isPublic, true)), isNull(songs.ownerUuid), userUuid ? eq(songs.ownerUuid, userUuid) : undefined);
+  or(
+    and(eq(songs.status, "VERIFIED"), eq(songs.isPublic, true)),
+    isNull(songs.ownerUuid),
+    userUuid ? eq(songs.ownerUuid, userUuid) : undefined,
+  );
 
 /** 400 for a current position outside 0..n-1 (0 when empty). */
 export function positionRangeError(n: number) {

@@ -6,7 +6,17 @@ import type { AppEnv } from "../env";
 import { caller, requireAnyToken, requireService, requireUser } from "../lib/auth";
 import { limitOffset, takeSkip } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
-import { copyCrate, crateDto, createCrate, deleteCrate, listAllCrates, listCrates, ownedCrate, readableCrate, updateCrate } from "./crate-store";
+import {
+  copyCrate,
+  crateDto,
+  createCrate,
+  deleteCrate,
+  listAllCrates,
+  listCrates,
+  ownedCrate,
+  readableCrate,
+  updateCrate,
+} from "./crate-store";
 
 /**
  * Crates (playlists): create, read, list, edit, delete and copy. Song routes are in
@@ -16,8 +26,15 @@ import { copyCrate, crateDto, createCrate, deleteCrate, listAllCrates, listCrate
 export const crateRoutes = new Hono<AppEnv>();
 
 export const crateFields = {
-  crateName: z.string({ error: "crateName must be a string" }).trim().max(100, "crateName must be at most 100 characters"),
-  description: z.string({ error: "description must be a string" }).trim().max(1000, "description must be at most 1000 characters").nullable(),
+  crateName: z
+    .string({ error: "crateName must be a string" })
+    .trim()
+    .max(100, "crateName must be at most 100 characters"),
+  description: z
+    .string({ error: "description must be a string" })
+    .trim()
+    .max(1000, "description must be at most 1000 characters")
+    .nullable(),
   isPublic: z.boolean({ error: "isPublic must be a boolean" }),
 };
 
@@ -34,9 +51,15 @@ export const updateBody = z
     description: crateFields.description.optional(),
     isPublic: crateFields.isPublic.optional(),
   })
-  .refine((b) => b.crateName !== undefined || b.description !== undefined || b.isPublic !== undefined, "Nothing to update: send crateName, description or isPublic.");
+  .refine(
+    (b) => b.crateName !== undefined || b.description !== undefined || b.isPublic !== undefined,
+    "Nothing to update: send crateName, description or isPublic.",
+  );
 
-const includeSpecial = z.enum(["true", "false"], { error: "includeSpecial must be true or false" }).transform((v) => v === "true").default(false);
+const includeSpecial = z
+  .enum(["true", "false"], { error: "includeSpecial must be true or false" })
+  .transform((v) => v === "true")
+  .default(false);
 const listQuery = limitOffset(100, 20).extend({ includeSpecial });
 const idParam = z.object({ id: fields.uuid });
 
@@ -49,20 +72,29 @@ crateRoutes.post("/crate", requireUser, valid("json", createBody), async (c) => 
 /** GET /crate/user: the caller's crates; the queue and likes only with `includeSpecial=true`. */
 crateRoutes.get("/crate/user", requireUser, valid("query", listQuery), async (c) => {
   const { limit, offset, includeSpecial } = c.req.valid("query");
-  const where = and(eq(crates.userUuid, caller(c).uuid), includeSpecial ? undefined : isNull(crates.crateType));
+  const where = and(
+    eq(crates.userUuid, caller(c).uuid),
+    includeSpecial ? undefined : isNull(crates.crateType),
+  );
   return c.json(await listCrates(c.env, where, limit, offset));
 });
 
 /** GET /crate/user/{userUuid}: that user's public crates (all their own, for the user themself). */
-crateRoutes.get("/crate/user/:userUuid", requireAnyToken, valid("param", z.object({ userUuid: fields.uuid })), valid("query", listQuery), async (c) => {
-  const { userUuid } = c.req.valid("param");
-  const { limit, offset, includeSpecial } = c.req.valid("query");
-  const self = c.get("caller")?.uuid === userUuid;
-  const conditions: (SQL | undefined)[] = [eq(crates.userUuid, userUuid)];
-  if (!self) conditions.push(eq(crates.isPublic, true));
-  if (!self || !includeSpecial) conditions.push(isNull(crates.crateType));
-  return c.json(await listCrates(c.env, and(...conditions), limit, offset));
-});
+crateRoutes.get(
+  "/crate/user/:userUuid",
+  requireAnyToken,
+  valid("param", z.object({ userUuid: fields.uuid })),
+  valid("query", listQuery),
+  async (c) => {
+    const { userUuid } = c.req.valid("param");
+    const { limit, offset, includeSpecial } = c.req.valid("query");
+    const self = c.get("caller")?.uuid === userUuid;
+    const conditions: (SQL | undefined)[] = [eq(crates.userUuid, userUuid)];
+    if (!self) conditions.push(eq(crates.isPublic, true));
+    if (!self || !includeSpecial) conditions.push(isNull(crates.crateType));
+    return c.json(await listCrates(c.env, and(...conditions), limit, offset));
+  },
+);
 
 /** GET /crate/service: every crate, for other services (service key or admin). */
 crateRoutes.get("/crate/service", requireService, valid("query", takeSkip(100, 20)), async (c) => {
@@ -76,10 +108,16 @@ crateRoutes.get("/crate/:id", requireAnyToken, valid("param", idParam), async (c
 });
 
 /** PATCH /crate/{id}: name, description, visibility (owner only; the special crates keep their names). */
-crateRoutes.patch("/crate/:id", requireUser, valid("param", idParam), valid("json", updateBody), async (c) => {
-  const crate = await ownedCrate(c.env, c.req.valid("param").id, caller(c));
-  return c.json(crateDto(await updateCrate(c.env, crate, c.req.valid("json"))));
-});
+crateRoutes.patch(
+  "/crate/:id",
+  requireUser,
+  valid("param", idParam),
+  valid("json", updateBody),
+  async (c) => {
+    const crate = await ownedCrate(c.env, c.req.valid("param").id, caller(c));
+    return c.json(crateDto(await updateCrate(c.env, crate, c.req.valid("json"))));
+  },
+);
 
 /** DELETE /crate/{id}: owner only; the queue and likes cannot be deleted. */
 crateRoutes.delete("/crate/:id", requireUser, valid("param", idParam), async (c) => {
@@ -93,7 +131,10 @@ crateRoutes.put(
   "/crate/:crateId/copy",
   requireUser,
   valid("param", z.object({ crateId: fields.uuid })),
-  valid("json", z.object({ crateName: crateFields.crateName.optional().transform((s) => s || undefined) })),
+  valid(
+    "json",
+    z.object({ crateName: crateFields.crateName.optional().transform((s) => s || undefined) }),
+  ),
   async (c) => {
     const who = caller(c);
     const src = await ownedCrate(c.env, c.req.valid("param").crateId, who);

@@ -2,7 +2,13 @@ import { asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { MusicProvider } from "../../shared/songs";
-import { outside, PROVIDER_MSG, ProviderError, requireEnabled, type MusicAdapter } from "../adapters/music";
+import {
+  outside,
+  PROVIDER_MSG,
+  ProviderError,
+  requireEnabled,
+  type MusicAdapter,
+} from "../adapters/music";
 import { apple, appleCreatePlaylist } from "../adapters/music/apple";
 import { spotify, spotifyCreatePlaylist } from "../adapters/music/spotify";
 import { db } from "../db/client";
@@ -24,18 +30,36 @@ export const exportRoutes = new Hono<AppEnv>();
 
 const exportBody = z.object({
   crateUuid: fields.uuid,
-  name: z.string().trim().min(1, "name should not be empty").max(100, "name must be at most 100 characters").optional(),
-  accessToken: z.string({ error: "accessToken must be a string" }).min(1, "accessToken should not be empty").max(4096, "accessToken must be at most 4096 characters"),
+  name: z
+    .string()
+    .trim()
+    .min(1, "name should not be empty")
+    .max(100, "name must be at most 100 characters")
+    .optional(),
+  accessToken: z
+    .string({ error: "accessToken must be a string" })
+    .min(1, "accessToken should not be empty")
+    .max(4096, "accessToken must be at most 4096 characters"),
 });
 
-type CreatePlaylist = (env: Env, userToken: string, name: string, description: string, ids: string[]) => Promise<string>;
+type CreatePlaylist = (
+  env: Env,
+  userToken: string,
+  name: string,
+  description: string,
+  ids: string[],
+) => Promise<string>;
 const TARGETS: { path: string; adapter: MusicAdapter; create: CreatePlaylist }[] = [
   { path: "spotify", adapter: spotify, create: spotifyCreatePlaylist },
   { path: "apple", adapter: apple, create: appleCreatePlaylist },
 ];
 
 /** The crate's songs in order, each with its id at `provider` (undefined when it has none). */
-async function crateProviderIds(env: Env, crateId: number, provider: MusicProvider): Promise<(string | undefined)[]> {
+async function crateProviderIds(
+  env: Env,
+  crateId: number,
+  provider: MusicProvider,
+): Promise<(string | undefined)[]> {
   const rows = await db(env)
     .select({ providers: songs.musicProviders })
     .from(crateSongs)
@@ -62,11 +86,17 @@ for (const t of TARGETS) {
         return await t.create(c.env, body.accessToken, name, crate.description ?? "", found);
       } catch (err) {
         // The provider refusing the person's token is their input to fix, not our outage.
-        if (err instanceof ProviderError && (err.status === 401 || err.status === 403)) throw new ApiError(400, PROVIDER_MSG.refusedToken(adapter.name));
+        if (err instanceof ProviderError && (err.status === 401 || err.status === 403))
+          throw new ApiError(400, PROVIDER_MSG.refusedToken(adapter.name));
         throw err;
       }
     });
-    const result = { provider: adapter.key, playlistUrl, added: found.length, skipped: ids.length - found.length };
+    const result = {
+      provider: adapter.key,
+      playlistUrl,
+      added: found.length,
+      skipped: ids.length - found.length,
+    };
     await audit(c.env, "playlist.export", who.uuid, { crateUuid: crate.crateUuid, ...result });
     return c.json(result);
   });

@@ -15,7 +15,10 @@ export const SEVEN_DIGITAL_LEAD = 5;
  * Providers the priority list does not name (YouTube for hangout, 7digital for turntable)
  * come last, in registry order, so an enabled provider is never silently dropped.
  */
-export function orderProviderResults(brand: Brand, pages: Partial<Record<MusicProvider, ProviderSong[]>>): ProviderSong[] {
+export function orderProviderResults(
+  brand: Brand,
+  pages: Partial<Record<MusicProvider, ProviderSong[]>>,
+): ProviderSong[] {
   const out: ProviderSong[] = [];
   const used = new Set<MusicProvider>();
   const take = (k: MusicProvider) => {
@@ -55,7 +58,11 @@ function absorb(into: ProviderSong, from: ProviderSong): void {
  * - a provider song matching an earlier provider song is folded into it, so one result
  *   carries every provider's id (for example 7digital and Spotify by ISRC).
  */
-export function mergeSearch(brand: Brand, local: SongDto[], pages: Partial<Record<MusicProvider, ProviderSong[]>>): (SongDto | ProviderSong)[] {
+export function mergeSearch(
+  brand: Brand,
+  local: SongDto[],
+  pages: Partial<Record<MusicProvider, ProviderSong[]>>,
+): (SongDto | ProviderSong)[] {
   const kept: ProviderSong[] = [];
   for (const s of orderProviderResults(brand, pages)) {
     if (local.some((l) => songsMatch(l, s))) continue;

@@ -24,7 +24,10 @@ export const SEARCH_SOURCES = ["local", ...ADAPTER_KEYS] as const;
 
 const query = z.object({
   q: z.string().trim().min(1, SONG_MSG.emptySearch).max(200, "q must be at most 200 characters"),
-  explicit: z.enum(["true", "false"], { error: "explicit must be true or false" }).optional().transform((v) => v !== "false"),
+  explicit: z
+    .enum(["true", "false"], { error: "explicit must be true or false" })
+    .optional()
+    .transform((v) => v !== "false"),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/, "country must be a 2-letter country code")
@@ -37,9 +40,16 @@ const query = z.object({
     .optional()
     .transform((v, ctx) => {
       if (v === undefined) return null;
-      const list = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const list = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = list.filter((s) => !(SEARCH_SOURCES as readonly string[]).includes(s));
-      if (bad.length || !list.length) ctx.addIssue({ code: "custom", message: `providers must be a comma list of: ${SEARCH_SOURCES.join(", ")}` });
+      if (bad.length || !list.length)
+        ctx.addIssue({
+          code: "custom",
+          message: `providers must be a comma list of: ${SEARCH_SOURCES.join(", ")}`,
+        });
       return new Set(list);
     }),
 });
@@ -52,7 +62,8 @@ const searchQuery = z
   .any()
   .superRefine((v, ctx) => {
     const q = (v as { q?: unknown } | null)?.q;
-    if (typeof q !== "string" || !q.trim()) ctx.addIssue({ code: "custom", message: SONG_MSG.emptySearch });
+    if (typeof q !== "string" || !q.trim())
+      ctx.addIssue({ code: "custom", message: SONG_MSG.emptySearch });
   })
   .pipe(query);
 type SearchQuery = z.output<typeof query>;
@@ -61,10 +72,20 @@ type SearchQuery = z.output<typeof query>;
  * Catalogue songs the caller may see: VERIFIED, and public or their own (the same rule as
  * the upload-service's song search), matched by the FTS5 index.
  */
-async function searchLocal(env: Env, who: Caller, p: SearchQuery): Promise<{ songs: SongDto[]; total: number }> {
+async function searchLocal(
+  env: Env,
+  who: Caller,
+  p: SearchQuery,
+): Promise<{ songs: SongDto[]; total: number }> {
   const match = matchesSearch(p.q);
   if (!match) return { songs: [], total: 0 };
-  const page = await songPage(env, catalogueSearchWhere(match, who.uuid, p.explicit), BY_TRACK_NAME, p.limit, p.offset);
+  const page = await songPage(
+    env,
+    catalogueSearchWhere(match, who.uuid, p.explicit),
+    BY_TRACK_NAME,
+    p.limit,
+    p.offset,
+  );
   return { songs: page.data, total: page.total };
 }
 
@@ -80,13 +101,24 @@ interface SourceResult {
  * Asks every enabled provider at once. A provider that throws or times out is reported
  * "error" and contributes nothing: one provider's trouble never fails the search.
  */
-async function searchProviders(env: Env, p: SearchQuery): Promise<Partial<Record<MusicProvider, SourceResult>>> {
+async function searchProviders(
+  env: Env,
+  p: SearchQuery,
+): Promise<Partial<Record<MusicProvider, SourceResult>>> {
   const entries = await Promise.all(
     MUSIC_ADAPTERS.map(async (a): Promise<[MusicProvider, SourceResult]> => {
-      if ((p.providers && !p.providers.has(a.key)) || !a.enabled(env)) return [a.key, { state: "off", songs: [], total: null, more: false }];
+      if ((p.providers && !p.providers.has(a.key)) || !a.enabled(env))
+        return [a.key, { state: "off", songs: [], total: null, more: false }];
       try {
-        const page = await a.search(env, { q: p.q, offset: p.offset, limit: p.limit, explicit: p.explicit, country: p.country });
-        const more = page.total !== null ? p.offset + p.limit < page.total : page.songs.length >= p.limit;
+        const page = await a.search(env, {
+          q: p.q,
+          offset: p.offset,
+          limit: p.limit,
+          explicit: p.explicit,
+          country: p.country,
+        });
+        const more =
+          page.total !== null ? p.offset + p.limit < page.total : page.songs.length >= p.limit;
         // Providers that cannot filter explicit songs themselves are filtered here.
         const list = p.explicit ? page.songs : page.songs.filter((s) => !s.explicit);
         return [a.key, { state: "on", songs: list, total: page.total, more }];
@@ -101,7 +133,10 @@ async function searchProviders(env: Env, p: SearchQuery): Promise<Partial<Record
 
 async function runSearch(env: Env, who: Caller, p: SearchQuery) {
   const wantLocal = !p.providers || p.providers.has("local");
-  const [local, remote] = await Promise.all([wantLocal ? searchLocal(env, who, p) : null, searchProviders(env, p)]);
+  const [local, remote] = await Promise.all([
+    wantLocal ? searchLocal(env, who, p) : null,
+    searchProviders(env, p),
+  ]);
   const pages = Object.fromEntries(Object.entries(remote).map(([k, r]) => [k, r.songs]));
   const providers: Record<string, SourceState> = { local: wantLocal ? "on" : "off" };
   const total: Record<string, number | null> = {};
@@ -112,7 +147,12 @@ async function runSearch(env: Env, who: Caller, p: SearchQuery) {
     if (r.state === "on") total[k] = r.total;
     more ||= r.more;
   }
-  return { songs: mergeSearch(brandOf(env), local?.songs ?? [], pages), providers, total, next: more ? p.offset + p.limit : null };
+  return {
+    songs: mergeSearch(brandOf(env), local?.songs ?? [], pages),
+    providers,
+    total,
+    next: more ? p.offset + p.limit : null,
+  };
 }
 
 /** v1: `{ songs, providers, offset, limit }`. */
@@ -126,5 +166,12 @@ searchRoutes.get("/search", requireAnyToken, valid("query", searchQuery), async 
 searchRoutes.get("/search/v2", requireAnyToken, valid("query", searchQuery), async (c) => {
   const p = c.req.valid("query");
   const r = await runSearch(c.env, caller(c, ["user", "bot", "guest", "ghost"]), p);
-  return c.json({ songs: r.songs, providers: r.providers, offset: p.offset, limit: p.limit, total: r.total, next: r.next });
+  return c.json({
+    songs: r.songs,
+    providers: r.providers,
+    offset: p.offset,
+    limit: p.limit,
+    total: r.total,
+    next: r.next,
+  });
 });

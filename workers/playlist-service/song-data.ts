@@ -1,7 +1,15 @@
 import { and, eq, inArray, or } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { adapterFor, ADAPTER_KEYS, outside, PROVIDER_MSG, providerForHost, requireEnabled, type ProviderSong } from "../adapters/music";
+import {
+  adapterFor,
+  ADAPTER_KEYS,
+  outside,
+  PROVIDER_MSG,
+  providerForHost,
+  requireEnabled,
+  type ProviderSong,
+} from "../adapters/music";
 import { db } from "../db/client";
 import { songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -31,7 +39,13 @@ async function localSongId(env: Env, who: Caller, isrc: string | null): Promise<
   const row = await db(env)
     .select({ songId: songs.songId })
     .from(songs)
-    .where(and(inArray(songs.isrc, [...new Set([isrc, isrc.toUpperCase(), isrc.toLowerCase()])]), eq(songs.status, "VERIFIED"), or(eq(songs.isPublic, true), eq(songs.ownerUuid, who.uuid))))
+    .where(
+      and(
+        inArray(songs.isrc, [...new Set([isrc, isrc.toUpperCase(), isrc.toLowerCase()])]),
+        eq(songs.status, "VERIFIED"),
+        or(eq(songs.isPublic, true), eq(songs.ownerUuid, who.uuid)),
+      ),
+    )
     .orderBy(songs.id)
     .get();
   return row?.songId ?? null;
@@ -65,7 +79,12 @@ const country = z
   .string()
   .regex(/^[A-Za-z]{2}$/, "country must be a 2-letter country code")
   .transform((v) => v.toUpperCase());
-const linkParam = z.object({ link: z.string().min(1, "link should not be empty").max(2048, "link must be at most 2048 characters") });
+const linkParam = z.object({
+  link: z
+    .string()
+    .min(1, "link should not be empty")
+    .max(2048, "link must be at most 2048 characters"),
+});
 
 /** POST /song-data/migrate-links: each link resolved as GET /song-data/{link} would. */
 const MIGRATE_MAX = 50;
@@ -79,7 +98,13 @@ songDataRoutes.post(
     "json",
     z.object({
       links: z
-        .array(z.string().min(1, "links must not hold empty strings").max(2048, "links must be at most 2048 characters each"), { error: "links must be a list of strings" })
+        .array(
+          z
+            .string()
+            .min(1, "links must not hold empty strings")
+            .max(2048, "links must be at most 2048 characters each"),
+          { error: "links must be a list of strings" },
+        )
         .min(1, "links should not be empty")
         .max(MIGRATE_MAX, `links must hold at most ${MIGRATE_MAX} entries`),
     }),
@@ -87,12 +112,19 @@ songDataRoutes.post(
   async (c) => {
     const who = caller(c, anyToken);
     const links = c.req.valid("json").links;
-    const results: ({ link: string; status: 200; song: ResolvedSong } | { link: string; status: number; message: string })[] = new Array(links.length);
+    const results: (
+      | { link: string; status: 200; song: ResolvedSong }
+      | { link: string; status: number; message: string }
+    )[] = new Array(links.length);
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < links.length; i = next++) {
         try {
-          results[i] = { link: links[i], status: 200, song: await resolveLink(c.env, who, links[i]) };
+          results[i] = {
+            link: links[i],
+            status: 200,
+            song: await resolveLink(c.env, who, links[i]),
+          };
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           results[i] = { link: links[i], status: err.status, message: err.message };
@@ -105,7 +137,10 @@ songDataRoutes.post(
 );
 
 type Kind = "stream" | "preview";
-const STREAM_PROVIDERS = ["uploadService", ...ADAPTER_KEYS.filter((k) => adapterFor(k)?.stream || adapterFor(k)?.preview)] as const;
+const STREAM_PROVIDERS = [
+  "uploadService",
+  ...ADAPTER_KEYS.filter((k) => adapterFor(k)?.stream || adapterFor(k)?.preview),
+] as const;
 
 /**
  * Where to play a song from. `id` is a local songId (a uuid) or a provider's track id;
@@ -114,37 +149,67 @@ const STREAM_PROVIDERS = ["uploadService", ...ADAPTER_KEYS.filter((k) => adapter
  * "An HLS playlist is only available for a verified song"), for previews too (an upload
  * has no separate clip); a local song that is not an upload plays from its 7digital id.
  */
-async function playUrl(env: Env, kind: Kind, p: { country: string; id: string }, q: { quality: "low" | "medium" | "high"; provider?: string }) {
+async function playUrl(
+  env: Env,
+  kind: Kind,
+  p: { country: string; id: string },
+  q: { quality: "low" | "medium" | "high"; provider?: string },
+) {
   const isUuid = z.uuid().safeParse(p.id).success;
-  const provider = q.provider ?? (isUuid ? "uploadService" : /^\d+$/.test(p.id) ? "sevenDigital" : undefined);
-  if (!provider) throw badRequest("id must be a song id or a 7digital track id, or name its provider");
+  const provider =
+    q.provider ?? (isUuid ? "uploadService" : /^\d+$/.test(p.id) ? "sevenDigital" : undefined);
+  if (!provider)
+    throw badRequest("id must be a song id or a 7digital track id, or name its provider");
   if (provider === "uploadService") {
     if (!isUuid) throw notFound(SONG_MSG.songNotFound);
     // Any token may stream by id, as GET /songs/{songId}/hls-playlist allows.
     const row = await db(env).select().from(songs).where(eq(songs.songId, p.id)).get();
     if (!row) throw notFound(SONG_MSG.songNotFound);
     if (row.status !== "VERIFIED") throw forbidden(SONG_MSG.notVerified);
-    if (row.musicProviders.uploadService !== undefined) return { url: hlsPlaylistPath(row.songId), provider: "uploadService" };
+    if (row.musicProviders.uploadService !== undefined)
+      return { url: hlsPlaylistPath(row.songId), provider: "uploadService" };
     const seven = row.musicProviders.sevenDigital;
     if (!seven) throw notFound(PROVIDER_MSG.noStream);
-    return playUrl(env, kind, { country: p.country, id: seven }, { quality: q.quality, provider: "sevenDigital" });
+    return playUrl(
+      env,
+      kind,
+      { country: p.country, id: seven },
+      { quality: q.quality, provider: "sevenDigital" },
+    );
   }
   const adapter = requireEnabled(env, adapterFor(provider)!);
   const lookup = kind === "stream" ? adapter.stream : adapter.preview;
   if (!lookup) throw notFound(PROVIDER_MSG.noStream);
-  const url = await outside(adapter.name, () => lookup(env, p.id, { country: p.country, quality: q.quality }));
+  const url = await outside(adapter.name, () =>
+    lookup(env, p.id, { country: p.country, quality: q.quality }),
+  );
   if (!url) throw notFound(PROVIDER_MSG.trackNotFound(adapter.name));
   return { url, provider };
 }
 
-const playParams = z.object({ country, id: z.string().min(1).max(100, "id must be at most 100 characters") });
-const providerQuery = z.enum(STREAM_PROVIDERS as unknown as [string, ...string[]], { error: `provider must be one of: ${STREAM_PROVIDERS.join(", ")}` }).optional();
+const playParams = z.object({
+  country,
+  id: z.string().min(1).max(100, "id must be at most 100 characters"),
+});
+const providerQuery = z
+  .enum(STREAM_PROVIDERS as unknown as [string, ...string[]], {
+    error: `provider must be one of: ${STREAM_PROVIDERS.join(", ")}`,
+  })
+  .optional();
 
 songDataRoutes.get(
   "/song-data/stream/:country/:id",
   requireAnyToken,
   valid("param", playParams),
-  valid("query", z.object({ quality: z.enum(["low", "medium", "high"], { error: "quality must be low, medium or high" }).default("medium"), provider: providerQuery })),
+  valid(
+    "query",
+    z.object({
+      quality: z
+        .enum(["low", "medium", "high"], { error: "quality must be low, medium or high" })
+        .default("medium"),
+      provider: providerQuery,
+    }),
+  ),
   async (c) => c.json(await playUrl(c.env, "stream", c.req.valid("param"), c.req.valid("query"))),
 );
 
@@ -153,23 +218,41 @@ songDataRoutes.get(
   requireAnyToken,
   valid("param", playParams),
   valid("query", z.object({ provider: providerQuery })),
-  async (c) => c.json(await playUrl(c.env, "preview", c.req.valid("param"), { ...c.req.valid("query"), quality: "medium" })),
+  async (c) =>
+    c.json(
+      await playUrl(c.env, "preview", c.req.valid("param"), {
+        ...c.req.valid("query"),
+        quality: "medium",
+      }),
+    ),
 );
 
 /** GET /song-data/{provider}/{id}: one track by a provider's id (the spec's "provider routes"). */
 songDataRoutes.get(
   "/song-data/:provider/:id",
   requireAnyToken,
-  valid("param", z.object({ provider: z.enum(ADAPTER_KEYS as [string, ...string[]], { error: `provider must be one of: ${ADAPTER_KEYS.join(", ")}` }), id: z.string().min(1).max(100, "id must be at most 100 characters") })),
+  valid(
+    "param",
+    z.object({
+      provider: z.enum(ADAPTER_KEYS as [string, ...string[]], {
+        error: `provider must be one of: ${ADAPTER_KEYS.join(", ")}`,
+      }),
+      id: z.string().min(1).max(100, "id must be at most 100 characters"),
+    }),
+  ),
   valid("query", z.object({ country: country.optional() })),
   async (c) => {
     const { provider, id } = c.req.valid("param");
     const adapter = requireEnabled(c.env, adapterFor(provider)!);
-    const song = await outside(adapter.name, () => adapter.track(c.env, id, c.req.valid("query").country));
+    const song = await outside(adapter.name, () =>
+      adapter.track(c.env, id, c.req.valid("query").country),
+    );
     if (!song) throw notFound(PROVIDER_MSG.trackNotFound(adapter.name));
     return c.json({ ...song, songId: await localSongId(c.env, caller(c, anyToken), song.isrc) });
   },
 );
 
 /** GET /song-data/{link}: the link URL-encoded into one path segment. */
-songDataRoutes.get("/song-data/:link", requireAnyToken, valid("param", linkParam), async (c) => c.json(await resolveLink(c.env, caller(c, anyToken), c.req.valid("param").link)));
+songDataRoutes.get("/song-data/:link", requireAnyToken, valid("param", linkParam), async (c) =>
+  c.json(await resolveLink(c.env, caller(c, anyToken), c.req.valid("param").link)),
+);

@@ -42,5 +42,8 @@ for (const kind of ["queue", "likes"] as const satisfies readonly SpecialCrate[]
     return c.json({ removed: await clearSongs(c.env, crate.id) });
   });
 
-  specialCrateRoutes.route("/", crateSongRoutesFor(base, (c) => mine(c), requireUser));
+  specialCrateRoutes.route(
+    "/",
+    crateSongRoutesFor(base, (c) => mine(c), requireUser),
+  );
 }

@@ -18,7 +18,13 @@ export type AuditMessage = z.input<typeof auditMessage>;
  * a fresh one; pass a natural key (play tracking: `${topic}:${playId}:${userUuid}`) when a retried
  * request must not store the event twice; the consumer keeps the first row per id.
  */
-export async function audit(env: Env, topic: string, userUuid: string | null, data: Record<string, unknown> = {}, eventId: string = crypto.randomUUID()) {
+export async function audit(
+  env: Env,
+  topic: string,
+  userUuid: string | null,
+  data: Record<string, unknown> = {},
+  eventId: string = crypto.randomUUID(),
+) {
   const message: AuditMessage = { eventId, topic, userUuid, data, occurredAt: Date.now() };
   await env.AUDIT.send(message);
 }
@@ -39,7 +45,12 @@ export async function consumeAudit(batch: MessageBatch<unknown>, env: Env) {
     const d = db(env);
     const inserts = [];
     for (let i = 0; i < rows.length; i += AUDIT_ROWS_PER_INSERT) {
-      inserts.push(d.insert(auditEvents).values(rows.slice(i, i + AUDIT_ROWS_PER_INSERT)).onConflictDoNothing({ target: auditEvents.eventId }));
+      inserts.push(
+        d
+          .insert(auditEvents)
+          .values(rows.slice(i, i + AUDIT_ROWS_PER_INSERT))
+          .onConflictDoNothing({ target: auditEvents.eventId }),
+      );
     }
     await d.batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
   }

@@ -22,7 +22,10 @@ export type NotificationMessage = z.infer<typeof notificationMessage>;
 
 /** Queue a notification; `id` defaults to a fresh uuid. */
 export async function notify(env: Env, msg: Omit<NotificationMessage, "id"> & { id?: string }) {
-  await env.NOTIFICATIONS.send({ ...msg, id: msg.id ?? crypto.randomUUID() } as NotificationMessage);
+  await env.NOTIFICATIONS.send({
+    ...msg,
+    id: msg.id ?? crypto.randomUUID(),
+  } as NotificationMessage);
 }
 
 export async function consumeNotifications(batch: MessageBatch<unknown>, env: Env) {

@@ -35,7 +35,11 @@ interface SeasonWindow {
 
 /** Seasons whose [start, end) meets [from, to]: one D1 read per batch. */
 async function seasonsMeeting(env: Env, from: number, to: number): Promise<SeasonWindow[]> {
-  const { results } = await env.DB.prepare(`SELECT id, start_date AS start, end_date AS "end" FROM seasons WHERE start_date <= ? AND end_date > ?`).bind(to, from).all<SeasonWindow>();
+  const { results } = await env.DB.prepare(
+    `SELECT id, start_date AS start, end_date AS "end" FROM seasons WHERE start_date <= ? AND end_date > ?`,
+  )
+    .bind(to, from)
+    .all<SeasonWindow>();
   return results;
 }
 
@@ -49,7 +53,11 @@ const MIRROR_ROWS = 30;
  * wrong order leave the newer balance. A season row is written only while its season
  * exists, so a delete racing this write cannot leave orphans.
  */
-export async function mirror(env: Env, seasonId: number | null, standings: Standing[]): Promise<void> {
+export async function mirror(
+  env: Env,
+  seasonId: number | null,
+  standings: Standing[],
+): Promise<void> {
   if (standings.length === 0) return;
   const stmts: D1PreparedStatement[] = [];
   const now = "(unixepoch('subsec') * 1000)";
@@ -96,7 +104,16 @@ export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
   const parsed: { msg: Message<unknown>; event: PointsEvent }[] = [];
   for (const msg of batch.messages) {
     const r = pointsMessage.safeParse(msg.body);
-    if (r.success) parsed.push({ msg, event: { eventId: r.data.eventId, userUuid: r.data.userUuid, points: r.data.points, occurredAt: r.data.occurredAt } });
+    if (r.success)
+      parsed.push({
+        msg,
+        event: {
+          eventId: r.data.eventId,
+          userUuid: r.data.userUuid,
+          points: r.data.points,
+          occurredAt: r.data.occurredAt,
+        },
+      });
     else {
       console.error("points: dropping malformed event", r.error.issues);
       msg.ack();
@@ -122,7 +139,9 @@ export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
   };
   for (const item of parsed) {
     add(LIFETIME_BOARD, null, item);
-    const season = seasons.find((s) => s.start <= item.event.occurredAt && item.event.occurredAt < s.end);
+    const season = seasons.find(
+      (s) => s.start <= item.event.occurredAt && item.event.occurredAt < s.end,
+    );
     if (season) add(seasonBoard(season.id), season.id, item);
   }
 
@@ -130,8 +149,11 @@ export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
   await Promise.all(
     [...groups].map(async ([board, g]) => {
       try {
-        const result: BatchResult = await env.Leaderboard.getByName(board).addPointsBatch(g.items.map((i) => i.event));
-        for (const r of result.refused) console.warn(`points: ${board} refused ${r.eventId} (${r.reason})`);
+        const result: BatchResult = await env.Leaderboard.getByName(board).addPointsBatch(
+          g.items.map((i) => i.event),
+        );
+        for (const r of result.refused)
+          console.warn(`points: ${board} refused ${r.eventId} (${r.reason})`);
         await mirror(env, g.seasonId, result.standings);
       } catch (e) {
         console.error(`points: applying to ${board} failed; retrying its events`, e);

@@ -29,27 +29,55 @@ export const slug60 = z
 
 /** A slug made from a name; a random tail keeps it valid when the name gives too little. */
 export function slugOf(name: string): string {
-  let s = name.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 54).replace(/-+$/g, "");
-  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s)) s = `${s ? `${s}-` : "x-"}${randomTail()}`;
+  let s = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 54)
+    .replace(/-+$/g, "");
+  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
+    s = `${s ? `${s}-` : "x-"}${randomTail()}`;
   return s;
 }
 
 export const line = (name: string, min: number, max: number) =>
-  z.string({ error: `${name} must be a string` }).trim().min(min, `${name} must be at least ${min} characters`).max(max, `${name} must be at most ${max} characters`)
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(min, `${name} must be at least ${min} characters`)
+    .max(max, `${name} must be at most ${max} characters`)
     .refine((s) => cleanText(s), `${name} must not contain control characters`);
 export const longText = (name: string, max: number) =>
-  z.string({ error: `${name} must be a string` }).trim().max(max, `${name} must be at most ${max} characters`).refine((s) => cleanText(s, true), `${name} must not contain control characters`);
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .max(max, `${name} must be at most ${max} characters`)
+    .refine((s) => cleanText(s, true), `${name} must not contain control characters`);
 export const httpUrl = (name: string) =>
-  z.string({ error: `${name} must be a string` }).max(2048, `${name} is too long`).refine((s) => /^https?:\/\/\S+$/i.test(s), `${name} must be an http(s) URL`);
+  z
+    .string({ error: `${name} must be a string` })
+    .max(2048, `${name} is too long`)
+    .refine((s) => /^https?:\/\/\S+$/i.test(s), `${name} must be an http(s) URL`);
 
 /** `{id}` in a path: numeric id, uuid or slug. */
-export const idParam = z.object({ id: z.string().trim().min(1, "id is required").max(64, "id is too long") });
+export const idParam = z.object({
+  id: z.string().trim().min(1, "id is required").max(64, "id is too long"),
+});
 
 /** The where-clause for an id, uuid or slug on a table with those three columns. */
-export function keyWhere<T extends { id: unknown; uuid: unknown; slug: unknown }>(t: T, idOrSlug: string) {
+export function keyWhere<T extends { id: unknown; uuid: unknown; slug: unknown }>(
+  t: T,
+  idOrSlug: string,
+) {
   const key = idOrSlug.trim().toLowerCase();
   const tt = t as unknown as typeof communities;
-  return /^\d+$/.test(key) ? eq(tt.id, Number(key)) : UUID_RE.test(key) ? eq(tt.uuid, key) : eq(tt.slug, key);
+  return /^\d+$/.test(key)
+    ? eq(tt.id, Number(key))
+    : UUID_RE.test(key)
+      ? eq(tt.uuid, key)
+      : eq(tt.slug, key);
 }
 
 export async function communityOr404(env: Env, idOrSlug: string): Promise<CommunityRow> {
@@ -83,8 +111,11 @@ export async function visibleOr404(c: Context<AppEnv>, id: string): Promise<Comm
   const who = c.get("caller");
   if (who && (isAdmin(who) || cm.ownerUuid === who.uuid)) return cm;
   if (who) {
-    const m = await db(c.env).select({ u: communityMembers.userUuid }).from(communityMembers)
-      .where(and(eq(communityMembers.communityId, cm.id), eq(communityMembers.userUuid, who.uuid))).get();
+    const m = await db(c.env)
+      .select({ u: communityMembers.userUuid })
+      .from(communityMembers)
+      .where(and(eq(communityMembers.communityId, cm.id), eq(communityMembers.userUuid, who.uuid)))
+      .get();
     if (m) return cm;
   }
   throw new ApiError(404, COMMUNITY_NOT_FOUND);
@@ -93,13 +124,17 @@ export async function visibleOr404(c: Context<AppEnv>, id: string): Promise<Comm
 /** Whether the caller manages the community: its owner, one of its admins, or a platform admin. */
 export async function isCommunityAdmin(env: Env, c: CommunityRow, who: Caller): Promise<boolean> {
   if (c.ownerUuid === who.uuid || isAdmin(who)) return true;
-  const m = await db(env).select({ role: communityMembers.role }).from(communityMembers)
-    .where(and(eq(communityMembers.communityId, c.id), eq(communityMembers.userUuid, who.uuid))).get();
+  const m = await db(env)
+    .select({ role: communityMembers.role })
+    .from(communityMembers)
+    .where(and(eq(communityMembers.communityId, c.id), eq(communityMembers.userUuid, who.uuid)))
+    .get();
   return m?.role === "admin";
 }
 
 export async function requireCommunityAdmin(env: Env, c: CommunityRow, who: Caller) {
-  if (!(await isCommunityAdmin(env, c, who))) throw forbidden("Only the community's admins can do this.");
+  if (!(await isCommunityAdmin(env, c, who)))
+    throw forbidden("Only the community's admins can do this.");
 }
 
 /** A unique-index failure on write is the caller's slug clash: 409, never a 500. */
@@ -120,7 +155,12 @@ export const communityShape = {
  * Inserts with a slug: a given slug that is taken is the caller's 409; a slug made from the
  * name gets a random tail and one more try, so two communities or events may share a name.
  */
-export async function withSlug<T>(given: string | undefined, name: string, taken: string, insert: (slug: string) => Promise<T>): Promise<T> {
+export async function withSlug<T>(
+  given: string | undefined,
+  name: string,
+  taken: string,
+  insert: (slug: string) => Promise<T>,
+): Promise<T> {
   if (given) return insert(given).catch(slugClash(taken));
   const first = slugOf(name);
   return insert(first).catch((err) => {

@@ -20,7 +20,14 @@ roomService.route("/", roomChatRoutes);
 roomService.route("/", roomRoleRoutes);
 roomService.route("/", roomPlayedRoutes);
 roomService.route("/", roomServiceListRoutes);
-for (const routes of [roomListRoutes, roomFavoriteRoutes, roomPosterRoutes, roomAdminRoutes, roomLiveRoutes, roomRoutes]) {
+for (const routes of [
+  roomListRoutes,
+  roomFavoriteRoutes,
+  roomPosterRoutes,
+  roomAdminRoutes,
+  roomLiveRoutes,
+  roomRoutes,
+]) {
   roomService.route("/", routes);
 }
 import { adminCommunityRoutes } from "./admin-communities";

@@ -10,7 +10,16 @@ import { limitOffset } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { roomSettingsOf, withLiveCounts, withTimeout } from "./room-dto";
-import { activeRoles, isPlatformModerator, liveState, moderationStub, OBJECT_DOWN, onObject, rolesOf, toUserRoleDto } from "./room-moderation";
+import {
+  activeRoles,
+  isPlatformModerator,
+  liveState,
+  moderationStub,
+  OBJECT_DOWN,
+  onObject,
+  rolesOf,
+  toUserRoleDto,
+} from "./room-moderation";
 import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-store";
 
 /**
@@ -21,15 +30,28 @@ import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-store
  */
 export const roomChatRoutes = new Hono<AppEnv>();
 
-export const SYNC_REFUSED = "Only the room's owner, co-owners and admins can sync the room's roles.";
-export const CLEAR_REFUSED = "Only the room's owner, co-owners, moderators and admins can clear the chat.";
+export const SYNC_REFUSED =
+  "Only the room's owner, co-owners and admins can sync the room's roles.";
+export const CLEAR_REFUSED =
+  "Only the room's owner, co-owners, moderators and admins can clear the chat.";
 export const CHAT_OFF = "Chat is turned off in this room.";
 export const CHAT_BANNED = "You are banned from this room.";
 export const CHAT_JOIN_FIRST = "This room is password protected: join the room before its chat.";
 
 const syncBody = z.strictObject(
-  { userUuids: z.array(fields.uuid, { error: "userUuids must be a list of user uuids" }).min(1, "userUuids must not be empty").max(100, "userUuids must hold at most 100 users").optional() },
-  { error: (i) => (i.code === "unrecognized_keys" ? `Unknown field(s): ${i.keys.join(", ")}` : "body must be a JSON object") },
+  {
+    userUuids: z
+      .array(fields.uuid, { error: "userUuids must be a list of user uuids" })
+      .min(1, "userUuids must not be empty")
+      .max(100, "userUuids must hold at most 100 users")
+      .optional(),
+  },
+  {
+    error: (i) =>
+      i.code === "unrecognized_keys"
+        ? `Unknown field(s): ${i.keys.join(", ")}`
+        : "body must be a JSON object",
+  },
 );
 
 /**
@@ -39,19 +61,34 @@ const syncBody = z.strictObject(
  * roles the object now holds, as UserRoles (only `userUuids`' when given). Owner, co-owner
  * or admin: the same people who manage roles.
  */
-roomChatRoutes.post("/roomUserRoles/cometchat/sync/:id", requireUser, valid("param", roomIdParam), valid("json", syncBody), async (c) => {
-  const who = caller(c);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  if (room.ownerUuid !== who.uuid && !isAdmin(who) && !isPlatformModerator(who)) {
-    // A co-owner's role is the object's to tell; when it cannot answer, nobody holds one (liveState: 503).
-    if (!rolesOf(activeRoles(await liveState(c.env, room)), who.uuid).has("coOwner")) throw forbidden(SYNC_REFUSED);
-  }
-  await onObject(c.env, room, "applySettings", (s) => s.applySettings(roomSettingsOf(room)));
-  if (room.ownerUuid) await onObject(c.env, room, "changeOwner", (s) => s.changeOwner(room.ownerUuid!));
-  const wanted = c.req.valid("json").userUuids;
-  const roles = activeRoles(await liveState(c.env, room)).filter((r) => !wanted || wanted.includes(r.userUuid));
-  return c.json({ roomId: room.id, roomUuid: room.uuid, synced: true, roomRoles: roles.map((r) => toUserRoleDto(room, r)) });
-});
+roomChatRoutes.post(
+  "/roomUserRoles/cometchat/sync/:id",
+  requireUser,
+  valid("param", roomIdParam),
+  valid("json", syncBody),
+  async (c) => {
+    const who = caller(c);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    if (room.ownerUuid !== who.uuid && !isAdmin(who) && !isPlatformModerator(who)) {
+      // A co-owner's role is the object's to tell; when it cannot answer, nobody holds one (liveState: 503).
+      if (!rolesOf(activeRoles(await liveState(c.env, room)), who.uuid).has("coOwner"))
+        throw forbidden(SYNC_REFUSED);
+    }
+    await onObject(c.env, room, "applySettings", (s) => s.applySettings(roomSettingsOf(room)));
+    if (room.ownerUuid)
+      await onObject(c.env, room, "changeOwner", (s) => s.changeOwner(room.ownerUuid!));
+    const wanted = c.req.valid("json").userUuids;
+    const roles = activeRoles(await liveState(c.env, room)).filter(
+      (r) => !wanted || wanted.includes(r.userUuid),
+    );
+    return c.json({
+      roomId: room.id,
+      roomUuid: room.uuid,
+      synced: true,
+      roomRoles: roles.map((r) => toUserRoleDto(room, r)),
+    });
+  },
+);
 
 /**
  * POST /roomUserRoles/cometchat/join/{id}: records the caller as a member of the room's
@@ -59,43 +96,67 @@ roomChatRoutes.post("/roomUserRoles/cometchat/sync/:id", requireUser, valid("par
  * user banned or kicked in the room, when the room has no chat, and, for a password
  * protected room, to someone who never went through its REST join (a recent visit).
  */
-roomChatRoutes.post("/roomUserRoles/cometchat/join/:id", requireUser, valid("param", roomIdParam), async (c) => {
-  const who = caller(c);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  if (!room.hasChat) throw forbidden(CHAT_OFF);
-  const held = rolesOf(activeRoles(await liveState(c.env, room)), who.uuid);
-  if (held.has("banned") || held.has("kicked")) throw forbidden(CHAT_BANNED);
-  if (room.passwordHash !== null && room.ownerUuid !== who.uuid && !isAdmin(who)) {
-    const visited = await db(c.env)
-      .select({ at: recentRooms.visitedAt })
-      .from(recentRooms)
-      .where(and(eq(recentRooms.userUuid, who.uuid), eq(recentRooms.roomUuid, room.uuid)))
-      .get();
-    if (!visited) throw forbidden(CHAT_JOIN_FIRST);
-  }
-  const r = await onObject(c.env, room, "joinChat", (s) => s.joinChat(who.uuid));
-  return c.json({ roomId: room.id, roomUuid: room.uuid, userUuid: who.uuid, joinedAt: new Date(r.joinedAt).toISOString(), members: r.members }, r.created ? 201 : 200);
-});
+roomChatRoutes.post(
+  "/roomUserRoles/cometchat/join/:id",
+  requireUser,
+  valid("param", roomIdParam),
+  async (c) => {
+    const who = caller(c);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    if (!room.hasChat) throw forbidden(CHAT_OFF);
+    const held = rolesOf(activeRoles(await liveState(c.env, room)), who.uuid);
+    if (held.has("banned") || held.has("kicked")) throw forbidden(CHAT_BANNED);
+    if (room.passwordHash !== null && room.ownerUuid !== who.uuid && !isAdmin(who)) {
+      const visited = await db(c.env)
+        .select({ at: recentRooms.visitedAt })
+        .from(recentRooms)
+        .where(and(eq(recentRooms.userUuid, who.uuid), eq(recentRooms.roomUuid, room.uuid)))
+        .get();
+      if (!visited) throw forbidden(CHAT_JOIN_FIRST);
+    }
+    const r = await onObject(c.env, room, "joinChat", (s) => s.joinChat(who.uuid));
+    return c.json(
+      {
+        roomId: room.id,
+        roomUuid: room.uuid,
+        userUuid: who.uuid,
+        joinedAt: new Date(r.joinedAt).toISOString(),
+        members: r.members,
+      },
+      r.created ? 201 : 200,
+    );
+  },
+);
 
 /**
  * DELETE /rooms/conversation/{id}: empties the room's chat history in the object; every
  * connected client gets the `/chat` patch and shows an empty chat. Owner, co-owner,
  * moderator or admin. Audited as a Moderation action.
  */
-roomChatRoutes.delete("/rooms/conversation/:id", requireUser, valid("param", roomIdParam), async (c) => {
-  const who = caller(c);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  if (!isPlatformModerator(who)) await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], CLEAR_REFUSED);
-  let removed: number;
-  try {
-    removed = await withTimeout((await moderationStub(c.env, room.uuid)).clearChat(), 5000);
-  } catch (err) {
-    console.error(`room ${room.uuid}: clearChat failed`, err);
-    throw new ApiError(503, OBJECT_DOWN);
-  }
-  await audit(c.env, "room.moderation", who.uuid, { actionType: "clearChat", roomUuid: room.uuid, removed });
-  return c.json({ roomId: room.id, roomUuid: room.uuid, cleared: true, removed });
-});
+roomChatRoutes.delete(
+  "/rooms/conversation/:id",
+  requireUser,
+  valid("param", roomIdParam),
+  async (c) => {
+    const who = caller(c);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    if (!isPlatformModerator(who))
+      await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], CLEAR_REFUSED);
+    let removed: number;
+    try {
+      removed = await withTimeout((await moderationStub(c.env, room.uuid)).clearChat(), 5000);
+    } catch (err) {
+      console.error(`room ${room.uuid}: clearChat failed`, err);
+      throw new ApiError(503, OBJECT_DOWN);
+    }
+    await audit(c.env, "room.moderation", who.uuid, {
+      actionType: "clearChat",
+      roomUuid: room.uuid,
+      removed,
+    });
+    return c.json({ roomId: room.id, roomUuid: room.uuid, cleared: true, removed });
+  },
+);
 
 /**
  * GET /rooms/rockset/recently-visited-rooms?limit&offset: the caller's recently visited
@@ -103,17 +164,29 @@ roomChatRoutes.delete("/rooms/conversation/:id", requireUser, valid("param", roo
  * The live product asked an analytics store (Rockset); the recent_rooms table that the
  * join and POST /rooms/recent keep is the same fact.
  */
-roomChatRoutes.get("/rooms/rockset/recently-visited-rooms", requireUser, valid("query", limitOffset(50, 20)), async (c) => {
-  const { limit, offset } = c.req.valid("query");
-  const rows = await db(c.env)
-    .select({ room: rooms, visitedAt: recentRooms.visitedAt })
-    .from(recentRooms)
-    .innerJoin(rooms, eq(rooms.uuid, recentRooms.roomUuid))
-    .where(eq(recentRooms.userUuid, caller(c).uuid))
-    .orderBy(desc(recentRooms.visitedAt), desc(rooms.id))
-    .limit(limit)
-    .offset(offset)
-    .all();
-  const dtos = await withLiveCounts(c.env, rows.map((r) => r.room));
-  return c.json({ data: dtos.map((d, i) => ({ ...d, visitedAt: new Date(rows[i].visitedAt).toISOString() })), limit, offset });
-});
+roomChatRoutes.get(
+  "/rooms/rockset/recently-visited-rooms",
+  requireUser,
+  valid("query", limitOffset(50, 20)),
+  async (c) => {
+    const { limit, offset } = c.req.valid("query");
+    const rows = await db(c.env)
+      .select({ room: rooms, visitedAt: recentRooms.visitedAt })
+      .from(recentRooms)
+      .innerJoin(rooms, eq(rooms.uuid, recentRooms.roomUuid))
+      .where(eq(recentRooms.userUuid, caller(c).uuid))
+      .orderBy(desc(recentRooms.visitedAt), desc(rooms.id))
+      .limit(limit)
+      .offset(offset)
+      .all();
+    const dtos = await withLiveCounts(
+      c.env,
+      rows.map((r) => r.room),
+    );
+    return c.json({
+      data: dtos.map((d, i) => ({ ...d, visitedAt: new Date(rows[i].visitedAt).toISOString() })),
+      limit,
+      offset,
+    });
+  },
+);

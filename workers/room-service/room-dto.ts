@@ -134,7 +134,12 @@ export async function roomStub(env: Env, roomUuid: string): Promise<RoomRpc> {
 /** A promise that gives up after `ms`, so one slow object cannot hold a whole list. */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -173,7 +178,11 @@ export async function liveSummary(env: Env, roomUuid: string, ms = 2000): Promis
   try {
     const stub = await withTimeout(roomStub(env, roomUuid), ms);
     const s = await withTimeout(stub.getSummary(), ms);
-    return { userUuids: Array.isArray(s?.userUuids) ? s.userUuids : [], numberOfActiveDjs: s?.numberOfActiveDjs ?? 0, nowPlaying: s?.nowPlaying ?? null };
+    return {
+      userUuids: Array.isArray(s?.userUuids) ? s.userUuids : [],
+      numberOfActiveDjs: s?.numberOfActiveDjs ?? 0,
+      nowPlaying: s?.nowPlaying ?? null,
+    };
   } catch {
     return { userUuids: [], numberOfActiveDjs: 0, nowPlaying: null };
   }
@@ -183,6 +192,11 @@ export async function liveSummary(env: Env, roomUuid: string, ms = 2000): Promis
 export async function withLiveCounts(env: Env, rows: RoomRow[]) {
   const live = await Promise.all(rows.map((r) => liveSummary(env, r.uuid)));
   return rows.map((r, i) =>
-    toRoomDto(r, { usersInRoomUuids: live[i].userUuids, numberOfUsersInRoom: live[i].userUuids.length, numberOfActiveDjs: live[i].numberOfActiveDjs, song: live[i].nowPlaying }),
+    toRoomDto(r, {
+      usersInRoomUuids: live[i].userUuids,
+      numberOfUsersInRoom: live[i].userUuids.length,
+      numberOfActiveDjs: live[i].numberOfActiveDjs,
+      song: live[i].nowPlaying,
+    }),
   );
 }

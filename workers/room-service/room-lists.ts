@@ -29,7 +29,14 @@ roomListRoutes.get("/rooms/public", valid("query", limitOffset(100, 20)), async 
   const { limit, offset } = c.req.valid("query");
   const d = db(c.env);
   const [rows, [{ total }]] = await Promise.all([
-    d.select().from(rooms).where(listed).orderBy(...newest).limit(limit).offset(offset).all(),
+    d
+      .select()
+      .from(rooms)
+      .where(listed)
+      .orderBy(...newest)
+      .limit(limit)
+      .offset(offset)
+      .all(),
     d.select({ total: count() }).from(rooms).where(listed).all(),
   ]);
   return c.json({ data: await withLiveCounts(c.env, rows), total, limit, offset });
@@ -38,21 +45,44 @@ roomListRoutes.get("/rooms/public", valid("query", limitOffset(100, 20)), async 
 // `providers=spotify,youtube` or repeated `providers=`; each must be a known provider.
 const providerList = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => [v].flat().flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(z.enum(MUSIC_PROVIDERS, { error: `providers must be among ${MUSIC_PROVIDERS.join(", ")}` })));
+  .transform((v) =>
+    [v]
+      .flat()
+      .flatMap((s) => s.split(","))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z.enum(MUSIC_PROVIDERS, { error: `providers must be among ${MUSIC_PROVIDERS.join(", ")}` }),
+    ),
+  );
 
 /**
  * GET /rooms/promoted-rooms?providers=: promoted listed rooms. With providers, only rooms
  * that play from one of them, or from any provider (an empty musicProviderKeys).
  */
-roomListRoutes.get("/rooms/promoted-rooms", valid("query", z.object({ providers: providerList.optional() })), async (c) => {
-  const providers = c.req.valid("query").providers ?? [];
-  const plays = providers.length
-    ? or(sql`json_array_length(${rooms.musicProviderKeys}) = 0`, sql`exists (select 1 from json_each(${rooms.musicProviderKeys}) where json_each.value in ${providers})`)
-    : undefined;
-  const rows = await db(c.env).select().from(rooms).where(and(listed, eq(rooms.promoted, true), plays)).orderBy(...newest).limit(50).all();
-  return c.json(await withLiveCounts(c.env, rows));
-});
+roomListRoutes.get(
+  "/rooms/promoted-rooms",
+  valid("query", z.object({ providers: providerList.optional() })),
+  async (c) => {
+    const providers = c.req.valid("query").providers ?? [];
+    const plays = providers.length
+      ? or(
+          sql`json_array_length(${rooms.musicProviderKeys}) = 0`,
+          sql`exists (select 1 from json_each(${rooms.musicProviderKeys}) where json_each.value in ${providers})`,
+        )
+      : undefined;
+    const rows = await db(c.env)
+      .select()
+      .from(rooms)
+      .where(and(listed, eq(rooms.promoted, true), plays))
+      .orderBy(...newest)
+      .limit(50)
+      .all();
+    return c.json(await withLiveCounts(c.env, rows));
+  },
+);
 
 const owned = (uuid: string) => eq(rooms.ownerUuid, uuid);
 const ownedList = limitOffset(100, 50);
@@ -60,14 +90,28 @@ const ownedList = limitOffset(100, 50);
 /** GET /rooms/mine/list: rooms the caller owns or holds a role in. Roles live in the objects, so for now: owned. */
 roomListRoutes.get("/rooms/mine/list", requireUser, valid("query", ownedList), async (c) => {
   const { limit, offset } = c.req.valid("query");
-  const rows = await db(c.env).select().from(rooms).where(owned(caller(c).uuid)).orderBy(...newest).limit(limit).offset(offset).all();
+  const rows = await db(c.env)
+    .select()
+    .from(rooms)
+    .where(owned(caller(c).uuid))
+    .orderBy(...newest)
+    .limit(limit)
+    .offset(offset)
+    .all();
   return c.json(await withLiveCounts(c.env, rows));
 });
 
 /** GET /rooms/owned-rooms/list: the rooms the caller owns. */
 roomListRoutes.get("/rooms/owned-rooms/list", requireUser, valid("query", ownedList), async (c) => {
   const { limit, offset } = c.req.valid("query");
-  const rows = await db(c.env).select().from(rooms).where(owned(caller(c).uuid)).orderBy(...newest).limit(limit).offset(offset).all();
+  const rows = await db(c.env)
+    .select()
+    .from(rooms)
+    .where(owned(caller(c).uuid))
+    .orderBy(...newest)
+    .limit(limit)
+    .offset(offset)
+    .all();
   return c.json(await withLiveCounts(c.env, rows));
 });
 
@@ -81,7 +125,10 @@ roomListRoutes.post("/rooms/recent", requireUser, valid("json", roomUuidBody), a
   await db(c.env)
     .insert(recentRooms)
     .values({ userUuid: caller(c).uuid, roomUuid: room.uuid, visitedAt })
-    .onConflictDoUpdate({ target: [recentRooms.userUuid, recentRooms.roomUuid], set: { visitedAt } });
+    .onConflictDoUpdate({
+      target: [recentRooms.userUuid, recentRooms.roomUuid],
+      set: { visitedAt },
+    });
   return c.json({ roomUuid: room.uuid, visitedAt: new Date(visitedAt).toISOString() }, 201);
 });
 
@@ -97,34 +144,68 @@ roomListRoutes.get("/rooms/recent", requireUser, valid("query", limitOffset(50, 
     .limit(limit)
     .offset(offset)
     .all();
-  const dtos = await withLiveCounts(c.env, rows.map((r) => r.room));
-  return c.json(dtos.map((d, i) => ({ ...d, visitedAt: new Date(rows[i].visitedAt).toISOString() })));
+  const dtos = await withLiveCounts(
+    c.env,
+    rows.map((r) => r.room),
+  );
+  return c.json(
+    dtos.map((d, i) => ({ ...d, visitedAt: new Date(rows[i].visitedAt).toISOString() })),
+  );
 });
 
 const uuidList = z
-  .union([z.string(), z.array(z.string())], { error: "room is required: send room=<uuid>, repeated" })
-  .transform((v) => [...new Set([v].flat().flatMap((s) => s.split(",")).map((s) => s.trim().toLowerCase()).filter(Boolean))])
+  .union([z.string(), z.array(z.string())], {
+    error: "room is required: send room=<uuid>, repeated",
+  })
+  .transform((v) => [
+    ...new Set(
+      [v]
+        .flat()
+        .flatMap((s) => s.split(","))
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ])
   .pipe(z.array(fields.uuid).min(1, "room is required").max(50, "at most 50 rooms at a time"));
 
 /** GET /rooms/multiple/list?room=uuid&room=uuid: those rooms, in the order asked; unknown uuids are skipped. */
-roomListRoutes.get("/rooms/multiple/list", valid("query", z.object({ room: uuidList })), async (c) => {
-  const wanted = c.req.valid("query").room;
-  const rows = await db(c.env).select().from(rooms).where(inArray(rooms.uuid, wanted)).all();
-  const byUuid = new Map(rows.map((r) => [r.uuid, r]));
-  return c.json(await withLiveCounts(c.env, wanted.map((u) => byUuid.get(u)).filter((r): r is RoomRow => !!r)));
-});
+roomListRoutes.get(
+  "/rooms/multiple/list",
+  valid("query", z.object({ room: uuidList })),
+  async (c) => {
+    const wanted = c.req.valid("query").room;
+    const rows = await db(c.env).select().from(rooms).where(inArray(rooms.uuid, wanted)).all();
+    const byUuid = new Map(rows.map((r) => [r.uuid, r]));
+    return c.json(
+      await withLiveCounts(
+        c.env,
+        wanted.map((u) => byUuid.get(u)).filter((r): r is RoomRow => !!r),
+      ),
+    );
+  },
+);
 
 /** GET /rooms/private-count: how many private rooms exist (the browse page's teaser). */
 roomListRoutes.get("/rooms/private-count", async (c) => {
-  const [{ total }] = await db(c.env).select({ total: count() }).from(rooms).where(eq(rooms.type, "PRIVATE")).all();
+  const [{ total }] = await db(c.env)
+    .select({ total: count() })
+    .from(rooms)
+    .where(eq(rooms.type, "PRIVATE"))
+    .all();
   return c.json({ count: total });
 });
 
 const passwordsBody = z.object({
   passwords: z
-    .array(z.string({ error: "passwords must be strings" }).min(1, "a password must not be empty").max(128, "a password must be at most 128 characters"), {
-      error: "passwords must be a list of strings",
-    })
+    .array(
+      z
+        .string({ error: "passwords must be strings" })
+        .min(1, "a password must not be empty")
+        .max(128, "a password must be at most 128 characters"),
+      {
+        error: "passwords must be a list of strings",
+      },
+    )
     .min(1, "passwords must not be empty")
     .max(10, "at most 10 passwords at a time"),
 });
@@ -140,7 +221,13 @@ roomListRoutes.post("/rooms/list", requireAnyToken, valid("json", passwordsBody)
   const candidates = await db(c.env)
     .select()
     .from(rooms)
-    .where(and(eq(rooms.type, "PRIVATE"), isNotNull(rooms.passwordHash), inArray(rooms.passwordBucket, [...new Set(buckets)])))
+    .where(
+      and(
+        eq(rooms.type, "PRIVATE"),
+        isNotNull(rooms.passwordHash),
+        inArray(rooms.passwordBucket, [...new Set(buckets)]),
+      ),
+    )
     .orderBy(...newest)
     .limit(100)
     .all();
@@ -161,16 +248,30 @@ roomListRoutes.post("/rooms/list", requireAnyToken, valid("json", passwordsBody)
 roomListRoutes.get("/rooms/users/:id", valid("param", roomIdParam), async (c) => {
   const room = await roomOr404(c.env, c.req.valid("param").id);
   const uuids = await presentUsers(c.env, room.uuid);
-  return c.json({ roomUuid: room.uuid, usersInRoomUuids: uuids, numberOfUsersInRoom: uuids.length });
+  return c.json({
+    roomUuid: room.uuid,
+    usersInRoomUuids: uuids,
+    numberOfUsersInRoom: uuids.length,
+  });
 });
 
 /** GET /rooms/room-state/{id}: the live state as the object holds it; 503 when it cannot answer. */
-roomListRoutes.get("/rooms/room-state/:id", requireAnyToken, valid("param", roomIdParam), async (c) => {
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  try {
-    return c.json((await withTimeout((await roomStub(c.env, room.uuid)).getState(), 5000)) as Record<string, unknown>);
-  } catch (err) {
-    console.error(`room ${room.uuid}: getState failed`, err);
-    throw new ApiError(503, "The live room is not reachable right now; please try again.");
-  }
-});
+roomListRoutes.get(
+  "/rooms/room-state/:id",
+  requireAnyToken,
+  valid("param", roomIdParam),
+  async (c) => {
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    try {
+      return c.json(
+        (await withTimeout((await roomStub(c.env, room.uuid)).getState(), 5000)) as Record<
+          string,
+          unknown
+        >,
+      );
+    } catch (err) {
+      console.error(`room ${room.uuid}: getState failed`, err);
+      throw new ApiError(503, "The live room is not reachable right now; please try again.");
+    }
+  },
+);

@@ -9,7 +9,14 @@ import { ApiError, badRequest, forbidden } from "../lib/errors";
 import { verifyPassword } from "../lib/password";
 import { valid } from "../lib/validate";
 import { pushSettings, roomSettingsOf, toRoomDto } from "./room-dto";
-import { isAdmin, requireRoomAccess, roomFields as f, roomIdParam, roomOr404, updateRoom } from "./room-store";
+import {
+  isAdmin,
+  requireRoomAccess,
+  roomFields as f,
+  roomIdParam,
+  roomOr404,
+  updateRoom,
+} from "./room-store";
 import { EDIT_REFUSED } from "./rooms";
 import { issueTicket } from "../lib/room-ticket";
 
@@ -21,20 +28,36 @@ import { issueTicket } from "../lib/room-ticket";
 export const roomLiveRoutes = new Hono<AppEnv>();
 
 const strict = <T extends z.ZodRawShape>(shape: T) =>
-  z.strictObject(shape, { error: (i) => (i.code === "unrecognized_keys" ? `Unknown field(s): ${i.keys.join(", ")}` : "body must be a JSON object") });
+  z.strictObject(shape, {
+    error: (i) =>
+      i.code === "unrecognized_keys"
+        ? `Unknown field(s): ${i.keys.join(", ")}`
+        : "body must be a JSON object",
+  });
 
 /** One switch: `PATCH /rooms/<path>/{id}/infrastructure` with a one-field body. */
-function liveSwitch(path: string, key: "isLive" | "liveAudio" | "djType" | "numberOfDjs" | "promoted", adminOnly: boolean) {
+function liveSwitch(
+  path: string,
+  key: "isLive" | "liveAudio" | "djType" | "numberOfDjs" | "promoted",
+  adminOnly: boolean,
+) {
   const body: z.ZodType<Record<string, unknown>> = strict({ [key]: f[key] });
   // Promotion is the platform's call: the admin guard answers 403 before anything is read.
   const guard = adminOnly ? requireAdmin : requireUser;
-  roomLiveRoutes.patch(`/rooms/${path}/:id/infrastructure`, requireUser, guard, valid("param", roomIdParam), valid("json", body), async (c) => {
-    const room = await roomOr404(c.env, c.req.valid("param").id);
-    if (!adminOnly) await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
-    const row = await updateRoom(c.env, room, c.req.valid("json"));
-    await pushSettings(c.env, row);
-    return c.json(toRoomDto(row));
-  });
+  roomLiveRoutes.patch(
+    `/rooms/${path}/:id/infrastructure`,
+    requireUser,
+    guard,
+    valid("param", roomIdParam),
+    valid("json", body),
+    async (c) => {
+      const room = await roomOr404(c.env, c.req.valid("param").id);
+      if (!adminOnly) await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+      const row = await updateRoom(c.env, room, c.req.valid("json"));
+      await pushSettings(c.env, row);
+      return c.json(toRoomDto(row));
+    },
+  );
 }
 liveSwitch("live-state", "isLive", false);
 liveSwitch("live-audio", "liveAudio", false);
@@ -47,8 +70,14 @@ export const JOIN_PASSWORD_WRONG = "Wrong room password.";
 export const JOIN_GUEST_PASSWORD_REQUIRED = "Guests need the room's guest password to join.";
 
 const joinBody = z.object({
-  password: z.string({ error: "password must be a string" }).max(128, "password must be at most 128 characters").optional(),
-  guestPassword: z.string({ error: "guestPassword must be a string" }).max(128, "guestPassword must be at most 128 characters").optional(),
+  password: z
+    .string({ error: "password must be a string" })
+    .max(128, "password must be at most 128 characters")
+    .optional(),
+  guestPassword: z
+    .string({ error: "guestPassword must be a string" })
+    .max(128, "guestPassword must be at most 128 characters")
+    .optional(),
 });
 
 /**
@@ -56,12 +85,21 @@ const joinBody = z.object({
  * everyone else; a guest password binds guests (who may also use the room password).
  * Bans are the object's to enforce, since room roles live there.
  */
-async function checkEntry(room: RoomRow, who: { uuid: string; type: string; roles: string[] }, body: z.output<typeof joinBody>) {
+async function checkEntry(
+  room: RoomRow,
+  who: { uuid: string; type: string; roles: string[] },
+  body: z.output<typeof joinBody>,
+) {
   if (room.ownerUuid === who.uuid || isAdmin(who as never)) return;
-  const passwordOk = room.passwordHash !== null && body.password ? await verifyPassword(body.password, room.passwordHash) : false;
-  if (room.passwordHash !== null && !passwordOk) throw forbidden(body.password ? JOIN_PASSWORD_WRONG : JOIN_PASSWORD_REQUIRED);
+  const passwordOk =
+    room.passwordHash !== null && body.password
+      ? await verifyPassword(body.password, room.passwordHash)
+      : false;
+  if (room.passwordHash !== null && !passwordOk)
+    throw forbidden(body.password ? JOIN_PASSWORD_WRONG : JOIN_PASSWORD_REQUIRED);
   if (who.type === "guest" && room.guestPasswordHash !== null && !passwordOk) {
-    if (!body.guestPassword || !(await verifyPassword(body.guestPassword, room.guestPasswordHash))) throw forbidden(JOIN_GUEST_PASSWORD_REQUIRED);
+    if (!body.guestPassword || !(await verifyPassword(body.guestPassword, room.guestPasswordHash)))
+      throw forbidden(JOIN_GUEST_PASSWORD_REQUIRED);
   }
 }
 
@@ -71,39 +109,70 @@ async function checkEntry(room: RoomRow, who: { uuid: string; type: string; role
  * opened, or missed a push, is current before anyone connects. A signed-in visit is
  * recorded in the recent rooms.
  */
-roomLiveRoutes.post("/rooms/:id/join", requireAnyToken, valid("param", roomIdParam), valid("json", joinBody), async (c) => {
-  const who = caller(c, ["user", "bot", "guest", "ghost"]);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await checkEntry(room, who, c.req.valid("json"));
-  await pushSettings(c.env, room);
-  if (who.type === "user") {
-    await db(c.env)
-      .insert(recentRooms)
-      .values({ userUuid: who.uuid, roomUuid: room.uuid, visitedAt: Date.now() })
-      .onConflictDoUpdate({ target: [recentRooms.userUuid, recentRooms.roomUuid], set: { visitedAt: Date.now() } });
-  }
-  // The websocket shows this ticket, so a password cannot be skipped by connecting directly.
-  const ticket = await issueTicket(c.env, room.uuid, who.uuid);
-  return c.json({ roomUuid: room.uuid, slug: room.slug, partyPath: `/parties/room/${room.uuid}`, ticket, settings: roomSettingsOf(room) });
-});
+roomLiveRoutes.post(
+  "/rooms/:id/join",
+  requireAnyToken,
+  valid("param", roomIdParam),
+  valid("json", joinBody),
+  async (c) => {
+    const who = caller(c, ["user", "bot", "guest", "ghost"]);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await checkEntry(room, who, c.req.valid("json"));
+    await pushSettings(c.env, room);
+    if (who.type === "user") {
+      await db(c.env)
+        .insert(recentRooms)
+        .values({ userUuid: who.uuid, roomUuid: room.uuid, visitedAt: Date.now() })
+        .onConflictDoUpdate({
+          target: [recentRooms.userUuid, recentRooms.roomUuid],
+          set: { visitedAt: Date.now() },
+        });
+    }
+    // The websocket shows this ticket, so a password cannot be skipped by connecting directly.
+    const ticket = await issueTicket(c.env, room.uuid, who.uuid);
+    return c.json({
+      roomUuid: room.uuid,
+      slug: room.slug,
+      partyPath: `/parties/room/${room.uuid}`,
+      ticket,
+      settings: roomSettingsOf(room),
+    });
+  },
+);
 
 export const MAX_PINNED = 5;
 const pinBody = z.object({
-  message: z.string({ error: "message must be a string" }).trim().min(1, "message must not be empty").max(300, "message must be at most 300 characters"),
+  message: z
+    .string({ error: "message must be a string" })
+    .trim()
+    .min(1, "message must not be empty")
+    .max(300, "message must be at most 300 characters"),
 });
 const PIN_REFUSED = "Only the room's owner, co-owners and moderators can pin messages.";
 
 /** POST /rooms/{id}/pinned-messages: owner, co-owner, moderator or admin; at most 5 at a time. */
-roomLiveRoutes.post("/rooms/:id/pinned-messages", requireUser, valid("param", roomIdParam), valid("json", pinBody), async (c) => {
-  const who = caller(c);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], PIN_REFUSED);
-  if (room.pinnedMessages.length >= MAX_PINNED) throw badRequest(`A room can pin at most ${MAX_PINNED} messages: unpin one first.`);
-  const pin = { id: crypto.randomUUID(), message: c.req.valid("json").message, pinnedBy: who.uuid, pinnedAt: Date.now() };
-  const row = await updateRoom(c.env, room, { pinnedMessages: [...room.pinnedMessages, pin] });
-  await pushSettings(c.env, row);
-  return c.json(toRoomDto(row), 201);
-});
+roomLiveRoutes.post(
+  "/rooms/:id/pinned-messages",
+  requireUser,
+  valid("param", roomIdParam),
+  valid("json", pinBody),
+  async (c) => {
+    const who = caller(c);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], PIN_REFUSED);
+    if (room.pinnedMessages.length >= MAX_PINNED)
+      throw badRequest(`A room can pin at most ${MAX_PINNED} messages: unpin one first.`);
+    const pin = {
+      id: crypto.randomUUID(),
+      message: c.req.valid("json").message,
+      pinnedBy: who.uuid,
+      pinnedAt: Date.now(),
+    };
+    const row = await updateRoom(c.env, room, { pinnedMessages: [...room.pinnedMessages, pin] });
+    await pushSettings(c.env, row);
+    return c.json(toRoomDto(row), 201);
+  },
+);
 
 /** DELETE /rooms/{id}/pinned-messages/{pinId}: unpin (ours; the spec names no unpin call). */
 roomLiveRoutes.delete(
@@ -114,8 +183,11 @@ roomLiveRoutes.delete(
     const { id, pinId } = c.req.valid("param");
     const room = await roomOr404(c.env, id);
     await requireRoomAccess(c.env, room, caller(c), ["coOwner", "moderator"], PIN_REFUSED);
-    if (!room.pinnedMessages.some((p) => p.id === pinId)) throw new ApiError(404, "Pinned message not found.");
-    const row = await updateRoom(c.env, room, { pinnedMessages: room.pinnedMessages.filter((p) => p.id !== pinId) });
+    if (!room.pinnedMessages.some((p) => p.id === pinId))
+      throw new ApiError(404, "Pinned message not found.");
+    const row = await updateRoom(c.env, room, {
+      pinnedMessages: room.pinnedMessages.filter((p) => p.id !== pinId),
+    });
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
   },
@@ -130,10 +202,20 @@ const urlBody = z.object({
 });
 
 /** POST /rooms/{id}/externalUrl `{url}`: the room's outside link (null removes it); owner, co-owner or admin. */
-roomLiveRoutes.post("/rooms/:id/externalUrl", requireUser, valid("param", roomIdParam), valid("json", urlBody), async (c) => {
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
-  // Stored as the URL parser normalised it, so what is shown is what a browser would open.
-  const url = c.req.valid("json").url;
-  return c.json(toRoomDto(await updateRoom(c.env, room, { externalUrl: url === null ? null : new URL(url).href })));
-});
+roomLiveRoutes.post(
+  "/rooms/:id/externalUrl",
+  requireUser,
+  valid("param", roomIdParam),
+  valid("json", urlBody),
+  async (c) => {
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+    // Stored as the URL parser normalised it, so what is shown is what a browser would open.
+    const url = c.req.valid("json").url;
+    return c.json(
+      toRoomDto(
+        await updateRoom(c.env, room, { externalUrl: url === null ? null : new URL(url).href }),
+      ),
+    );
+  },
+);

@@ -34,10 +34,18 @@ export async function moderationStub(env: Env, roomUuid: string): Promise<Modera
 
 /** Whether an RPC failed because the object has no such method (workerd's TypeError text). */
 export const isMissingMethod = (err: unknown) =>
-  /does not implement|is not a function|no such method|method not found|not implemented/i.test(String((err as Error)?.message ?? err));
+  /does not implement|is not a function|no such method|method not found|not implemented/i.test(
+    String((err as Error)?.message ?? err),
+  );
 
 /** Runs one object call; any failure becomes a 503 with a message (logged with the room). */
-export async function onObject<T>(env: Env, room: RoomRow, what: string, call: (stub: ModerationRpc) => Promise<T>, ms = 5000): Promise<T> {
+export async function onObject<T>(
+  env: Env,
+  room: RoomRow,
+  what: string,
+  call: (stub: ModerationRpc) => Promise<T>,
+  ms = 5000,
+): Promise<T> {
   try {
     return await withTimeout(moderationStub(env, room.uuid).then(call), ms);
   } catch (err) {
@@ -60,18 +68,35 @@ export async function liveState(env: Env, room: RoomRow): Promise<RoomState> {
 export function activeRoles(state: RoomState, now = Date.now()): RoomRoleEntry[] {
   const roles = state?.settings?.roomRoles;
   if (!Array.isArray(roles)) return [];
-  return roles.filter((r) => (ROOM_ROLES as readonly string[]).includes(r.role) && (r.expirationTime == null || r.expirationTime > now));
+  return roles.filter(
+    (r) =>
+      (ROOM_ROLES as readonly string[]).includes(r.role) &&
+      (r.expirationTime == null || r.expirationTime > now),
+  );
 }
 
-export const rolesOf = (roles: RoomRoleEntry[], userUuid: string) => new Set(roles.filter((r) => r.userUuid === userUuid).map((r) => r.role));
+export const rolesOf = (roles: RoomRoleEntry[], userUuid: string) =>
+  new Set(roles.filter((r) => r.userUuid === userUuid).map((r) => r.role));
 
 /** The most telling role a user held before a change (Moderation action previousRole). */
-const ROLE_ORDER: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj", "banned", "kicked", "djDisabled", "chatDisabled"];
+const ROLE_ORDER: readonly RoomRoleName[] = [
+  "owner",
+  "coOwner",
+  "moderator",
+  "dj",
+  "banned",
+  "kicked",
+  "djDisabled",
+  "chatDisabled",
+];
 export const previousRole = (held: Set<RoomRoleName>, isOwner: boolean): RoomRoleName | null =>
   isOwner ? "owner" : (ROLE_ORDER.find((r) => held.has(r)) ?? null);
 
 /** UserRoles (REFERENCE.md). The object keeps no row id nor timestamps, so id is derived and the dates are null. */
-export function toUserRoleDto(room: RoomRow, r: { userUuid: string; role: RoomRoleName; expirationTime: number | null }) {
+export function toUserRoleDto(
+  room: RoomRow,
+  r: { userUuid: string; role: RoomRoleName; expirationTime: number | null },
+) {
   return {
     id: `${room.id}:${r.userUuid}:${r.role}`,
     roomId: room.id,
@@ -86,16 +111,33 @@ export function toUserRoleDto(room: RoomRow, r: { userUuid: string; role: RoomRo
 /** Platform roles that may change any room's roles (the brief's table). */
 const PLATFORM_MODERATORS: readonly UserRole[] = ["admin", "superUser", "globalModerator"];
 /** What the owner and co-owners may grant or remove ("owner" moves only by change-owner). */
-const OWNER_GRANTS: readonly RoomRoleName[] = ["moderator", "coOwner", "dj", "djDisabled", "chatDisabled", "banned", "kicked"];
+const OWNER_GRANTS: readonly RoomRoleName[] = [
+  "moderator",
+  "coOwner",
+  "dj",
+  "djDisabled",
+  "chatDisabled",
+  "banned",
+  "kicked",
+];
 /** What room moderators may grant or remove. */
-const MODERATOR_GRANTS: readonly RoomRoleName[] = ["dj", "djDisabled", "chatDisabled", "banned", "kicked"];
+const MODERATOR_GRANTS: readonly RoomRoleName[] = [
+  "dj",
+  "djDisabled",
+  "chatDisabled",
+  "banned",
+  "kicked",
+];
 
-export const isPlatformModerator = (who: Pick<Caller, "roles">) => who.roles.some((r) => PLATFORM_MODERATORS.includes(r));
+export const isPlatformModerator = (who: Pick<Caller, "roles">) =>
+  who.roles.some((r) => PLATFORM_MODERATORS.includes(r));
 
 export const OWNER_UNBANNABLE = "The room's owner cannot be banned or kicked.";
-export const NOT_A_MODERATOR = "Only the room's owner, co-owners and moderators can change roles in this room.";
+export const NOT_A_MODERATOR =
+  "Only the room's owner, co-owners and moderators can change roles in this room.";
 export const MODERATOR_LIMIT = `Moderators can only grant or remove ${MODERATOR_GRANTS.join(", ")}.`;
-export const MODERATOR_TARGET = "Moderators cannot act against the room's owner, co-owners or other moderators.";
+export const MODERATOR_TARGET =
+  "Moderators cannot act against the room's owner, co-owners or other moderators.";
 export const COOWNER_TARGET = "Co-owners cannot change the room owner's roles.";
 
 /**
@@ -113,8 +155,10 @@ export function moderationRefusal(
 ): string | null {
   const targetIsOwner = room.ownerUuid === targetUuid;
   // Nobody, staff included, can lock the owner out of their own room.
-  if (granting && targetIsOwner && (role === "banned" || role === "kicked")) return OWNER_UNBANNABLE;
-  if (isPlatformModerator(who) || room.ownerUuid === who.uuid) return OWNER_GRANTS.includes(role) ? null : NOT_A_MODERATOR;
+  if (granting && targetIsOwner && (role === "banned" || role === "kicked"))
+    return OWNER_UNBANNABLE;
+  if (isPlatformModerator(who) || room.ownerUuid === who.uuid)
+    return OWNER_GRANTS.includes(role) ? null : NOT_A_MODERATOR;
   const held = rolesOf(roles, who.uuid);
   if (held.has("coOwner")) {
     if (targetIsOwner) return COOWNER_TARGET;
@@ -123,7 +167,8 @@ export function moderationRefusal(
   if (held.has("moderator")) {
     if (!MODERATOR_GRANTS.includes(role)) return MODERATOR_LIMIT;
     const target = rolesOf(roles, targetUuid);
-    if (targetIsOwner || target.has("owner") || target.has("coOwner") || target.has("moderator")) return MODERATOR_TARGET;
+    if (targetIsOwner || target.has("owner") || target.has("coOwner") || target.has("moderator"))
+      return MODERATOR_TARGET;
     return null;
   }
   return NOT_A_MODERATOR;
@@ -135,6 +180,12 @@ export async function accountExists(env: Env, uuid: string): Promise<boolean> {
 }
 
 /** A room in a body: its numeric id, uuid or slug (as `{id}` in a path). */
-export const roomRef = z.union([z.string().trim().min(1, "roomId is required").max(64, "roomId is too long"), z.number().int().positive().transform(String)], {
-  error: "roomId must be a room id, uuid or slug",
-});
+export const roomRef = z.union(
+  [
+    z.string().trim().min(1, "roomId is required").max(64, "roomId is too long"),
+    z.number().int().positive().transform(String),
+  ],
+  {
+    error: "roomId must be a room id, uuid or slug",
+  },
+);

@@ -38,7 +38,10 @@ interface Totals {
  * last play before `to` still sees the play after it (the upper bound applies outside the
  * window), so a range cut does not shorten the play it cuts through.
  */
-async function playedTotals(env: Env, range: { slug?: string; from?: number; to?: number }): Promise<Totals> {
+async function playedTotals(
+  env: Env,
+  range: { slug?: string; from?: number; to?: number },
+): Promise<Totals> {
   const inner = [sql`1 = 1`];
   if (range.slug !== undefined) inner.push(sql`room_slug = ${range.slug}`);
   if (range.from !== undefined) inner.push(sql`played_at >= ${range.from}`);
@@ -57,11 +60,21 @@ async function playedTotals(env: Env, range: { slug?: string; from?: number; to?
  * by slug (the object records them so), so a room whose slug changed counts only the plays
  * since the change.
  */
-roomPlayedRoutes.get("/rooms/room-played-time/:id", requireAnyToken, valid("param", roomIdParam), async (c) => {
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  const t = await playedTotals(c.env, { slug: room.slug });
-  return c.json({ roomUuid: room.uuid, slug: room.slug, playedSeconds: t.seconds, plays: t.plays });
-});
+roomPlayedRoutes.get(
+  "/rooms/room-played-time/:id",
+  requireAnyToken,
+  valid("param", roomIdParam),
+  async (c) => {
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    const t = await playedTotals(c.env, { slug: room.slug });
+    return c.json({
+      roomUuid: room.uuid,
+      slug: room.slug,
+      playedSeconds: t.seconds,
+      plays: t.plays,
+    });
+  },
+);
 
 const epochMs = (name: string) =>
   z.coerce
@@ -78,11 +91,20 @@ roomPlayedRoutes.get(
     "query",
     z
       .object({ from: epochMs("from").optional(), to: epochMs("to").optional() })
-      .refine((q) => q.from === undefined || q.to === undefined || q.from < q.to, "from must be before to"),
+      .refine(
+        (q) => q.from === undefined || q.to === undefined || q.from < q.to,
+        "from must be before to",
+      ),
   ),
   async (c) => {
     const { from, to } = c.req.valid("query");
     const t = await playedTotals(c.env, { from, to });
-    return c.json({ playedSeconds: t.seconds, plays: t.plays, rooms: t.rooms, from: from ?? null, to: to ?? null });
+    return c.json({
+      playedSeconds: t.seconds,
+      plays: t.plays,
+      rooms: t.rooms,
+      from: from ?? null,
+      to: to ?? null,
+    });
   },
 );

@@ -1,7 +1,13 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { ADMIN_ROLES } from "../../shared/roles";
-import { DJ_TYPES, ROOM_DESIGNS, ROOM_ROLES, ROOM_TYPES, type RoomRoleName } from "../../shared/rooms";
+import {
+  DJ_TYPES,
+  ROOM_DESIGNS,
+  ROOM_ROLES,
+  ROOM_TYPES,
+  type RoomRoleName,
+} from "../../shared/rooms";
 import { MUSIC_PROVIDERS } from "../../shared/songs";
 import { db } from "../db/client";
 import { rooms, type RoomRow } from "../db/schema";
@@ -33,10 +39,23 @@ export const slugField = z
 
 const bool = (name: string) => z.boolean({ error: `${name} must be a boolean` });
 const int = (name: string, min: number, max: number) =>
-  z.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`);
-const text = (name: string, max: number) => z.string({ error: `${name} must be a string` }).trim().max(max, `${name} must be at most ${max} characters`);
+  z
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be an integer`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+const text = (name: string, max: number) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .max(max, `${name} must be at most ${max} characters`);
 /** A password: a string sets it, null removes it. */
-const secret = (name: string) => z.string({ error: `${name} must be a string or null` }).min(1, `${name} must not be empty`).max(128, `${name} must be at most 128 characters`).nullable();
+const secret = (name: string) =>
+  z
+    .string({ error: `${name} must be a string or null` })
+    .min(1, `${name} must not be empty`)
+    .max(128, `${name} must be at most 128 characters`)
+    .nullable();
 
 /** Every enum is checked (seed 001: the same enumerations on create and every update). */
 export const roomFields = {
@@ -48,7 +67,12 @@ export const roomFields = {
   type: z.enum(ROOM_TYPES, { error: `type must be one of ${list(ROOM_TYPES)}` }),
   design: z.enum(ROOM_DESIGNS, { error: `design must be one of ${list(ROOM_DESIGNS)}` }),
   musicProviderKeys: z
-    .array(z.enum(MUSIC_PROVIDERS, { error: `musicProviderKeys must hold only ${list(MUSIC_PROVIDERS)}` }), { error: "musicProviderKeys must be a list" })
+    .array(
+      z.enum(MUSIC_PROVIDERS, {
+        error: `musicProviderKeys must hold only ${list(MUSIC_PROVIDERS)}`,
+      }),
+      { error: "musicProviderKeys must be a list" },
+    )
     .max(MUSIC_PROVIDERS.length)
     .transform((ks) => [...new Set(ks)]),
   numberOfDjs: int("numberOfDjs", 1, 10),
@@ -65,21 +89,39 @@ export const roomFields = {
   promoted: bool("promoted"),
   maxSongSeconds: int("maxSongSeconds", 30, 3 * 3600),
   afkMinutes: int("afkMinutes", 0, 240),
-  autoSkipRatio: z.number({ error: "autoSkipRatio must be a number" }).min(0, "autoSkipRatio must be at least 0").max(1, "autoSkipRatio must be at most 1"),
+  autoSkipRatio: z
+    .number({ error: "autoSkipRatio must be a number" })
+    .min(0, "autoSkipRatio must be at least 0")
+    .max(1, "autoSkipRatio must be at most 1"),
   repeatWindowMinutes: int("repeatWindowMinutes", 0, 24 * 60),
 };
 
 /** At least one key present, or a 400 that says what could be sent. */
 export const nonEmpty = <T extends z.ZodRawShape>(shape: T) =>
-  z.strictObject(shape, { error: (i) => (i.code === "unrecognized_keys" ? `Unknown field(s): ${i.keys.join(", ")}` : "body must be a JSON object") })
-    .refine((b) => Object.values(b).some((v) => v !== undefined), `Nothing to update: send one of ${Object.keys(shape).join(", ")}.`);
+  z
+    .strictObject(shape, {
+      error: (i) =>
+        i.code === "unrecognized_keys"
+          ? `Unknown field(s): ${i.keys.join(", ")}`
+          : "body must be a JSON object",
+    })
+    .refine(
+      (b) => Object.values(b).some((v) => v !== undefined),
+      `Nothing to update: send one of ${Object.keys(shape).join(", ")}.`,
+    );
 
 /** `{id}` in a path: a numeric id, a uuid or a slug (any case). */
-export const roomIdParam = z.object({ id: z.string().trim().min(1, "id is required").max(64, "id is too long") });
+export const roomIdParam = z.object({
+  id: z.string().trim().min(1, "id is required").max(64, "id is too long"),
+});
 
 export async function findRoom(env: Env, idOrSlug: string): Promise<RoomRow | undefined> {
   const key = idOrSlug.trim().toLowerCase();
-  const where = /^\d+$/.test(key) ? eq(rooms.id, Number(key)) : UUID_RE.test(key) ? eq(rooms.uuid, key) : eq(rooms.slug, key);
+  const where = /^\d+$/.test(key)
+    ? eq(rooms.id, Number(key))
+    : UUID_RE.test(key)
+      ? eq(rooms.uuid, key)
+      : eq(rooms.slug, key);
   return db(env).select().from(rooms).where(where).get();
 }
 
@@ -89,15 +131,23 @@ export async function roomOr404(env: Env, idOrSlug: string): Promise<RoomRow> {
   return room;
 }
 
-export const isAdmin = (who: Pick<Caller, "roles"> | undefined) => !!who?.roles.some((r) => ADMIN_ROLES.includes(r));
+export const isAdmin = (who: Pick<Caller, "roles"> | undefined) =>
+  !!who?.roles.some((r) => ADMIN_ROLES.includes(r));
 
 /**
  * The room roles the live object holds, still in force. Roles live in the object (issue 4),
  * not in D1; if it cannot answer, nobody holds one, so an outage never grants access.
  */
-export async function activeRoomRoles(env: Env, roomUuid: string, userUuid: string): Promise<RoomRoleName[]> {
+export async function activeRoomRoles(
+  env: Env,
+  roomUuid: string,
+  userUuid: string,
+): Promise<RoomRoleName[]> {
   try {
-    const state = (await withTimeout((await roomStub(env, roomUuid)).getState(), 3000)) as { settings?: { roomRoles?: unknown }; roomRoles?: unknown } | null;
+    const state = (await withTimeout((await roomStub(env, roomUuid)).getState(), 3000)) as {
+      settings?: { roomRoles?: unknown };
+      roomRoles?: unknown;
+    } | null;
     const roles = state?.settings?.roomRoles ?? state?.roomRoles;
     if (!Array.isArray(roles)) return [];
     const now = Date.now();
@@ -114,7 +164,13 @@ export async function activeRoomRoles(env: Env, roomUuid: string, userUuid: stri
  * Throws 403 unless the caller is the owner, an admin, or holds one of `roomRoles` in the
  * room. The D1 owner and admin checks come first, so the object is asked only when needed.
  */
-export async function requireRoomAccess(env: Env, room: RoomRow, who: Caller, roomRoles: readonly RoomRoleName[], message: string) {
+export async function requireRoomAccess(
+  env: Env,
+  room: RoomRow,
+  who: Caller,
+  roomRoles: readonly RoomRoleName[],
+  message: string,
+) {
   if (room.ownerUuid === who.uuid || isAdmin(who)) return;
   if (roomRoles.length > 0) {
     const held = await activeRoomRoles(env, room.uuid, who.uuid);
@@ -134,7 +190,8 @@ export function slugFromName(name: string): string {
     .slice(0, 44)
     .replace(/-+$/g, "");
   // Too short, all digits or uuid-shaped would fail slugField: a random tail fixes all three.
-  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s)) s = `${s ? `${s}-` : "room-"}${randomTail()}`;
+  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
+    s = `${s ? `${s}-` : "room-"}${randomTail()}`;
   return s;
 }
 export const randomTail = () => crypto.randomUUID().slice(0, 5);
@@ -146,26 +203,50 @@ export const randomTail = () => crypto.randomUUID().slice(0, 5);
  */
 export async function passwordBucket(env: Env, password: string): Promise<number> {
   const secret = env.SERVICE_KEY ?? env.JWT_PRIVATE_KEY;
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(`room-password:${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)));
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(`room-password:${secret}`),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)),
+  );
   return (mac[0] << 8) | mac[1];
 }
 
 /** Column values for `password` / `guestPassword` in a body: hash what is set, clear null. */
-export async function passwordColumns(env: Env, body: { password?: string | null; guestPassword?: string | null }) {
+export async function passwordColumns(
+  env: Env,
+  body: { password?: string | null; guestPassword?: string | null },
+) {
   const out: Partial<Pick<RoomRow, "passwordHash" | "passwordBucket" | "guestPasswordHash">> = {};
   if (body.password !== undefined) {
     out.passwordHash = body.password === null ? null : await hashPassword(body.password);
     out.passwordBucket = body.password === null ? null : await passwordBucket(env, body.password);
   }
-  if (body.guestPassword !== undefined) out.guestPasswordHash = body.guestPassword === null ? null : await hashPassword(body.guestPassword);
+  if (body.guestPassword !== undefined)
+    out.guestPasswordHash =
+      body.guestPassword === null ? null : await hashPassword(body.guestPassword);
   return out;
 }
 
 /** Applies a validated update to the row (never the password fields in plain text) and returns the new row. */
-export async function updateRoom(env: Env, room: RoomRow, body: Record<string, unknown>): Promise<RoomRow> {
-  const { password, guestPassword, ...rest } = body as { password?: string | null; guestPassword?: string | null } & Partial<RoomRow>;
-  const set = { ...rest, ...(await passwordColumns(env, { password, guestPassword })), updatedAt: Date.now() };
+export async function updateRoom(
+  env: Env,
+  room: RoomRow,
+  body: Record<string, unknown>,
+): Promise<RoomRow> {
+  const { password, guestPassword, ...rest } = body as {
+    password?: string | null;
+    guestPassword?: string | null;
+  } & Partial<RoomRow>;
+  const set = {
+    ...rest,
+    ...(await passwordColumns(env, { password, guestPassword })),
+    updatedAt: Date.now(),
+  };
   // A slug change can lose a race to another room's insert: that is the 409, not a 500.
   const row = await db(env)
     .update(rooms)

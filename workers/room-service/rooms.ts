@@ -9,7 +9,18 @@ import { conflict, isUniqueViolation } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { presentUsers, pushSettings, roomStub, toRoomDto, withTimeout } from "./room-dto";
-import { nonEmpty, passwordColumns, randomTail, requireRoomAccess, roomFields as f, roomIdParam, roomOr404, SLUG_TAKEN, slugFromName, updateRoom } from "./room-store";
+import {
+  nonEmpty,
+  passwordColumns,
+  randomTail,
+  requireRoomAccess,
+  roomFields as f,
+  roomIdParam,
+  roomOr404,
+  SLUG_TAKEN,
+  slugFromName,
+  updateRoom,
+} from "./room-store";
 
 /** Rooms: create, read, edit and delete. Live switches are in room-live.ts, lists in room-lists.ts. */
 export const roomRoutes = new Hono<AppEnv>();
@@ -76,12 +87,20 @@ export const EDIT_REFUSED = "Only the room's owner, a co-owner or an admin can c
 export const OWNER_ONLY = "Only the room's owner or an admin can do this.";
 
 /** Inserts with a given slug (taken: 409) or one from the name (taken: a random tail, up to 3 tries). */
-async function insertRoom(c: { env: AppEnv["Bindings"] }, values: Omit<typeof rooms.$inferInsert, "slug">, slug: string | undefined): Promise<RoomRow> {
+async function insertRoom(
+  c: { env: AppEnv["Bindings"] },
+  values: Omit<typeof rooms.$inferInsert, "slug">,
+  slug: string | undefined,
+): Promise<RoomRow> {
   const base = slug ?? slugFromName(values.name);
   for (let attempt = 0; ; attempt++) {
     const candidate = attempt === 0 ? base : `${base.slice(0, 44)}-${randomTail()}`;
     try {
-      return await db(c.env).insert(rooms).values({ ...values, slug: candidate }).returning().get();
+      return await db(c.env)
+        .insert(rooms)
+        .values({ ...values, slug: candidate })
+        .returning()
+        .get();
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       if (slug !== undefined || attempt >= 3) throw conflict(SLUG_TAKEN);
@@ -93,7 +112,16 @@ async function insertRoom(c: { env: AppEnv["Bindings"] }, values: Omit<typeof ro
 roomRoutes.post("/rooms/infrastructure", requireUser, valid("json", createBody), async (c) => {
   const who = caller(c);
   const { slug, password, guestPassword, ...body } = c.req.valid("json");
-  const room = await insertRoom(c, { ...body, ...(await passwordColumns(c.env, { password, guestPassword })), uuid: crypto.randomUUID(), ownerUuid: who.uuid }, slug);
+  const room = await insertRoom(
+    c,
+    {
+      ...body,
+      ...(await passwordColumns(c.env, { password, guestPassword })),
+      uuid: crypto.randomUUID(),
+      ownerUuid: who.uuid,
+    },
+    slug,
+  );
   await audit(c.env, "room.create", who.uuid, { roomUuid: room.uuid, slug: room.slug });
   return c.json(toRoomDto(room), 201);
 });
@@ -111,22 +139,34 @@ roomRoutes.get("/rooms/:id", valid("param", roomIdParam), async (c) => {
 });
 
 /** PATCH /rooms/{id}: the owner, a co-owner or an admin; the object gets the new settings at once. */
-roomRoutes.patch("/rooms/:id", requireUser, valid("param", roomIdParam), valid("json", nonEmpty(editShape)), async (c) => {
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
-  const row = await updateRoom(c.env, room, c.req.valid("json"));
-  await pushSettings(c.env, row);
-  return c.json(toRoomDto(row));
-});
+roomRoutes.patch(
+  "/rooms/:id",
+  requireUser,
+  valid("param", roomIdParam),
+  valid("json", nonEmpty(editShape)),
+  async (c) => {
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+    const row = await updateRoom(c.env, room, c.req.valid("json"));
+    await pushSettings(c.env, row);
+    return c.json(toRoomDto(row));
+  },
+);
 
 /** PATCH /rooms/{id}/infrastructure: structure too (slug, type, seats, fees); owner or admin. */
-roomRoutes.patch("/rooms/:id/infrastructure", requireUser, valid("param", roomIdParam), valid("json", nonEmpty(infrastructureShape)), async (c) => {
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await requireRoomAccess(c.env, room, caller(c), [], OWNER_ONLY);
-  const row = await updateRoom(c.env, room, c.req.valid("json"));
-  await pushSettings(c.env, row);
-  return c.json(toRoomDto(row));
-});
+roomRoutes.patch(
+  "/rooms/:id/infrastructure",
+  requireUser,
+  valid("param", roomIdParam),
+  valid("json", nonEmpty(infrastructureShape)),
+  async (c) => {
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await requireRoomAccess(c.env, room, caller(c), [], OWNER_ONLY);
+    const row = await updateRoom(c.env, room, c.req.valid("json"));
+    await pushSettings(c.env, row);
+    return c.json(toRoomDto(row));
+  },
+);
 
 /**
  * DELETE /rooms/{id}/infrastructure: owner or admin. D1 first (room, favourites, recent
@@ -134,21 +174,29 @@ roomRoutes.patch("/rooms/:id/infrastructure", requireUser, valid("param", roomId
  * bytes go. A failure after the batch leaves an idle object or orphan bytes, never a
  * listed room without its data.
  */
-roomRoutes.delete("/rooms/:id/infrastructure", requireUser, valid("param", roomIdParam), async (c) => {
-  const who = caller(c);
-  const room = await roomOr404(c.env, c.req.valid("param").id);
-  await requireRoomAccess(c.env, room, who, [], OWNER_ONLY);
-  const d = db(c.env);
-  await d.batch([
-    d.delete(rooms).where(eq(rooms.id, room.id)),
-    d.delete(roomFavorites).where(eq(roomFavorites.roomUuid, room.uuid)),
-    d.delete(recentRooms).where(eq(recentRooms.roomUuid, room.uuid)),
-  ]);
-  const reset = await roomStub(c.env, room.uuid)
-    .then((s) => withTimeout(s.resetRoom(), 5000))
-    .then(() => true, (err) => (console.error(`room ${room.uuid}: resetRoom failed`, err), false));
-  const posters = await c.env.UPLOADS.list({ prefix: `rooms/${room.uuid}/` });
-  if (posters.objects.length) await c.env.UPLOADS.delete(posters.objects.map((o) => o.key));
-  await audit(c.env, "room.delete", who.uuid, { roomUuid: room.uuid, slug: room.slug });
-  return c.json({ id: room.id, uuid: room.uuid, deleted: true, liveRoomReset: reset });
-});
+roomRoutes.delete(
+  "/rooms/:id/infrastructure",
+  requireUser,
+  valid("param", roomIdParam),
+  async (c) => {
+    const who = caller(c);
+    const room = await roomOr404(c.env, c.req.valid("param").id);
+    await requireRoomAccess(c.env, room, who, [], OWNER_ONLY);
+    const d = db(c.env);
+    await d.batch([
+      d.delete(rooms).where(eq(rooms.id, room.id)),
+      d.delete(roomFavorites).where(eq(roomFavorites.roomUuid, room.uuid)),
+      d.delete(recentRooms).where(eq(recentRooms.roomUuid, room.uuid)),
+    ]);
+    const reset = await roomStub(c.env, room.uuid)
+      .then((s) => withTimeout(s.resetRoom(), 5000))
+      .then(
+        () => true,
+        (err) => (console.error(`room ${room.uuid}: resetRoom failed`, err), false),
+      );
+    const posters = await c.env.UPLOADS.list({ prefix: `rooms/${room.uuid}/` });
+    if (posters.objects.length) await c.env.UPLOADS.delete(posters.objects.map((o) => o.key));
+    await audit(c.env, "room.delete", who.uuid, { roomUuid: room.uuid, slug: room.slug });
+    return c.json({ id: room.id, uuid: room.uuid, deleted: true, liveRoomReset: reset });
+  },
+);

@@ -6,7 +6,8 @@ import type { CrateRow, SongRow } from "../db/schema";
  */
 
 /** Where an uploaded song streams from (its HLS playlist). */
-export const hlsPlaylistPath = (songId: string) => `/api/upload-service/songs/${songId}/hls-playlist`;
+export const hlsPlaylistPath = (songId: string) =>
+  `/api/upload-service/songs/${songId}/hls-playlist`;
 
 export function toSongDto(s: SongRow) {
   const uploaded = s.musicProviders.uploadService !== undefined;
@@ -27,7 +28,10 @@ export function toSongDto(s: SongRow) {
     links: s.links,
     previews: s.previews,
     // An upload streams from its HLS playlist once verified; other providers keep theirs.
-    streamUrls: uploaded && s.status === "VERIFIED" ? { ...s.streamUrls, uploadService: hlsPlaylistPath(s.songId) } : s.streamUrls,
+    streamUrls:
+      uploaded && s.status === "VERIFIED"
+        ? { ...s.streamUrls, uploadService: hlsPlaylistPath(s.songId) }
+        : s.streamUrls,
     ownerUuid: s.ownerUuid,
     isPublic: s.isPublic,
     createdAt: new Date(s.createdAt).toISOString(),
@@ -37,8 +41,17 @@ export function toSongDto(s: SongRow) {
 export type SongDto = ReturnType<typeof toSongDto>;
 
 /** A song as it sits in a crate: the song plus its place there. */
-export function toCrateSongDto(s: SongRow, cs: { crateSongUuid: string; position: number; createdAt: number }) {
-  return { ...toSongDto(s), crateSongUuid: cs.crateSongUuid, position: cs.position, addedAt: new Date(cs.createdAt).toISOString(), playbackToken: null };
+export function toCrateSongDto(
+  s: SongRow,
+  cs: { crateSongUuid: string; position: number; createdAt: number },
+) {
+  return {
+    ...toSongDto(s),
+    crateSongUuid: cs.crateSongUuid,
+    position: cs.position,
+    addedAt: new Date(cs.createdAt).toISOString(),
+    playbackToken: null,
+  };
 }
 export type CrateSongDto = ReturnType<typeof toCrateSongDto>;
 

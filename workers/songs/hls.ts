@@ -13,9 +13,19 @@ const BASE = "/api/upload-service/songs";
 const enc = new TextEncoder();
 
 const hmacKey = (secret: string, usage: KeyUsage[]) =>
-  crypto.subtle.importKey("raw", enc.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, usage);
+  crypto.subtle.importKey(
+    "raw",
+    enc.encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    usage,
+  );
 
-const b64url = (b: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(b))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (b: ArrayBuffer) =>
+  btoa(String.fromCharCode(...new Uint8Array(b)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 function fromB64url(s: string): Uint8Array<ArrayBuffer> | undefined {
   try {
     const bin = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
@@ -37,21 +47,47 @@ async function sign(key: CryptoKey, message: string): Promise<string> {
 }
 
 /** Constant-time check (WebCrypto's verify) that `sig` signs `message` and `exp` (epoch seconds) is not past. */
-async function verify(secret: string, message: string, sig: string, exp: number, nowS: number): Promise<boolean> {
+async function verify(
+  secret: string,
+  message: string,
+  sig: string,
+  exp: number,
+  nowS: number,
+): Promise<boolean> {
   if (exp < nowS) return false;
   const bytes = fromB64url(sig);
   if (!bytes || bytes.length !== 32) return false;
-  return crypto.subtle.verify("HMAC", await hmacKey(secret, ["verify"]), bytes, enc.encode(message));
+  return crypto.subtle.verify(
+    "HMAC",
+    await hmacKey(secret, ["verify"]),
+    bytes,
+    enc.encode(message),
+  );
 }
 
-export const verifySegmentSig = (secret: string, songId: string, n: number, exp: number, sig: string, nowS = Math.floor(Date.now() / 1000)) =>
-  verify(secret, segmentMessage(songId, n, exp), sig, exp, nowS);
-export const verifyKeySig = (secret: string, songId: string, exp: number, sig: string, nowS = Math.floor(Date.now() / 1000)) =>
-  verify(secret, keyMessage(songId, exp), sig, exp, nowS);
+export const verifySegmentSig = (
+  secret: string,
+  songId: string,
+  n: number,
+  exp: number,
+  sig: string,
+  nowS = Math.floor(Date.now() / 1000),
+) => verify(secret, segmentMessage(songId, n, exp), sig, exp, nowS);
+export const verifyKeySig = (
+  secret: string,
+  songId: string,
+  exp: number,
+  sig: string,
+  nowS = Math.floor(Date.now() / 1000),
+) => verify(secret, keyMessage(songId, exp), sig, exp, nowS);
 
 /** The song's AES-128 key: the first 16 bytes of HMAC-SHA256(signing key, "hls-key:" + songId). Derived, so never stored. */
 export async function songKey(secret: string, songId: string): Promise<Uint8Array<ArrayBuffer>> {
-  const mac = await crypto.subtle.sign("HMAC", await hmacKey(secret, ["sign"]), enc.encode(`hls-key:${songId}`));
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    await hmacKey(secret, ["sign"]),
+    enc.encode(`hls-key:${songId}`),
+  );
   return new Uint8Array(mac.slice(0, 16));
 }
 
@@ -63,7 +99,11 @@ export function segmentIv(sequence: number): Uint8Array<ArrayBuffer> {
 }
 
 /** AES-128-CBC with PKCS#7 padding (what WebCrypto does), as HLS "METHOD=AES-128" expects. */
-export async function encryptSegment(key: Uint8Array<ArrayBuffer>, sequence: number, data: Uint8Array<ArrayBuffer>): Promise<ArrayBuffer> {
+export async function encryptSegment(
+  key: Uint8Array<ArrayBuffer>,
+  sequence: number,
+  data: Uint8Array<ArrayBuffer>,
+): Promise<ArrayBuffer> {
   const k = await crypto.subtle.importKey("raw", key, { name: "AES-CBC" }, false, ["encrypt"]);
   return crypto.subtle.encrypt({ name: "AES-CBC", iv: segmentIv(sequence) }, k, data);
 }
@@ -76,7 +116,12 @@ export const keyPath = () => `${BASE}/hls/key`;
  * served the playlist (the gateway, a dev server, a proxy). Target duration is the longest
  * segment rounded to the nearest second, as RFC 8216 (4.3.3.1) requires for version 3.
  */
-export async function buildPlaylist(secret: string, songId: string, segments: HlsSegment[], nowS = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function buildPlaylist(
+  secret: string,
+  songId: string,
+  segments: HlsSegment[],
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<string> {
   const exp = nowS + HLS_URL_TTL_S;
   const target = Math.max(1, ...segments.map((s) => Math.round(s.duration)));
   const mac = await hmacKey(secret, ["sign"]);
@@ -90,7 +135,12 @@ export async function buildPlaylist(secret: string, songId: string, segments: Hl
     `#EXT-X-KEY:METHOD=AES-128,URI="${keyPath()}?songId=${songId}&exp=${exp}&sig=${keySig}"`,
   ];
   const sigs = await Promise.all(segments.map((_, n) => sign(mac, segmentMessage(songId, n, exp))));
-  segments.forEach((s, n) => lines.push(`#EXTINF:${s.duration.toFixed(3)},`, `${segmentPath(songId, n)}?exp=${exp}&sig=${sigs[n]}`));
+  segments.forEach((s, n) =>
+    lines.push(
+      `#EXTINF:${s.duration.toFixed(3)},`,
+      `${segmentPath(songId, n)}?exp=${exp}&sig=${sigs[n]}`,
+    ),
+  );
   lines.push("#EXT-X-ENDLIST", "");
   return lines.join("\n");
 }

@@ -31,7 +31,8 @@ export interface Id3Header {
 export function parseId3Header(b: Uint8Array): Id3Header | undefined {
   if (b.length < 10 || b[0] !== 0x49 || b[1] !== 0x44 || b[2] !== 0x33) return undefined;
   const version = b[3];
-  if (version < 2 || version > 4 || b[4] === 0xff || [6, 7, 8, 9].some((i) => b[i] & 0x80)) return undefined;
+  if (version < 2 || version > 4 || b[4] === 0xff || [6, 7, 8, 9].some((i) => b[i] & 0x80))
+    return undefined;
   const flags = b[5];
   const size = syncsafe(b, 6);
   const footer = version === 4 && flags & 0x10 ? 10 : 0;
@@ -70,14 +71,24 @@ export function parseFrameHeader(version: number, b: Uint8Array): Id3FrameHeader
     if (!((ch >= 0x41 && ch <= 0x5a) || (ch >= 0x30 && ch <= 0x39))) return undefined;
     id += String.fromCharCode(ch);
   }
-  const size = version === 2 ? (b[3] << 16) | (b[4] << 8) | b[5] : version === 3 ? u32(b, 4) : syncsafe(b, 4);
+  const size =
+    version === 2 ? (b[3] << 16) | (b[4] << 8) | b[5] : version === 3 ? u32(b, 4) : syncsafe(b, 4);
   return { id, size, format: version === 2 ? 0 : b[9] };
 }
 
 /** Text frames we read, by id (v2.2 and v2.3/2.4 names). */
 const WANTED: Record<string, keyof Id3Tags> = {
-  TIT2: "title", TPE1: "artist", TALB: "album", TCON: "genre", TYER: "year", TDRC: "year",
-  TT2: "title", TP1: "artist", TAL: "album", TCO: "genre", TYE: "year",
+  TIT2: "title",
+  TPE1: "artist",
+  TALB: "album",
+  TCON: "genre",
+  TYER: "year",
+  TDRC: "year",
+  TT2: "title",
+  TP1: "artist",
+  TAL: "album",
+  TCO: "genre",
+  TYE: "year",
 };
 /** Text frames are short; anything longer is not a name and is skipped, not buffered. */
 export const MAX_TEXT_FRAME = 16 * 1024;
@@ -90,7 +101,13 @@ export function wantsFrame(version: number, f: Id3FrameHeader): boolean {
 }
 
 /** Decodes one wanted frame's body into `tags` (a first value wins: later duplicates are ignored). */
-export function readTextFrame(version: number, header: Id3Header, f: Id3FrameHeader, raw: Uint8Array, tags: Id3Tags): void {
+export function readTextFrame(
+  version: number,
+  header: Id3Header,
+  f: Id3FrameHeader,
+  raw: Uint8Array,
+  tags: Id3Tags,
+): void {
   let body = raw;
   if (version === 3 && f.format & 0x20) body = body.subarray(1); // grouping id
   if (version === 4) {
@@ -128,9 +145,16 @@ function decodeStrings(encoding: number, b: Uint8Array): string[] {
     let le = encoding === 1; // v2.3 requires a BOM; without one, assume the common little-endian
     const units: number[] = [];
     for (let i = 0; i + 1 < b.length; i += 2) {
-      const hi = b[i], lo = b[i + 1];
-      if (hi === 0xff && lo === 0xfe) { le = true; continue; }
-      if (hi === 0xfe && lo === 0xff) { le = false; continue; }
+      const hi = b[i],
+        lo = b[i + 1];
+      if (hi === 0xff && lo === 0xfe) {
+        le = true;
+        continue;
+      }
+      if (hi === 0xfe && lo === 0xff) {
+        le = false;
+        continue;
+      }
       units.push(le ? hi | (lo << 8) : (hi << 8) | lo);
     }
     text = String.fromCharCode(...units);
@@ -139,7 +163,10 @@ function decodeStrings(encoding: number, b: Uint8Array): string[] {
   } else {
     text = String.fromCharCode(...b); // ISO-8859-1 maps byte n to code point n
   }
-  return text.split("\u0000").map((s) => s.replace(/^\uFEFF/, "").trim()).filter(Boolean);
+  return text
+    .split("\u0000")
+    .map((s) => s.replace(/^\uFEFF/, "").trim())
+    .filter(Boolean);
 }
 
 /** The ID3v1 genre list (0-79), which TCON may name by number: "17", "(17)" or "(17)Rock". */
@@ -159,7 +186,12 @@ function genreName(v: string): string {
 }
 
 function syncsafe(b: Uint8Array, at: number) {
-  return ((b[at] & 0x7f) << 21) | ((b[at + 1] & 0x7f) << 14) | ((b[at + 2] & 0x7f) << 7) | (b[at + 3] & 0x7f);
+  return (
+    ((b[at] & 0x7f) << 21) |
+    ((b[at + 1] & 0x7f) << 14) |
+    ((b[at + 2] & 0x7f) << 7) |
+    (b[at + 3] & 0x7f)
+  );
 }
 function u32(b: Uint8Array, at: number) {
   return ((b[at] << 24) >>> 0) + ((b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]);

@@ -1,4 +1,14 @@
-import { extendedHeaderLength, frameHeaderLength, parseFrameHeader, parseId3Header, readTextFrame, wantsFrame, type Id3FrameHeader, type Id3Header, type Id3Tags } from "./id3";
+import {
+  extendedHeaderLength,
+  frameHeaderLength,
+  parseFrameHeader,
+  parseId3Header,
+  readTextFrame,
+  wantsFrame,
+  type Id3FrameHeader,
+  type Id3Header,
+  type Id3Tags,
+} from "./id3";
 
 /**
  * Cuts an MP3 into HLS segments without a decoder or transcoder (docs/DECISIONS.md,
@@ -53,15 +63,25 @@ export interface FrameHeader {
 
 const BITRATES_V1 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];
 const BITRATES_V2 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160];
-const SAMPLE_RATES = { 1: [44100, 48000, 32000], 2: [22050, 24000, 16000], 25: [11025, 12000, 8000] } as const;
+const SAMPLE_RATES = {
+  1: [44100, 48000, 32000],
+  2: [22050, 24000, 16000],
+  25: [11025, 12000, 8000],
+} as const;
 
 /** An MPEG-1/2/2.5 Layer III frame header at `at`, or undefined if those 4 bytes are not one. */
 export function parseFrameHeaderAt(b: Uint8Array, at: number): FrameHeader | undefined {
-  const b1 = b[at + 1], b2 = b[at + 2], b3 = b[at + 3];
+  const b1 = b[at + 1],
+    b2 = b[at + 2],
+    b3 = b[at + 3];
   if (b[at] !== 0xff || (b1 & 0xe0) !== 0xe0) return undefined;
-  const v = (b1 >> 3) & 3, layer = (b1 >> 1) & 3, br = b2 >> 4, sr = (b2 >> 2) & 3;
+  const v = (b1 >> 3) & 3,
+    layer = (b1 >> 1) & 3,
+    br = b2 >> 4,
+    sr = (b2 >> 2) & 3;
   // Reserved version, not Layer III, free-format or bad bitrate, reserved rate or emphasis.
-  if (v === 1 || layer !== 1 || br === 0 || br === 15 || sr === 3 || (b3 & 3) === 2) return undefined;
+  if (v === 1 || layer !== 1 || br === 0 || br === 15 || sr === 3 || (b3 & 3) === 2)
+    return undefined;
   const version = v === 3 ? 1 : v === 2 ? 2 : 25;
   const bitrate = (version === 1 ? BITRATES_V1 : BITRATES_V2)[br] * 1000;
   const sampleRate = SAMPLE_RATES[version][sr];
@@ -70,12 +90,14 @@ export function parseFrameHeaderAt(b: Uint8Array, at: number): FrameHeader | und
   return { version, sampleRate, bitrate, length, samples, mono: b3 >> 6 === 3 };
 }
 
-const sameStream = (a: FrameHeader, b: FrameHeader) => a.version === b.version && a.sampleRate === b.sampleRate;
+const sameStream = (a: FrameHeader, b: FrameHeader) =>
+  a.version === b.version && a.sampleRate === b.sampleRate;
 
 /** Whether a frame is an encoder's Xing/Info/VBRI header (a silent frame describing the file). */
 function isInfoFrame(b: Uint8Array, at: number, h: FrameHeader): boolean {
   const side = h.version === 1 ? (h.mono ? 17 : 32) : h.mono ? 9 : 17;
-  const tag = (o: number) => String.fromCharCode(b[at + o], b[at + o + 1], b[at + o + 2], b[at + o + 3]);
+  const tag = (o: number) =>
+    String.fromCharCode(b[at + o], b[at + o + 1], b[at + o + 2], b[at + o + 3]);
   const x = tag(4 + side);
   return x === "Xing" || x === "Info" || tag(36) === "VBRI";
 }
@@ -93,7 +115,10 @@ class Carry {
   push(chunk: Uint8Array) {
     if (this.end + chunk.length > this.buf.length) {
       const live = this.length;
-      const target = live + chunk.length > this.buf.length ? new Uint8Array(Math.max(this.buf.length * 2, live + chunk.length)) : this.buf;
+      const target =
+        live + chunk.length > this.buf.length
+          ? new Uint8Array(Math.max(this.buf.length * 2, live + chunk.length))
+          : this.buf;
       target.set(this.buf.subarray(this.start, this.end), 0);
       this.buf = target;
       this.start = 0;
@@ -125,7 +150,16 @@ export class Mp3Indexer {
   private finished = false;
   private readonly target: number;
   private readonly maxSegments: number;
-  private readonly index: Mp3Index = { segments: [], duration: 0, frames: 0, audioBytes: 0, skippedBytes: 0, tagBytes: 0, tags: {}, overflow: false };
+  private readonly index: Mp3Index = {
+    segments: [],
+    duration: 0,
+    frames: 0,
+    audioBytes: 0,
+    skippedBytes: 0,
+    tagBytes: 0,
+    tags: {},
+    overflow: false,
+  };
 
   constructor(opts: Mp3Options = {}) {
     this.target = opts.targetSeconds ?? 6;
@@ -154,12 +188,16 @@ export class Mp3Indexer {
     const c = this.carry;
     for (;;) {
       const have = c.length;
-      const buf = c.buf, at = c.start;
+      const buf = c.buf,
+        at = c.start;
       switch (this.state) {
         case "head": {
           if (have < 10 && !final) return;
           const h = parseId3Header(c.view(10));
-          if (!h) { this.state = "sync"; break; }
+          if (!h) {
+            this.state = "sync";
+            break;
+          }
           this.tag = h;
           this.index.tagBytes = h.tagEnd;
           c.drop(10);
@@ -168,26 +206,50 @@ export class Mp3Indexer {
           break;
         }
         case "id3ext": {
-          if (have < 4) { if (!final) return; this.skip(this.tag!.tagEnd, "sync"); break; }
+          if (have < 4) {
+            if (!final) return;
+            this.skip(this.tag!.tagEnd, "sync");
+            break;
+          }
           const end = c.base + extendedHeaderLength(this.tag!.version, c.view(4));
-          this.skip(end < this.tag!.framesEnd ? end : this.tag!.tagEnd, end < this.tag!.framesEnd ? "id3frame" : "sync");
+          this.skip(
+            end < this.tag!.framesEnd ? end : this.tag!.tagEnd,
+            end < this.tag!.framesEnd ? "id3frame" : "sync",
+          );
           break;
         }
         case "id3frame": {
-          const tag = this.tag!, hl = frameHeaderLength(tag.version);
-          if (c.base + hl > tag.framesEnd) { this.skip(tag.tagEnd, "sync"); break; }
-          if (have < hl) { if (!final) return; this.skip(tag.tagEnd, "sync"); break; }
+          const tag = this.tag!,
+            hl = frameHeaderLength(tag.version);
+          if (c.base + hl > tag.framesEnd) {
+            this.skip(tag.tagEnd, "sync");
+            break;
+          }
+          if (have < hl) {
+            if (!final) return;
+            this.skip(tag.tagEnd, "sync");
+            break;
+          }
           const f = parseFrameHeader(tag.version, c.view(hl));
           // Padding (zeros) or garbage ends the frames; the tag's size still says where audio starts.
-          if (!f || c.base + hl + f.size > tag.framesEnd) { this.skip(tag.tagEnd, "sync"); break; }
+          if (!f || c.base + hl + f.size > tag.framesEnd) {
+            this.skip(tag.tagEnd, "sync");
+            break;
+          }
           c.drop(hl);
-          if (wantsFrame(tag.version, f)) { this.frame = f; this.state = "id3keep"; }
-          else this.skip(c.base + f.size, "id3frame");
+          if (wantsFrame(tag.version, f)) {
+            this.frame = f;
+            this.state = "id3keep";
+          } else this.skip(c.base + f.size, "id3frame");
           break;
         }
         case "id3keep": {
           const f = this.frame!;
-          if (have < f.size) { if (!final) return; this.skip(this.tag!.tagEnd, "sync"); break; }
+          if (have < f.size) {
+            if (!final) return;
+            this.skip(this.tag!.tagEnd, "sync");
+            break;
+          }
           readTextFrame(this.tag!.version, this.tag!, f, c.view(f.size), this.index.tags);
           c.drop(f.size);
           this.state = "id3frame";
@@ -214,9 +276,17 @@ export class Mp3Indexer {
             // Out of sync, a candidate is only believed if another header follows it.
             if (have >= h.length + 4) {
               const next = parseFrameHeaderAt(buf, at + h.length);
-              if (next && sameStream(h, next)) { this.locked = h; this.accept(h); break; }
+              if (next && sameStream(h, next)) {
+                this.locked = h;
+                this.accept(h);
+                break;
+              }
             } else if (!final) return;
-            else if (have === h.length) { this.locked = h; this.accept(h); break; } // a frame that ends exactly at the end of the file
+            else if (have === h.length) {
+              this.locked = h;
+              this.accept(h);
+              break;
+            } // a frame that ends exactly at the end of the file
           }
           // Junk: jump to the next 0xFF, the only byte a header can start with.
           const next = buf.indexOf(0xff, at + 1);
@@ -236,8 +306,10 @@ export class Mp3Indexer {
   }
 
   private accept(h: FrameHeader) {
-    const c = this.carry, ix = this.index;
-    const duration = ix.frames === 0 && isInfoFrame(c.buf, c.start, h) ? 0 : h.samples / h.sampleRate;
+    const c = this.carry,
+      ix = this.index;
+    const duration =
+      ix.frames === 0 && isInfoFrame(c.buf, c.start, h) ? 0 : h.samples / h.sampleRate;
     ix.frames++;
     ix.audioBytes += h.length;
     ix.duration += duration;
@@ -257,13 +329,19 @@ export class Mp3Indexer {
     const cur = this.current;
     if (!cur) return;
     this.current = undefined;
-    if (this.index.segments.length >= this.maxSegments) { this.index.overflow = true; return; }
+    if (this.index.segments.length >= this.maxSegments) {
+      this.index.overflow = true;
+      return;
+    }
     this.index.segments.push({ ...cur, duration: Math.round(cur.duration * 1e6) / 1e6 });
   }
 }
 
 /** Indexes a stream (an R2 object's body, a request part) chunk by chunk. */
-export async function indexMp3Stream(stream: ReadableStream<Uint8Array>, opts?: Mp3Options): Promise<Mp3Index> {
+export async function indexMp3Stream(
+  stream: ReadableStream<Uint8Array>,
+  opts?: Mp3Options,
+): Promise<Mp3Index> {
   const ix = new Mp3Indexer(opts);
   const reader = stream.getReader();
   for (;;) {

@@ -36,11 +36,17 @@ const listed = sql`(${verified} and +${songs.isPublic} = 1)`;
 const own = (userUuid: string) => sql`+${songs.ownerUuid} = ${userUuid}`;
 
 /** The upload-service's search: uploads (catalogue songs have no owner), the caller's own in any state, others' once listed. */
-export const uploadSearchWhere = (match: SQL, userUuid: string) => and(match, sql`+${songs.ownerUuid} is not null`, or(own(userUuid), listed));
+export const uploadSearchWhere = (match: SQL, userUuid: string) =>
+  and(match, sql`+${songs.ownerUuid} is not null`, or(own(userUuid), listed));
 
 /** The playlist-service's local search: VERIFIED songs, public or the caller's own; `explicit` false leaves explicit ones out. */
 export const catalogueSearchWhere = (match: SQL, userUuid: string, explicit: boolean) =>
-  and(match, verified, or(sql`+${songs.isPublic} = 1`, own(userUuid)), explicit ? undefined : sql`+${songs.explicit} = 0`);
+  and(
+    match,
+    verified,
+    or(sql`+${songs.isPublic} = 1`, own(userUuid)),
+    explicit ? undefined : sql`+${songs.explicit} = 0`,
+  );
 
 /**
  * Newest first for a search: by id, the same order as created_at (SQLite sets it on
@@ -52,10 +58,22 @@ export const NEWEST_MATCHES = [desc(songs.id)];
 export const BY_TRACK_NAME = [asc(songs.trackName), asc(songs.id)];
 
 /** One page of songs and how many there are in all, `{ data: SongDto[], total }`, in one D1 batch. */
-export async function songPage(env: Env, where: SQL | undefined, order: SQL[], limit: number, offset: number) {
+export async function songPage(
+  env: Env,
+  where: SQL | undefined,
+  order: SQL[],
+  limit: number,
+  offset: number,
+) {
   const d = db(env);
   const [rows, [{ total }]] = await d.batch([
-    d.select().from(songs).where(where).orderBy(...order).limit(limit).offset(offset),
+    d
+      .select()
+      .from(songs)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset(offset),
     d.select({ total: count() }).from(songs).where(where),
   ]);
   return { data: rows.map(toSongDto), total };

@@ -25,8 +25,10 @@ export interface Upload {
 export const songPrefix = (songId: string) => `songs/${songId}/`;
 export const originalKey = (songId: string) => `${songPrefix(songId)}original`;
 
-export const isAdmin = (who: Caller | undefined) => !!who && who.roles.some((r) => ADMIN_ROLES.includes(r));
-export const isOwner = (who: Caller | undefined, song: SongRow) => !!who && who.uuid === song.ownerUuid;
+export const isAdmin = (who: Caller | undefined) =>
+  !!who && who.roles.some((r) => ADMIN_ROLES.includes(r));
+export const isOwner = (who: Caller | undefined, song: SongRow) =>
+  !!who && who.uuid === song.ownerUuid;
 
 /** An uploaded song (catalogue songs have no owner and are not this service's) with its file row. */
 export async function findUpload(env: Env, songId: string): Promise<Upload | undefined> {
@@ -46,7 +48,8 @@ export async function findUploadOr404(env: Env, songId: string): Promise<Upload>
 }
 
 /** Owners and admins see any upload; everyone else only public, verified ones. */
-export const canView = (who: Caller | undefined, song: SongRow) => isOwner(who, song) || isAdmin(who) || (song.isPublic && song.status === "VERIFIED");
+export const canView = (who: Caller | undefined, song: SongRow) =>
+  isOwner(who, song) || isAdmin(who) || (song.isPublic && song.status === "VERIFIED");
 
 /**
  * A song as the API answers it. The owner (and an admin) also get `detail`: why
@@ -59,7 +62,11 @@ export function toUploadDto(up: Upload, who: Caller | undefined) {
 
 /** A trimmed, non-empty text of at most `max` characters. */
 export const text = (field: string, max: number) =>
-  z.string({ error: `${field} must be a string` }).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
+  z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(max, `${field} must be at most ${max} characters`);
 const ISRC = /^[A-Z]{2}[A-Z0-9]{3}\d{7}$/i;
 
 /** Tag fields the owner may set (POST /metadata, PATCH /songs/{id}); null clears an optional one. */
@@ -68,9 +75,21 @@ export const tagFields = {
   artistName: text("artistName", 200).optional(),
   albumName: text("albumName", 200).nullable().optional(),
   genre: text("genre", 50).nullable().optional(),
-  releaseYear: z.number({ error: "releaseYear must be a number" }).int("releaseYear must be a whole year").min(1900, "releaseYear must be 1900 or later").max(2100, "releaseYear must be 2100 or earlier").nullable().optional(),
+  releaseYear: z
+    .number({ error: "releaseYear must be a number" })
+    .int("releaseYear must be a whole year")
+    .min(1900, "releaseYear must be 1900 or later")
+    .max(2100, "releaseYear must be 2100 or earlier")
+    .nullable()
+    .optional(),
   explicit: z.boolean({ error: "explicit must be true or false" }).optional(),
-  isrc: z.string({ error: "isrc must be a string" }).trim().regex(ISRC, "isrc must be an ISRC like USRC17607839").transform((s) => s.toUpperCase()).nullable().optional(),
+  isrc: z
+    .string({ error: "isrc must be a string" })
+    .trim()
+    .regex(ISRC, "isrc must be an ISRC like USRC17607839")
+    .transform((s) => s.toUpperCase())
+    .nullable()
+    .optional(),
   isPublic: z.boolean({ error: "isPublic must be true or false" }).optional(),
 };
 export type TagUpdate = { [K in keyof typeof tagFields]?: z.output<(typeof tagFields)[K]> };
@@ -78,10 +97,14 @@ export type TagUpdate = { [K in keyof typeof tagFields]?: z.output<(typeof tagFi
 export const songIdParam = z.object({ songId: z.uuid({ error: "songId must be a UUID" }) });
 
 /** Both names known: what VERIFIED needs besides playable audio. */
-export const hasNames = (s: { trackName: string; artistName: string }) => s.trackName.trim() !== "" && s.artistName.trim() !== "";
+export const hasNames = (s: { trackName: string; artistName: string }) =>
+  s.trackName.trim() !== "" && s.artistName.trim() !== "";
 
 /** Names and tags for a new upload: what the uploader typed wins over the file's ID3 tag. */
-export function mergeTags(form: { trackName?: string; artistName?: string; albumName?: string; genre?: string }, id3: Id3Tags) {
+export function mergeTags(
+  form: { trackName?: string; artistName?: string; albumName?: string; genre?: string },
+  id3: Id3Tags,
+) {
   const clip = (s: string | undefined, max: number) => s?.trim().slice(0, max) || undefined;
   const year = id3.year && id3.year >= 1900 && id3.year <= 2100 ? id3.year : undefined;
   return {
@@ -104,8 +127,18 @@ export interface Verdict {
 /** What an MP3's index means for its song (the table at the top of uploads.ts). */
 export function verdict(ix: Mp3Index, names: { trackName: string; artistName: string }): Verdict {
   if (!isPlayable(ix)) {
-    const detail = ix.frames === 0 ? UPLOAD_MSG.noFrames : ix.overflow ? UPLOAD_MSG.tooFragmented : UPLOAD_MSG.mostlyJunk;
+    const detail =
+      ix.frames === 0
+        ? UPLOAD_MSG.noFrames
+        : ix.overflow
+          ? UPLOAD_MSG.tooFragmented
+          : UPLOAD_MSG.mostlyJunk;
     return { status: "VERIFICATION_ERROR", detail, segments: null, duration: 0 };
   }
-  return { status: hasNames(names) ? "VERIFIED" : "MISSING_METADATA", detail: null, segments: ix.segments, duration: Math.round(ix.duration) };
+  return {
+    status: hasNames(names) ? "VERIFIED" : "MISSING_METADATA",
+    detail: null,
+    segments: ix.segments,
+    duration: Math.round(ix.duration),
+  };
 }

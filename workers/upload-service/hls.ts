@@ -4,7 +4,13 @@ import type { AppEnv, Env } from "../env";
 import { requireAnyToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
-import { buildPlaylist, encryptSegment, songKey, verifyKeySig, verifySegmentSig } from "../songs/hls";
+import {
+  buildPlaylist,
+  encryptSegment,
+  songKey,
+  verifyKeySig,
+  verifySegmentSig,
+} from "../songs/hls";
 import { SONG_MSG } from "../songs/messages";
 import { findUploadOr404, songIdParam, type Upload } from "./common";
 import { UPLOAD_MSG } from "./messages";
@@ -26,44 +32,71 @@ function signingKey(env: Env): string {
 }
 
 /** The song if it may play now: 404 unknown, 403 (the catalogue's text) unless VERIFIED with segments. */
-async function playable(env: Env, songId: string): Promise<Upload & { segments: NonNullable<NonNullable<Upload["file"]>["segments"]> }> {
+async function playable(
+  env: Env,
+  songId: string,
+): Promise<Upload & { segments: NonNullable<NonNullable<Upload["file"]>["segments"]> }> {
   const up = await findUploadOr404(env, songId);
   const segments = up.file?.segments;
-  if (up.song.status !== "VERIFIED" || !segments?.length) throw new ApiError(403, SONG_MSG.notVerified);
+  if (up.song.status !== "VERIFIED" || !segments?.length)
+    throw new ApiError(403, SONG_MSG.notVerified);
   return { ...up, segments };
 }
 
 const signed = {
-  exp: z.coerce.number({ error: "exp must be a number" }).int("exp must be a whole number").min(0, "exp must not be negative"),
+  exp: z.coerce
+    .number({ error: "exp must be a number" })
+    .int("exp must be a whole number")
+    .min(0, "exp must not be negative"),
   sig: z.string({ error: "sig is required" }).min(1, "sig is required").max(100, "sig is too long"),
 };
 const badSig = () => new ApiError(403, UPLOAD_MSG.badSignature);
 
 /** GET /songs/{songId}/hls-playlist: any valid token (rooms play a DJ's upload to everyone in them). */
-hlsRoutes.get("/songs/:songId/hls-playlist", requireAnyToken, valid("param", songIdParam), async (c) => {
-  const { songId } = c.req.valid("param");
-  const secret = signingKey(c.env);
-  const { segments } = await playable(c.env, songId);
-  return c.body(await buildPlaylist(secret, songId, segments), 200, {
-    "Content-Type": "application/vnd.apple.mpegurl",
-    // It carries URLs that expire: never served from a cache.
-    "Cache-Control": "private, no-store",
-  });
-});
+hlsRoutes.get(
+  "/songs/:songId/hls-playlist",
+  requireAnyToken,
+  valid("param", songIdParam),
+  async (c) => {
+    const { songId } = c.req.valid("param");
+    const secret = signingKey(c.env);
+    const { segments } = await playable(c.env, songId);
+    return c.body(await buildPlaylist(secret, songId, segments), 200, {
+      "Content-Type": "application/vnd.apple.mpegurl",
+      // It carries URLs that expire: never served from a cache.
+      "Cache-Control": "private, no-store",
+    });
+  },
+);
 
 /** GET /songs/hls/key?songId&exp&sig: the song's 16-byte AES key, for a signed URL from the playlist. */
-hlsRoutes.get("/songs/hls/key", valid("query", z.object({ songId: songIdParam.shape.songId, ...signed })), async (c) => {
-  const { songId, exp, sig } = c.req.valid("query");
-  const secret = signingKey(c.env);
-  if (!(await verifyKeySig(secret, songId, exp, sig))) throw badSig();
-  await playable(c.env, songId);
-  return c.body(await songKey(secret, songId), 200, { "Content-Type": "application/octet-stream", "Cache-Control": "private, no-store" });
-});
+hlsRoutes.get(
+  "/songs/hls/key",
+  valid("query", z.object({ songId: songIdParam.shape.songId, ...signed })),
+  async (c) => {
+    const { songId, exp, sig } = c.req.valid("query");
+    const secret = signingKey(c.env);
+    if (!(await verifyKeySig(secret, songId, exp, sig))) throw badSig();
+    await playable(c.env, songId);
+    return c.body(await songKey(secret, songId), 200, {
+      "Content-Type": "application/octet-stream",
+      "Cache-Control": "private, no-store",
+    });
+  },
+);
 
 /** GET /songs/{songId}/segments/{n}?exp&sig: one segment, AES-128-CBC encrypted with IV = n. */
 hlsRoutes.get(
   "/songs/:songId/segments/:n",
-  valid("param", songIdParam.extend({ n: z.coerce.number({ error: "n must be a number" }).int("n must be a whole number").min(0, "n must not be negative") })),
+  valid(
+    "param",
+    songIdParam.extend({
+      n: z.coerce
+        .number({ error: "n must be a number" })
+        .int("n must be a whole number")
+        .min(0, "n must not be negative"),
+    }),
+  ),
   valid("query", z.object(signed)),
   async (c) => {
     const { songId, n } = c.req.valid("param");
@@ -74,10 +107,16 @@ hlsRoutes.get(
     const { file, segments } = await playable(c.env, songId);
     const seg = segments[n];
     if (!seg) throw new ApiError(404, UPLOAD_MSG.segmentNotFound);
-    const object = await c.env.UPLOADS.get(file!.r2Key, { range: { offset: seg.offset, length: seg.length } });
+    const object = await c.env.UPLOADS.get(file!.r2Key, {
+      range: { offset: seg.offset, length: seg.length },
+    });
     if (!object) throw new ApiError(404, UPLOAD_MSG.audioMissing);
     const clear = new Uint8Array(await object.arrayBuffer());
     const body = await encryptSegment(await songKey(secret, songId), n, clear);
-    return c.body(body, 200, { "Content-Type": "audio/mpeg", "Cache-Control": "private", "Content-Length": String(body.byteLength) });
+    return c.body(body, 200, {
+      "Content-Type": "audio/mpeg",
+      "Cache-Control": "private",
+      "Content-Length": String(body.byteLength),
+    });
   },
 );

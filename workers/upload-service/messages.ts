@@ -15,7 +15,8 @@ export const UPLOAD_MSG = {
   deleteForbidden: "Only the owner of this song or an admin can delete it.",
   stillUploading: "A song that is still uploading cannot be taken down.",
   changedMeanwhile: "The song's status changed meanwhile; read it again and retry.",
-  cannotReinstate: "Only a song that was taken down, and has playable audio, can be verified again.",
+  cannotReinstate:
+    "Only a song that was taken down, and has playable audio, can be verified again.",
   badSignature: "This link is invalid or has expired; fetch the playlist again.",
   segmentNotFound: "Segment not found.",
   audioMissing: "The song's audio is missing.",
@@ -26,6 +27,7 @@ export const UPLOAD_MSG = {
   noFrames: "No MP3 audio frames were found in the file.",
   mostlyJunk: "Most of the file is not MP3 audio.",
   tooFragmented: "The MP3 is broken into too many pieces to stream.",
-  postponed: (label: string) => `${label} files play from an MP3 rendition; waiting for the transcoder.`,
+  postponed: (label: string) =>
+    `${label} files play from an MP3 rendition; waiting for the transcoder.`,
   transcoderFailed: "The transcoder could not convert this file.",
 } as const;

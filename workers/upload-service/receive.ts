@@ -4,7 +4,16 @@ import { songFiles, songs, type SongRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { R2StreamWriter } from "../lib/r2-stream";
-import { AUDIO_TYPES, SNIFF_BYTES, sniffType, tooLargeMessage, typeLabel, unsupportedTypeMessage, type MediaType, type UploadRules } from "../lib/uploads";
+import {
+  AUDIO_TYPES,
+  SNIFF_BYTES,
+  sniffType,
+  tooLargeMessage,
+  typeLabel,
+  unsupportedTypeMessage,
+  type MediaType,
+  type UploadRules,
+} from "../lib/uploads";
 import { newShortId } from "../songs/dto";
 import { Mp3Indexer } from "../songs/mp3";
 import { mergeTags, originalKey, verdict, type Upload, type Verdict } from "./common";
@@ -57,8 +66,18 @@ export class SongReceiver {
     const song = this.song!;
     const now = Date.now();
     await d.batch([
-      d.insert(songFiles).values({ songId: song.id, r2Key: this.writer!.key, contentType: this.contentType!, size: this.size }),
-      d.update(songs).set({ status: "VALID_FILE_TYPE", updatedAt: now }).where(eq(songs.id, song.id)),
+      d
+        .insert(songFiles)
+        .values({
+          songId: song.id,
+          r2Key: this.writer!.key,
+          contentType: this.contentType!,
+          size: this.size,
+        }),
+      d
+        .update(songs)
+        .set({ status: "VALID_FILE_TYPE", updatedAt: now })
+        .where(eq(songs.id, song.id)),
     ]);
     song.status = "VALID_FILE_TYPE";
   }
@@ -66,12 +85,19 @@ export class SongReceiver {
   /** Bytes so far are audio: the row exists from here on, and R2 starts receiving. */
   private async start(head: Uint8Array) {
     const type = sniffType(head.subarray(0, SNIFF_BYTES));
-    if (!type || !(AUDIO_TYPES as readonly MediaType[]).includes(type)) throw new ApiError(415, unsupportedTypeMessage(this.rules));
+    if (!type || !(AUDIO_TYPES as readonly MediaType[]).includes(type))
+      throw new ApiError(415, unsupportedTypeMessage(this.rules));
     this.contentType = type;
     const songId = crypto.randomUUID();
     this.song = await db(this.env)
       .insert(songs)
-      .values({ songId, songShortId: newShortId(), ownerUuid: this.ownerUuid, musicProviders: { uploadService: songId }, status: "PENDING_UPLOAD" })
+      .values({
+        songId,
+        songShortId: newShortId(),
+        ownerUuid: this.ownerUuid,
+        musicProviders: { uploadService: songId },
+        status: "PENDING_UPLOAD",
+      })
       .returning()
       .get();
     this.writer = new R2StreamWriter(this.env.UPLOADS, originalKey(songId), {
@@ -92,18 +118,43 @@ export class SongReceiver {
    * VERIFIED, MISSING_METADATA or VERIFICATION_ERROR here; other audio waits for the
    * transcoder (VERIFICATION_POSTPONED). One batch writes song and file together.
    */
-  async settle(form: { trackName?: string; artistName?: string; albumName?: string; genre?: string; isPublic?: boolean }): Promise<Upload> {
+  async settle(form: {
+    trackName?: string;
+    artistName?: string;
+    albumName?: string;
+    genre?: string;
+    isPublic?: boolean;
+  }): Promise<Upload> {
     const song = this.song!;
     const ix = this.indexer?.finish();
     const names = mergeTags(form, ix?.tags ?? {});
     const v: Verdict = ix
       ? verdict(ix, names)
-      : { status: "VERIFICATION_POSTPONED", detail: UPLOAD_MSG.postponed(typeLabel(this.contentType!)), segments: null, duration: 0 };
+      : {
+          status: "VERIFICATION_POSTPONED",
+          detail: UPLOAD_MSG.postponed(typeLabel(this.contentType!)),
+          segments: null,
+          duration: 0,
+        };
     const d = db(this.env);
     const now = Date.now();
     const [[updated], [file]] = await d.batch([
-      d.update(songs).set({ ...names, isPublic: form.isPublic ?? false, status: v.status, duration: v.duration, updatedAt: now }).where(eq(songs.id, song.id)).returning(),
-      d.update(songFiles).set({ segments: v.segments, detail: v.detail, updatedAt: now }).where(eq(songFiles.songId, song.id)).returning(),
+      d
+        .update(songs)
+        .set({
+          ...names,
+          isPublic: form.isPublic ?? false,
+          status: v.status,
+          duration: v.duration,
+          updatedAt: now,
+        })
+        .where(eq(songs.id, song.id))
+        .returning(),
+      d
+        .update(songFiles)
+        .set({ segments: v.segments, detail: v.detail, updatedAt: now })
+        .where(eq(songFiles.songId, song.id))
+        .returning(),
     ]);
     return { song: updated, file };
   }
@@ -119,7 +170,10 @@ export class SongReceiver {
     if (!song) return;
     const d = db(this.env);
     try {
-      await d.batch([d.delete(songFiles).where(eq(songFiles.songId, song.id)), d.delete(songs).where(eq(songs.id, song.id))]);
+      await d.batch([
+        d.delete(songFiles).where(eq(songFiles.songId, song.id)),
+        d.delete(songs).where(eq(songs.id, song.id)),
+      ]);
     } catch (err) {
       console.error("discarding a song upload in D1 failed", err);
     }

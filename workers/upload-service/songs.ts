@@ -10,7 +10,20 @@ import { limitOffset } from "../lib/paging";
 import { valid } from "../lib/validate";
 import { SONG_MSG } from "../songs/messages";
 import { matchesSearch, NEWEST_MATCHES, songPage, uploadSearchWhere } from "../songs/search";
-import { canView, findUpload, findUploadOr404, hasNames, isAdmin, isOwner, songIdParam, songPrefix, tagFields, toUploadDto, type TagUpdate, type Upload } from "./common";
+import {
+  canView,
+  findUpload,
+  findUploadOr404,
+  hasNames,
+  isAdmin,
+  isOwner,
+  songIdParam,
+  songPrefix,
+  tagFields,
+  toUploadDto,
+  type TagUpdate,
+  type Upload,
+} from "./common";
 import { UPLOAD_MSG } from "./messages";
 import { canTransition } from "./uploads";
 
@@ -19,7 +32,12 @@ export const songRoutes = new Hono<AppEnv>();
 
 const hasSome = (o: object) => Object.values(o).some((v) => v !== undefined);
 const patchBody = z
-  .strictObject({ ...tagFields, status: z.enum(["UNVERIFIED", "VERIFIED"], { error: "status must be UNVERIFIED or VERIFIED" }).optional() })
+  .strictObject({
+    ...tagFields,
+    status: z
+      .enum(["UNVERIFIED", "VERIFIED"], { error: "status must be UNVERIFIED or VERIFIED" })
+      .optional(),
+  })
   .refine(hasSome, UPLOAD_MSG.nothingToUpdate);
 const metadataBody = z
   .strictObject({ songId: songIdParam.shape.songId, ...tagFields })
@@ -34,11 +52,22 @@ async function updateTags(env: Env, up: Upload, tags: TagUpdate) {
   const d = db(env);
   const id = up.song.id;
   await d.batch([
-    d.update(songs).set({ ...tags, updatedAt: Date.now() }).where(eq(songs.id, id)),
+    d
+      .update(songs)
+      .set({ ...tags, updatedAt: Date.now() })
+      .where(eq(songs.id, id)),
     d
       .update(songs)
       .set({ status: "VERIFIED" })
-      .where(and(eq(songs.id, id), eq(songs.status, "MISSING_METADATA"), ne(sql`trim(${songs.trackName})`, ""), ne(sql`trim(${songs.artistName})`, ""), sql`exists (select 1 from song_files f where f.song_id = ${id} and f.segments is not null)`)),
+      .where(
+        and(
+          eq(songs.id, id),
+          eq(songs.status, "MISSING_METADATA"),
+          ne(sql`trim(${songs.trackName})`, ""),
+          ne(sql`trim(${songs.artistName})`, ""),
+          sql`exists (select 1 from song_files f where f.song_id = ${id} and f.segments is not null)`,
+        ),
+      ),
   ]);
 }
 
@@ -52,38 +81,78 @@ async function setStatus(env: Env, up: Upload, to: "UNVERIFIED" | "VERIFIED") {
   if (from === to) return;
   let target: typeof from = to;
   if (to === "VERIFIED") {
-    if (from !== "UNVERIFIED" || !up.file?.segments?.length) throw new ApiError(409, UPLOAD_MSG.cannotReinstate);
+    if (from !== "UNVERIFIED" || !up.file?.segments?.length)
+      throw new ApiError(409, UPLOAD_MSG.cannotReinstate);
     target = hasNames(up.song) ? "VERIFIED" : "MISSING_METADATA";
   } else if (!canTransition(from, to)) throw new ApiError(409, UPLOAD_MSG.stillUploading);
-  const done = await db(env).update(songs).set({ status: target, updatedAt: Date.now() }).where(and(eq(songs.id, up.song.id), eq(songs.status, from))).returning({ id: songs.id });
+  const done = await db(env)
+    .update(songs)
+    .set({ status: target, updatedAt: Date.now() })
+    .where(and(eq(songs.id, up.song.id), eq(songs.status, from)))
+    .returning({ id: songs.id });
   if (!done.length) throw new ApiError(409, UPLOAD_MSG.changedMeanwhile);
 }
 
 /** GET /songs/public: verified public uploads, newest first, for anyone. */
 songRoutes.get("/songs/public", valid("query", limitOffset()), async (c) => {
   const { limit, offset } = c.req.valid("query");
-  return c.json(await page(c.env, and(isNotNull(songs.ownerUuid), eq(songs.status, "VERIFIED"), eq(songs.isPublic, true))!, limit, offset));
+  return c.json(
+    await page(
+      c.env,
+      and(isNotNull(songs.ownerUuid), eq(songs.status, "VERIFIED"), eq(songs.isPublic, true))!,
+      limit,
+      offset,
+    ),
+  );
 });
 
 /** GET /songs?verified=true|false: the caller's own uploads, newest first. */
-songRoutes.get("/songs", requireUser, valid("query", limitOffset().extend({ verified: z.enum(["true", "false"], { error: "verified must be true or false" }).optional() })), async (c) => {
-  const who = caller(c);
-  const { limit, offset, verified } = c.req.valid("query");
-  const status = verified === undefined ? undefined : verified === "true" ? eq(songs.status, "VERIFIED") : ne(songs.status, "VERIFIED");
-  return c.json(await page(c.env, and(eq(songs.ownerUuid, who.uuid), status)!, limit, offset));
-});
+songRoutes.get(
+  "/songs",
+  requireUser,
+  valid(
+    "query",
+    limitOffset().extend({
+      verified: z.enum(["true", "false"], { error: "verified must be true or false" }).optional(),
+    }),
+  ),
+  async (c) => {
+    const who = caller(c);
+    const { limit, offset, verified } = c.req.valid("query");
+    const status =
+      verified === undefined
+        ? undefined
+        : verified === "true"
+          ? eq(songs.status, "VERIFIED")
+          : ne(songs.status, "VERIFIED");
+    return c.json(await page(c.env, and(eq(songs.ownerUuid, who.uuid), status)!, limit, offset));
+  },
+);
 
 /** GET /search?term=: the caller's uploads and public verified ones, by FTS5 word prefixes, newest first. */
-songRoutes.get("/search", requireUser, valid("query", limitOffset().extend({ term: z.string().max(200, "term must be at most 200 characters").optional() })), async (c) => {
-  const who = caller(c);
-  const { term, limit, offset } = c.req.valid("query");
-  const match = matchesSearch(term ?? "");
-  if (!match) throw new ApiError(400, SONG_MSG.emptySearch);
-  return c.json(await songPage(c.env, uploadSearchWhere(match, who.uuid), NEWEST_MATCHES, limit, offset));
-});
+songRoutes.get(
+  "/search",
+  requireUser,
+  valid(
+    "query",
+    limitOffset().extend({
+      term: z.string().max(200, "term must be at most 200 characters").optional(),
+    }),
+  ),
+  async (c) => {
+    const who = caller(c);
+    const { term, limit, offset } = c.req.valid("query");
+    const match = matchesSearch(term ?? "");
+    if (!match) throw new ApiError(400, SONG_MSG.emptySearch);
+    return c.json(
+      await songPage(c.env, uploadSearchWhere(match, who.uuid), NEWEST_MATCHES, limit, offset),
+    );
+  },
+);
 
 /** Lists of uploads: newest first by created_at, the order songs_owner_idx keeps. */
-const page = (env: Env, where: SQL | undefined, limit: number, offset: number) => songPage(env, where, [desc(songs.createdAt), desc(songs.id)], limit, offset);
+const page = (env: Env, where: SQL | undefined, limit: number, offset: number) =>
+  songPage(env, where, [desc(songs.createdAt), desc(songs.id)], limit, offset);
 
 /** GET /songs/{songId}: the owner (and admins) always; anyone once it is public and verified; else 404. */
 songRoutes.get("/songs/:songId", valid("param", songIdParam), async (c) => {
@@ -97,23 +166,29 @@ songRoutes.get("/songs/:songId", valid("param", songIdParam), async (c) => {
  * PATCH /songs/{songId}: tags by the owner (anyone else: 403 with the catalogue's text),
  * `status` by an admin only (a takedown or its reversal).
  */
-songRoutes.patch("/songs/:songId", requireUser, valid("param", songIdParam), valid("json", patchBody), async (c) => {
-  const who = caller(c);
-  const { songId } = c.req.valid("param");
-  const { status, ...tags } = c.req.valid("json");
-  let up = await findUploadOr404(c.env, songId);
-  if (hasSome(tags) && !isOwner(who, up.song)) throw new ApiError(403, SONG_MSG.editForbidden);
-  if (status && !isAdmin(who)) throw new ApiError(403, UPLOAD_MSG.statusAdminOnly);
-  if (hasSome(tags)) {
-    await updateTags(c.env, up, tags);
-    up = await findUploadOr404(c.env, songId);
-  }
-  if (status) {
-    await setStatus(c.env, up, status);
-    up = await findUploadOr404(c.env, songId);
-  }
-  return c.json(toUploadDto(up, who));
-});
+songRoutes.patch(
+  "/songs/:songId",
+  requireUser,
+  valid("param", songIdParam),
+  valid("json", patchBody),
+  async (c) => {
+    const who = caller(c);
+    const { songId } = c.req.valid("param");
+    const { status, ...tags } = c.req.valid("json");
+    let up = await findUploadOr404(c.env, songId);
+    if (hasSome(tags) && !isOwner(who, up.song)) throw new ApiError(403, SONG_MSG.editForbidden);
+    if (status && !isAdmin(who)) throw new ApiError(403, UPLOAD_MSG.statusAdminOnly);
+    if (hasSome(tags)) {
+      await updateTags(c.env, up, tags);
+      up = await findUploadOr404(c.env, songId);
+    }
+    if (status) {
+      await setStatus(c.env, up, status);
+      up = await findUploadOr404(c.env, songId);
+    }
+    return c.json(toUploadDto(up, who));
+  },
+);
 
 /** POST /metadata `{ songId, ...tags }`: the same edit as PATCH, owner only. */
 songRoutes.post("/metadata", requireUser, valid("json", metadataBody), async (c) => {
@@ -136,7 +211,10 @@ songRoutes.delete("/songs/:songId", requireUser, valid("param", songIdParam), as
   const up = await findUploadOr404(c.env, songId);
   if (!isOwner(who, up.song) && !isAdmin(who)) throw new ApiError(403, UPLOAD_MSG.deleteForbidden);
   const d = db(c.env);
-  await d.batch([d.delete(songFiles).where(eq(songFiles.songId, up.song.id)), d.delete(songs).where(eq(songs.id, up.song.id))]);
+  await d.batch([
+    d.delete(songFiles).where(eq(songFiles.songId, up.song.id)),
+    d.delete(songs).where(eq(songs.id, up.song.id)),
+  ]);
   let cursor: string | undefined;
   do {
     const listed = await c.env.UPLOADS.list({ prefix: songPrefix(songId), cursor });

@@ -8,7 +8,14 @@ import type { AppEnv, Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { indexMp3Stream } from "../songs/mp3";
-import { findUploadOr404, mergeTags, songPrefix, verdict, type Upload, type Verdict } from "./common";
+import {
+  findUploadOr404,
+  mergeTags,
+  songPrefix,
+  verdict,
+  type Upload,
+  type Verdict,
+} from "./common";
 import { UPLOAD_MSG } from "./messages";
 
 /**
@@ -27,13 +34,15 @@ export const transcoderRoutes = new Hono<AppEnv>();
 const requireTranscoder = createMiddleware<AppEnv>(async (c, next) => {
   const given = c.req.header("X-Transcoder-Secret");
   const secret = c.env.TRANSCODER_SECRET;
-  if (!secret || given === undefined || !(await sameSecret(given, secret))) throw new ApiError(401, UPLOAD_MSG.badTranscoderSecret);
+  if (!secret || given === undefined || !(await sameSecret(given, secret)))
+    throw new ApiError(401, UPLOAD_MSG.badTranscoderSecret);
   await next();
 });
 
 /** Compares digests, so neither the length nor a prefix of the secret leaks through timing. */
 async function sameSecret(a: string, b: string) {
-  const digest = async (s: string) => new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
+  const digest = async (s: string) =>
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
   const [x, y] = await Promise.all([digest(a), digest(b)]);
   let d = 0;
   for (let i = 0; i < x.length; i++) d |= x[i] ^ y[i];
@@ -44,23 +53,54 @@ const report = z
   .strictObject({
     songId: z.uuid({ error: "songId must be a UUID" }),
     status: z.enum(["COMPLETE", "ERROR"], { error: "status must be COMPLETE or ERROR" }),
-    mp3Key: z.string({ error: "mp3Key must be a string" }).min(1, "mp3Key must not be empty").max(1024, "mp3Key must be at most 1024 characters").optional(),
-    detail: z.string({ error: "detail must be a string" }).max(1000, "detail must be at most 1000 characters").optional(),
+    mp3Key: z
+      .string({ error: "mp3Key must be a string" })
+      .min(1, "mp3Key must not be empty")
+      .max(1024, "mp3Key must be at most 1024 characters")
+      .optional(),
+    detail: z
+      .string({ error: "detail must be a string" })
+      .max(1000, "detail must be at most 1000 characters")
+      .optional(),
   })
   .superRefine((r, ctx) => {
     if (r.status !== "COMPLETE") return;
-    if (!r.mp3Key) ctx.addIssue({ code: "custom", path: ["mp3Key"], message: "mp3Key is required when status is COMPLETE" });
+    if (!r.mp3Key)
+      ctx.addIssue({
+        code: "custom",
+        path: ["mp3Key"],
+        message: "mp3Key is required when status is COMPLETE",
+      });
     // Renditions live beside the original, so deleting the song removes them too.
-    else if (!r.mp3Key.startsWith(songPrefix(r.songId)) || r.mp3Key.includes("..")) ctx.addIssue({ code: "custom", path: ["mp3Key"], message: `mp3Key must be under ${songPrefix(r.songId)}` });
+    else if (!r.mp3Key.startsWith(songPrefix(r.songId)) || r.mp3Key.includes(".."))
+      ctx.addIssue({
+        code: "custom",
+        path: ["mp3Key"],
+        message: `mp3Key must be under ${songPrefix(r.songId)}`,
+      });
   });
 
-transcoderRoutes.post("/upload/transcoder_sns", requireTranscoder, valid("json", report), async (c) => {
-  const body = c.req.valid("json");
-  const up = await findUploadOr404(c.env, body.songId);
-  if (up.song.status !== "VERIFICATION_POSTPONED") return c.json({ songId: body.songId, status: up.song.status });
-  const status = body.status === "COMPLETE" ? await complete(c.env, up, body.mp3Key!) : await settle(c.env, up, { status: "VERIFICATION_ERROR", detail: body.detail?.trim() || UPLOAD_MSG.transcoderFailed, segments: null, duration: 0 });
-  return c.json({ songId: body.songId, status });
-});
+transcoderRoutes.post(
+  "/upload/transcoder_sns",
+  requireTranscoder,
+  valid("json", report),
+  async (c) => {
+    const body = c.req.valid("json");
+    const up = await findUploadOr404(c.env, body.songId);
+    if (up.song.status !== "VERIFICATION_POSTPONED")
+      return c.json({ songId: body.songId, status: up.song.status });
+    const status =
+      body.status === "COMPLETE"
+        ? await complete(c.env, up, body.mp3Key!)
+        : await settle(c.env, up, {
+            status: "VERIFICATION_ERROR",
+            detail: body.detail?.trim() || UPLOAD_MSG.transcoderFailed,
+            segments: null,
+            duration: 0,
+          });
+    return c.json({ songId: body.songId, status });
+  },
+);
 
 /** Indexes the rendition as it streams out of R2 (never whole in memory) and settles the song. */
 async function complete(env: Env, up: Upload, mp3Key: string) {
@@ -70,22 +110,48 @@ async function complete(env: Env, up: Upload, mp3Key: string) {
   const ix = await indexMp3Stream(object.body);
   // Names the owner already gave win; the rendition's ID3 tag fills the gaps.
   const s = up.song;
-  const names = mergeTags({ trackName: s.trackName || undefined, artistName: s.artistName || undefined, albumName: s.albumName ?? undefined, genre: s.genre ?? undefined }, ix.tags);
-  return settle(env, up, verdict(ix, names), { ...names, releaseYear: s.releaseYear ?? names.releaseYear }, { r2Key: mp3Key, contentType: "audio/mpeg", size: object.size });
+  const names = mergeTags(
+    {
+      trackName: s.trackName || undefined,
+      artistName: s.artistName || undefined,
+      albumName: s.albumName ?? undefined,
+      genre: s.genre ?? undefined,
+    },
+    ix.tags,
+  );
+  return settle(
+    env,
+    up,
+    verdict(ix, names),
+    { ...names, releaseYear: s.releaseYear ?? names.releaseYear },
+    { r2Key: mp3Key, contentType: "audio/mpeg", size: object.size },
+  );
 }
 
 /**
  * One batch, both rows conditional on the song still being POSTPONED: the file row first
  * (its condition reads the song's status before the second statement changes it).
  */
-async function settle(env: Env, up: Upload, v: Verdict, names: Partial<typeof songs.$inferInsert> = {}, file: Partial<typeof songFiles.$inferInsert> = {}) {
+async function settle(
+  env: Env,
+  up: Upload,
+  v: Verdict,
+  names: Partial<typeof songs.$inferInsert> = {},
+  file: Partial<typeof songFiles.$inferInsert> = {},
+) {
   const d = db(env);
   const id = up.song.id;
   const now = Date.now();
   const postponed = sql`exists (select 1 from songs s where s.id = ${id} and s.status = 'VERIFICATION_POSTPONED')`;
   await d.batch([
-    d.update(songFiles).set({ ...file, segments: v.segments, detail: v.detail, updatedAt: now }).where(and(eq(songFiles.songId, id), postponed)),
-    d.update(songs).set({ ...names, status: v.status, duration: v.duration, updatedAt: now }).where(and(eq(songs.id, id), eq(songs.status, "VERIFICATION_POSTPONED"))),
+    d
+      .update(songFiles)
+      .set({ ...file, segments: v.segments, detail: v.detail, updatedAt: now })
+      .where(and(eq(songFiles.songId, id), postponed)),
+    d
+      .update(songs)
+      .set({ ...names, status: v.status, duration: v.duration, updatedAt: now })
+      .where(and(eq(songs.id, id), eq(songs.status, "VERIFICATION_POSTPONED"))),
   ]);
   // A racing duplicate may have settled it first: answer what is stored.
   return (await findUploadOr404(env, up.song.songId)).song.status;

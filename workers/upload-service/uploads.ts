@@ -5,7 +5,13 @@ import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { boundaryOf, MultipartError, readParts } from "../lib/multipart-stream";
-import { AUDIO_TYPES, MB, MULTIPART_SLACK, tooLargeMessage, type UploadRules } from "../lib/uploads";
+import {
+  AUDIO_TYPES,
+  MB,
+  MULTIPART_SLACK,
+  tooLargeMessage,
+  type UploadRules,
+} from "../lib/uploads";
 import { parseOr400 } from "../lib/validate";
 import { tagFields, text, toUploadDto } from "./common";
 import { UPLOAD_MSG } from "./messages";
@@ -43,11 +49,16 @@ export const SONG_TRANSITIONS: Readonly<Record<SongStatus, readonly SongStatus[]
   UNVERIFIED: ["VERIFIED", "MISSING_METADATA"],
 };
 
-export const canTransition = (from: SongStatus, to: SongStatus) => SONG_TRANSITIONS[from].includes(to);
+export const canTransition = (from: SongStatus, to: SongStatus) =>
+  SONG_TRANSITIONS[from].includes(to);
 
 /** The largest song file accepted. */
 export const MAX_SONG_BYTES = 50 * MB;
-export const SONG_RULES: UploadRules = { allow: AUDIO_TYPES, maxBytes: MAX_SONG_BYTES, field: "file" };
+export const SONG_RULES: UploadRules = {
+  allow: AUDIO_TYPES,
+  maxBytes: MAX_SONG_BYTES,
+  field: "file",
+};
 
 /**
  * The upload form's text fields; a web form's empty input counts as not sent. Checked
@@ -59,11 +70,17 @@ const uploadForm = z.strictObject({
   artistName: tagFields.artistName,
   albumName: text("albumName", 200).optional(),
   genre: text("genre", 50).optional(),
-  isPublic: z.enum(["true", "false"], { error: "isPublic must be true or false" }).transform((v) => v === "true").optional(),
+  isPublic: z
+    .enum(["true", "false"], { error: "isPublic must be true or false" })
+    .transform((v) => v === "true")
+    .optional(),
 });
 const FORM_FIELDS = new Set(Object.keys(uploadForm.shape));
 const parseForm = (fields: Record<string, string>) =>
-  parseOr400(uploadForm, Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== "")));
+  parseOr400(
+    uploadForm,
+    Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== "")),
+  );
 
 /** Bytes of one text field (the longest allowed name is 200 characters, up to 800 UTF-8 bytes). */
 const MAX_FIELD_BYTES = 4096;
@@ -81,14 +98,16 @@ uploadRoutes.post("/upload/song", requireUser, async (c) => {
   const body = c.req.raw.body;
   if (!boundary || !body) throw new ApiError(400, UPLOAD_MSG.notMultipart);
   // A declared length that cannot fit is refused before a byte is read.
-  if (Number(c.req.header("Content-Length")) > SONG_RULES.maxBytes + MULTIPART_SLACK) throw new ApiError(413, tooLargeMessage(SONG_RULES));
+  if (Number(c.req.header("Content-Length")) > SONG_RULES.maxBytes + MULTIPART_SLACK)
+    throw new ApiError(413, tooLargeMessage(SONG_RULES));
   const fields: Record<string, string> = {};
   const rx = new SongReceiver(c.env, who.uuid, SONG_RULES);
   try {
     for await (const part of readParts(body, boundary, { maxParts: 16 })) {
       if (part.filename === undefined) {
         if (part.name === "file") throw new ApiError(400, UPLOAD_MSG.fileRequired);
-        if (!FORM_FIELDS.has(part.name)) throw new ApiError(400, UPLOAD_MSG.unknownField(part.name));
+        if (!FORM_FIELDS.has(part.name))
+          throw new ApiError(400, UPLOAD_MSG.unknownField(part.name));
         if (part.name in fields) throw new ApiError(400, UPLOAD_MSG.duplicateField(part.name));
         fields[part.name] = await part.text(MAX_FIELD_BYTES);
         continue;

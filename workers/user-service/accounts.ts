@@ -1,5 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { EmailStatus, EmailType, TokenType, UserCapability, UserRole } from "../../shared/roles";
+import type {
+  EmailStatus,
+  EmailType,
+  TokenType,
+  UserCapability,
+  UserRole,
+} from "../../shared/roles";
 import { db } from "../db/client";
 import { userEmails, users, type UserRow } from "../db/schema";
 import type { Env } from "../env";
@@ -63,7 +69,10 @@ export type OtherProfile = ReturnType<typeof toOtherProfile>;
 
 /** A nickname from the e-mail's local part when none is given: "dj.sam+x@..." → "dj.sam". */
 export function defaultNickname(email: string | null | undefined) {
-  const local = (email ?? "").split("@")[0].split("+")[0].replace(/[^\p{L}\p{N}._-]/gu, "");
+  const local = (email ?? "")
+    .split("@")[0]
+    .split("+")[0]
+    .replace(/[^\p{L}\p{N}._-]/gu, "");
   return (local || `user${Math.floor(Math.random() * 1e6)}`).slice(0, 30);
 }
 
@@ -87,7 +96,11 @@ export interface NewAccount {
  */
 export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
   const d = db(env);
-  const existing = await d.select({ id: users.id }).from(users).where(eq(users.email, a.email)).get();
+  const existing = await d
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, a.email))
+    .get();
   if (existing) throw new ApiError(403, MSG.emailTaken);
   const status = a.emailStatus ?? "PENDING_VERIFICATION";
   let user: UserRow;
@@ -111,17 +124,38 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
   }
   const emailRow = await d
     .insert(userEmails)
-    .values({ userId: user.id, email: a.email, type: a.emailType ?? "personal", status, verifiedAt: status === "PENDING_VERIFICATION" ? null : Date.now() })
+    .values({
+      userId: user.id,
+      email: a.email,
+      type: a.emailType ?? "personal",
+      status,
+      verifiedAt: status === "PENDING_VERIFICATION" ? null : Date.now(),
+    })
     .returning()
     .get();
-  if (status === "PENDING_VERIFICATION") await sendVerificationCode(env, user, emailRow, a.origin ?? env.PUBLIC_HOST ?? "");
+  if (status === "PENDING_VERIFICATION")
+    await sendVerificationCode(env, user, emailRow, a.origin ?? env.PUBLIC_HOST ?? "");
   return user;
 }
 
 /** A signed session for an account: `{ token, user, expiresAt }`. */
-export async function issueSession(env: Env, user: UserRow, type: Extract<TokenType, "user" | "bot"> = "user") {
-  const token = await signToken(env, { sub: user.uuid, type, roles: user.roles, sv: user.sessionVersion });
-  return { token, tokenType: type, expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS[type] * 1000).toISOString(), user: toOwnProfile(user) };
+export async function issueSession(
+  env: Env,
+  user: UserRow,
+  type: Extract<TokenType, "user" | "bot"> = "user",
+) {
+  const token = await signToken(env, {
+    sub: user.uuid,
+    type,
+    roles: user.roles,
+    sv: user.sessionVersion,
+  });
+  return {
+    token,
+    tokenType: type,
+    expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS[type] * 1000).toISOString(),
+    user: toOwnProfile(user),
+  };
 }
 
 /**
@@ -149,26 +183,42 @@ export async function findUserOr404(env: Env, idOrUuid: string): Promise<UserRow
 /** The login e-mail row of a user (the one matching users.email). */
 export async function loginEmailRow(env: Env, user: UserRow) {
   if (!user.email) return undefined;
-  return db(env).select().from(userEmails).where(and(eq(userEmails.userId, user.id), eq(userEmails.email, user.email))).get();
+  return db(env)
+    .select()
+    .from(userEmails)
+    .where(and(eq(userEmails.userId, user.id), eq(userEmails.email, user.email)))
+    .get();
 }
 
 // Capabilities live in a JSON column. Each change is one UPDATE that computes the new list
 // from the stored one, so two moderators (or a moderator and a voucher) changing one account
 // at once both land; a read-then-write lost one of them.
-const hasCapability = (capability: UserCapability) => sql`exists (select 1 from json_each(${users.capabilities}) where value = ${capability})`;
+const hasCapability = (capability: UserCapability) =>
+  sql`exists (select 1 from json_each(${users.capabilities}) where value = ${capability})`;
 
 /** Adds `capability` unless the account has it; answers the changed row, or undefined. */
-export function addCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow | undefined> {
+export function addCapability(
+  env: Env,
+  userId: number,
+  capability: UserCapability,
+): Promise<UserRow | undefined> {
   return db(env)
     .update(users)
-    .set({ capabilities: sql`json_insert(${users.capabilities}, '$[#]', ${capability})`, updatedAt: Date.now() })
+    .set({
+      capabilities: sql`json_insert(${users.capabilities}, '$[#]', ${capability})`,
+      updatedAt: Date.now(),
+    })
     .where(and(eq(users.id, userId), sql`not ${hasCapability(capability)}`))
     .returning()
     .get();
 }
 
 /** Removes `capability` if the account has it; answers the changed row, or undefined. */
-export function removeCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow | undefined> {
+export function removeCapability(
+  env: Env,
+  userId: number,
+  capability: UserCapability,
+): Promise<UserRow | undefined> {
   return db(env)
     .update(users)
     .set({

@@ -31,7 +31,6 @@ const USER_COLUMNS: Columns = {
   updatedAt: users.updatedAt,
 };
 
-
 /** GET /admin/users: `{ data, count, total, page, pageCount }`, newest accounts first by default. */
 adminUserRoutes.get("/admin/users", requireAdmin, valid("query", crudQuerySchema), async (c) => {
   return c.json(await crudList(c.env, users, USER_COLUMNS, c.req.valid("query"), toOwnProfile));
@@ -41,7 +40,12 @@ adminUserRoutes.get("/admin/users", requireAdmin, valid("query", crudQuerySchema
 adminUserRoutes.get("/admin/users/:id", requireAdmin, valid("param", idOrUuid), async (c) => {
   const user = await findAnyUserOr404(c.env, c.req.valid("param").id);
   const emails = await db(c.env)
-    .select({ id: userEmails.id, email: userEmails.email, type: userEmails.type, status: userEmails.status })
+    .select({
+      id: userEmails.id,
+      email: userEmails.email,
+      type: userEmails.type,
+      status: userEmails.status,
+    })
     .from(userEmails)
     .where(eq(userEmails.userId, user.id))
     .orderBy(userEmails.id)

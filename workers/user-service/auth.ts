@@ -30,7 +30,10 @@ const loginWindows = (email: string, ip: string): Window[] => [
   { key: `login:ip:${ip}`, limit: LOGIN_LIMITS.perIp, windowMs: LOGIN_LIMITS.windowMs },
 ];
 
-const loginBody = z.object({ email: fields.email, password: z.string().min(1, "password should not be empty").max(128) });
+const loginBody = z.object({
+  email: fields.email,
+  password: z.string().min(1, "password should not be empty").max(128),
+});
 
 authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
   const { email, password } = c.req.valid("json");
@@ -41,7 +44,11 @@ authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
   const attempt = await takeAttempt(c.env, windows, MSG.tooManyLogins);
   const user = await db(c.env).select().from(users).where(eq(users.email, email)).get();
   // The same work and the same answer whether or not the account exists.
-  const ok = await verifyPassword(password, user?.passwordHash ?? "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+  const ok = await verifyPassword(
+    password,
+    user?.passwordHash ??
+      "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+  );
   if (!user || !ok || user.deactivated) throw new ApiError(401, MSG.badLogin);
   // Only failures count: a success clears the e-mail's counter and gives the IP's slot back.
   await clearKey(c.env, windows[0].key);
@@ -59,7 +66,9 @@ authRoutes.get("/auth/session", async (c) => {
 });
 
 /** GET /auth/pub-key: the RS256 public key, so other services can verify our tokens. */
-authRoutes.get("/auth/pub-key", (c) => c.json({ publicKey: c.env.JWT_PUBLIC_KEY, algorithm: "RS256" }));
+authRoutes.get("/auth/pub-key", (c) =>
+  c.json({ publicKey: c.env.JWT_PUBLIC_KEY, algorithm: "RS256" }),
+);
 
 const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
 
@@ -67,7 +76,12 @@ const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
 authRoutes.get("/auth/guest", async (c) => {
   const uuid = crypto.randomUUID();
   const token = await signToken(c.env, { sub: uuid, type: "guest", roles: [] });
-  return c.json({ token, tokenType: "guest", expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS.guest * 1000).toISOString(), user: { uuid, nickname: guestName(uuid) } });
+  return c.json({
+    token,
+    tokenType: "guest",
+    expiresAt: new Date(Date.now() + TOKEN_TTL_SECONDS.guest * 1000).toISOString(),
+    user: { uuid, nickname: guestName(uuid) },
+  });
 });
 
 /**
@@ -82,37 +96,65 @@ const target = z
   // No control characters, raw or %-encoded: browsers drop tabs and newlines from URLs, so
   // "/\t/evil.example" would lead to //evil.example (an open redirect) in any client that
   // decodes the target and does not filter them itself.
-  .refine((t) => !/[\u0000-\u001f\u007f]|%(?:[01][0-9a-f]|7f)/i.test(t), { message: "target must not contain control characters" })
-  .refine((t) => /^subscribe-plan\/[\w-]{1,50}$/.test(t) || (t.startsWith("/") && !t.startsWith("//") && !t.includes("\\")), {
-    message: "target must be subscribe-plan/{plan} or a path starting with /",
-  });
+  .refine((t) => !/[\u0000-\u001f\u007f]|%(?:[01][0-9a-f]|7f)/i.test(t), {
+    message: "target must not contain control characters",
+  })
+  .refine(
+    (t) =>
+      /^subscribe-plan\/[\w-]{1,50}$/.test(t) ||
+      (t.startsWith("/") && !t.startsWith("//") && !t.includes("\\")),
+    {
+      message: "target must be subscribe-plan/{plan} or a path starting with /",
+    },
+  );
 
-authRoutes.get("/auth/magic-link", requireUser, valid("query", z.object({ target: target.default("/") })), async (c) => {
-  const who = caller(c, ["user"]);
-  const token = randomToken();
-  const t = c.req.valid("query").target;
-  await db(c.env).insert(oneTimeTokens).values({ tokenHash: await sha256(token), kind: "magic-link", userId: who.user.id, target: t, expiresAt: Date.now() + MAGIC_LINK_TTL_MS });
-  const url = `${publicOrigin(c)}/magic-link/${token}/${encodeURIComponent(t)}`;
-  return c.json({ url, expiresAt: new Date(Date.now() + MAGIC_LINK_TTL_MS).toISOString() });
-});
+authRoutes.get(
+  "/auth/magic-link",
+  requireUser,
+  valid("query", z.object({ target: target.default("/") })),
+  async (c) => {
+    const who = caller(c, ["user"]);
+    const token = randomToken();
+    const t = c.req.valid("query").target;
+    await db(c.env)
+      .insert(oneTimeTokens)
+      .values({
+        tokenHash: await sha256(token),
+        kind: "magic-link",
+        userId: who.user.id,
+        target: t,
+        expiresAt: Date.now() + MAGIC_LINK_TTL_MS,
+      });
+    const url = `${publicOrigin(c)}/magic-link/${token}/${encodeURIComponent(t)}`;
+    return c.json({ url, expiresAt: new Date(Date.now() + MAGIC_LINK_TTL_MS).toISOString() });
+  },
+);
 
-authRoutes.post("/auth/validate-magic-link", valid("json", z.object({ token: z.string().min(1, "token should not be empty").max(200) })), async (c) => {
-  const hash = await sha256(c.req.valid("json").token);
-  const d = db(c.env);
-  const row = await d.select().from(oneTimeTokens).where(and(eq(oneTimeTokens.tokenHash, hash), eq(oneTimeTokens.kind, "magic-link"))).get();
-  if (!row) throw new ApiError(401, MSG.magicLinkInvalid);
-  if (row.usedAt !== null) throw new ApiError(401, MSG.magicLinkUsed);
-  if (row.expiresAt < Date.now()) throw new ApiError(401, MSG.magicLinkExpired);
-  // Spend it with a conditional update: of two racing exchanges only one sees a change.
-  const spent = await d
-    .update(oneTimeTokens)
-    .set({ usedAt: Date.now() })
-    .where(and(eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt)))
-    .returning({ userId: oneTimeTokens.userId })
-    .get();
-  if (!spent) throw new ApiError(401, MSG.magicLinkUsed);
-  const user = await d.select().from(users).where(eq(users.id, spent.userId)).get();
-  if (!user || user.deactivated) throw new ApiError(401, MSG.magicLinkInvalid);
-  await audit(c.env, "user.login", user.uuid, { via: "magic-link" });
-  return c.json({ ...(await issueSession(c.env, user)), target: row.target });
-});
+authRoutes.post(
+  "/auth/validate-magic-link",
+  valid("json", z.object({ token: z.string().min(1, "token should not be empty").max(200) })),
+  async (c) => {
+    const hash = await sha256(c.req.valid("json").token);
+    const d = db(c.env);
+    const row = await d
+      .select()
+      .from(oneTimeTokens)
+      .where(and(eq(oneTimeTokens.tokenHash, hash), eq(oneTimeTokens.kind, "magic-link")))
+      .get();
+    if (!row) throw new ApiError(401, MSG.magicLinkInvalid);
+    if (row.usedAt !== null) throw new ApiError(401, MSG.magicLinkUsed);
+    if (row.expiresAt < Date.now()) throw new ApiError(401, MSG.magicLinkExpired);
+    // Spend it with a conditional update: of two racing exchanges only one sees a change.
+    const spent = await d
+      .update(oneTimeTokens)
+      .set({ usedAt: Date.now() })
+      .where(and(eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt)))
+      .returning({ userId: oneTimeTokens.userId })
+      .get();
+    if (!spent) throw new ApiError(401, MSG.magicLinkUsed);
+    const user = await d.select().from(users).where(eq(users.id, spent.userId)).get();
+    if (!user || user.deactivated) throw new ApiError(401, MSG.magicLinkInvalid);
+    await audit(c.env, "user.login", user.uuid, { via: "magic-link" });
+    return c.json({ ...(await issueSession(c.env, user)), target: row.target });
+  },
+);

@@ -16,22 +16,37 @@ import { MSG } from "./messages";
  */
 export const capabilityRoutes = new Hono<AppEnv>();
 
-const target = z.object({ userId: z.string().min(1).max(64), capability: z.enum(USER_CAPABILITIES, { error: `capability must be one of ${USER_CAPABILITIES.join(", ")}` }) });
-
-capabilityRoutes.put("/users/:userId/capabilities/:capability", requireRole(...MODERATOR_ROLES), valid("param", target), async (c) => {
-  const { userId, capability } = c.req.valid("param");
-  const u = await findUserOr404(c.env, userId);
-  const updated = await addCapability(c.env, u.id, capability);
-  if (!updated) throw new ApiError(403, MSG.capabilityExists);
-  await audit(c.env, "user.capability-added", caller(c).uuid, { userUuid: u.uuid, capability });
-  return c.json(toOwnProfile(updated));
+const target = z.object({
+  userId: z.string().min(1).max(64),
+  capability: z.enum(USER_CAPABILITIES, {
+    error: `capability must be one of ${USER_CAPABILITIES.join(", ")}`,
+  }),
 });
 
-capabilityRoutes.delete("/users/:userId/capabilities/:capability", requireRole(...MODERATOR_ROLES), valid("param", target), async (c) => {
-  const { userId, capability } = c.req.valid("param");
-  const u = await findUserOr404(c.env, userId);
-  const updated = await removeCapability(c.env, u.id, capability);
-  if (!updated) throw new ApiError(404, "This user does not have this capability.");
-  await audit(c.env, "user.capability-removed", caller(c).uuid, { userUuid: u.uuid, capability });
-  return c.json(toOwnProfile(updated));
-});
+capabilityRoutes.put(
+  "/users/:userId/capabilities/:capability",
+  requireRole(...MODERATOR_ROLES),
+  valid("param", target),
+  async (c) => {
+    const { userId, capability } = c.req.valid("param");
+    const u = await findUserOr404(c.env, userId);
+    const updated = await addCapability(c.env, u.id, capability);
+    if (!updated) throw new ApiError(403, MSG.capabilityExists);
+    await audit(c.env, "user.capability-added", caller(c).uuid, { userUuid: u.uuid, capability });
+    return c.json(toOwnProfile(updated));
+  },
+);
+
+capabilityRoutes.delete(
+  "/users/:userId/capabilities/:capability",
+  requireRole(...MODERATOR_ROLES),
+  valid("param", target),
+  async (c) => {
+    const { userId, capability } = c.req.valid("param");
+    const u = await findUserOr404(c.env, userId);
+    const updated = await removeCapability(c.env, u.id, capability);
+    if (!updated) throw new ApiError(404, "This user does not have this capability.");
+    await audit(c.env, "user.capability-removed", caller(c).uuid, { userUuid: u.uuid, capability });
+    return c.json(toOwnProfile(updated));
+  },
+);

@@ -11,7 +11,12 @@ import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { MSG } from "./messages";
-import { canResend, checkVerificationCode, RESEND_GAP_MS, sendVerificationCode } from "./verification";
+import {
+  canResend,
+  checkVerificationCode,
+  RESEND_GAP_MS,
+  sendVerificationCode,
+} from "./verification";
 import { publicOrigin } from "../lib/links";
 
 /**
@@ -38,13 +43,20 @@ function ownRow(env: Env, userId: number, email: string) {
   return db(env)
     .select()
     .from(userEmails)
-    .where(and(eq(userEmails.userId, userId), eq(userEmails.email, email), ne(userEmails.status, "DELETED")))
+    .where(
+      and(
+        eq(userEmails.userId, userId),
+        eq(userEmails.email, email),
+        ne(userEmails.status, "DELETED"),
+      ),
+    )
     .orderBy(desc(userEmails.id))
     .get();
 }
 
 /** PENDING rows wait for a code; VERIFIED and CREATED_BY_ADMIN rows need none. */
-const isVerified = (row: UserEmailRow) => row.status === "VERIFIED" || row.status === "CREATED_BY_ADMIN";
+const isVerified = (row: UserEmailRow) =>
+  row.status === "VERIFIED" || row.status === "CREATED_BY_ADMIN";
 
 emailRoutes.get("/users/emails", requireUser, async (c) => {
   const who = caller(c);
@@ -59,7 +71,9 @@ emailRoutes.get("/users/emails", requireUser, async (c) => {
 
 const addBody = z.object({
   email: fields.email,
-  type: z.enum(EMAIL_TYPES, { error: `type must be one of ${EMAIL_TYPES.join(", ")}` }).default("personal"),
+  type: z
+    .enum(EMAIL_TYPES, { error: `type must be one of ${EMAIL_TYPES.join(", ")}` })
+    .default("personal"),
 });
 
 /**
@@ -107,7 +121,13 @@ emailRoutes.delete("/users/emails/:id", requireUser, valid("param", idParam), as
   const row = await d
     .select()
     .from(userEmails)
-    .where(and(eq(userEmails.id, id), eq(userEmails.userId, who.user.id), ne(userEmails.status, "DELETED")))
+    .where(
+      and(
+        eq(userEmails.id, id),
+        eq(userEmails.userId, who.user.id),
+        ne(userEmails.status, "DELETED"),
+      ),
+    )
     .get();
   if (!row) throw new ApiError(404, MSG.emailNotFound);
   // Without its login e-mail an account could not log in or reset its password.
@@ -125,7 +145,10 @@ emailRoutes.delete("/users/emails/:id", requireUser, valid("param", idParam), as
 
 const verifyBody = z.object({
   email: fields.email,
-  code: z.string({ error: "code must be a string of 6 digits" }).trim().regex(/^\d{6}$/, "code must be 6 digits"),
+  code: z
+    .string({ error: "code must be a string of 6 digits" })
+    .trim()
+    .regex(/^\d{6}$/, "code must be 6 digits"),
 });
 
 /** The old path answers like its successor, marked deprecated (`Deprecation: true`, with a successor link), errors included. */
@@ -150,10 +173,15 @@ const verifyHandlers = createFactory<AppEnv>().createHandlers(
     const row = await ownRow(c.env, who.user.id, email);
     if (!row) throw new ApiError(404, MSG.emailNotFound);
     if (!isVerified(row)) {
-      if (!(await checkVerificationCode(c.env, row, code))) throw new ApiError(403, MSG.verifyWrongCode);
+      if (!(await checkVerificationCode(c.env, row, code)))
+        throw new ApiError(403, MSG.verifyWrongCode);
       await audit(c.env, "user.email-verified", who.uuid, { emailId: row.id });
     }
-    const fresh = (await db(c.env).select().from(userEmails).where(eq(userEmails.id, row.id)).get())!;
+    const fresh = (await db(c.env)
+      .select()
+      .from(userEmails)
+      .where(eq(userEmails.id, row.id))
+      .get())!;
     return c.json(toEmail(fresh, who.user.email), 201);
   },
 );
@@ -165,18 +193,30 @@ emailRoutes.post("/users/confirm-email", markDeprecated, ...verifyHandlers);
  * mail per RESEND_GAP_MS. The send slot is taken with a compare-and-set on codeSentAt, so
  * two parallel resends send one mail.
  */
-emailRoutes.post("/users/emails/verification-email", requireUser, valid("json", z.object({ email: fields.email })), async (c) => {
-  const who = caller(c);
-  const row = await ownRow(c.env, who.user.id, c.req.valid("json").email);
-  if (!row) throw new ApiError(404, MSG.emailNotFound);
-  if (isVerified(row) || !canResend(row)) throw new ApiError(403, MSG.resendRefused);
-  const claimed = await db(c.env)
-    .update(userEmails)
-    .set({ codeSentAt: Date.now() })
-    .where(and(eq(userEmails.id, row.id), row.codeSentAt === null ? isNull(userEmails.codeSentAt) : eq(userEmails.codeSentAt, row.codeSentAt)))
-    .returning({ id: userEmails.id })
-    .get();
-  if (!claimed) throw new ApiError(403, MSG.resendRefused);
-  await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
-  return c.json(toEmail(row, who.user.email), 201);
-});
+emailRoutes.post(
+  "/users/emails/verification-email",
+  requireUser,
+  valid("json", z.object({ email: fields.email })),
+  async (c) => {
+    const who = caller(c);
+    const row = await ownRow(c.env, who.user.id, c.req.valid("json").email);
+    if (!row) throw new ApiError(404, MSG.emailNotFound);
+    if (isVerified(row) || !canResend(row)) throw new ApiError(403, MSG.resendRefused);
+    const claimed = await db(c.env)
+      .update(userEmails)
+      .set({ codeSentAt: Date.now() })
+      .where(
+        and(
+          eq(userEmails.id, row.id),
+          row.codeSentAt === null
+            ? isNull(userEmails.codeSentAt)
+            : eq(userEmails.codeSentAt, row.codeSentAt),
+        ),
+      )
+      .returning({ id: userEmails.id })
+      .get();
+    if (!claimed) throw new ApiError(403, MSG.resendRefused);
+    await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
+    return c.json(toEmail(row, who.user.email), 201);
+  },
+);

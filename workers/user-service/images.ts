@@ -7,7 +7,14 @@ import { userImages, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
-import { IMAGE_TYPES, MB, serveUpload, storeUpload, uploadBodyLimit, type UploadRules } from "../lib/uploads";
+import {
+  IMAGE_TYPES,
+  MB,
+  serveUpload,
+  storeUpload,
+  uploadBodyLimit,
+  type UploadRules,
+} from "../lib/uploads";
 import { valid } from "../lib/validate";
 import { MSG } from "./messages";
 
@@ -32,24 +39,48 @@ const imageId = z.object({ id: z.uuid({ error: "id must be a UUID" }) });
  * current one. R2 first, then one D1 batch (row + profile field); if D1 fails the object is
  * removed again, so no record ever points at missing bytes.
  */
-imageRoutes.post("/users/images", requireUser, uploadBodyLimit(IMAGE_RULES), valid("form", uploadForm), async (c) => {
-  const who = caller(c);
-  const { file, kind } = c.req.valid("form");
-  const id = crypto.randomUUID();
-  const stored = await storeUpload(c.env.UPLOADS, `users/${who.uuid}/${kind}/${id}`, file, IMAGE_RULES, { cacheControl: IMMUTABLE });
-  const url = imageUrl(id);
-  const d = db(c.env);
-  try {
-    await d.batch([
-      d.insert(userImages).values({ id, userUuid: who.uuid, kind, r2Key: stored.key, contentType: stored.contentType, size: stored.size }),
-      d.update(users).set({ [kind]: url, updatedAt: Date.now() }).where(eq(users.id, who.user.id)),
-    ]);
-  } catch (err) {
-    await c.env.UPLOADS.delete(stored.key);
-    throw err;
-  }
-  return c.json({ id, kind, url, contentType: stored.contentType, size: stored.size }, 201);
-});
+imageRoutes.post(
+  "/users/images",
+  requireUser,
+  uploadBodyLimit(IMAGE_RULES),
+  valid("form", uploadForm),
+  async (c) => {
+    const who = caller(c);
+    const { file, kind } = c.req.valid("form");
+    const id = crypto.randomUUID();
+    const stored = await storeUpload(
+      c.env.UPLOADS,
+      `users/${who.uuid}/${kind}/${id}`,
+      file,
+      IMAGE_RULES,
+      { cacheControl: IMMUTABLE },
+    );
+    const url = imageUrl(id);
+    const d = db(c.env);
+    try {
+      await d.batch([
+        d
+          .insert(userImages)
+          .values({
+            id,
+            userUuid: who.uuid,
+            kind,
+            r2Key: stored.key,
+            contentType: stored.contentType,
+            size: stored.size,
+          }),
+        d
+          .update(users)
+          .set({ [kind]: url, updatedAt: Date.now() })
+          .where(eq(users.id, who.user.id)),
+      ]);
+    } catch (err) {
+      await c.env.UPLOADS.delete(stored.key);
+      throw err;
+    }
+    return c.json({ id, kind, url, contentType: stored.contentType, size: stored.size }, 201);
+  },
+);
 
 /** GET /users/images/{id}: public, cacheable for a year, with Range and If-None-Match. */
 imageRoutes.get("/users/images/:id", valid("param", imageId), async (c) => {
@@ -57,7 +88,18 @@ imageRoutes.get("/users/images/:id", valid("param", imageId), async (c) => {
   const row = await db(c.env).select().from(userImages).where(eq(userImages.id, id)).get();
   if (!row) throw new ApiError(404, IMAGE_NOT_FOUND);
   // The id names one immutable image, so it is a strong validator on its own.
-  return serveUpload(c.req.raw, c.env.UPLOADS, { key: row.r2Key, size: row.size, contentType: row.contentType, etag: `"${row.id}"`, cacheControl: IMMUTABLE }, IMAGE_NOT_FOUND);
+  return serveUpload(
+    c.req.raw,
+    c.env.UPLOADS,
+    {
+      key: row.r2Key,
+      size: row.size,
+      contentType: row.contentType,
+      etag: `"${row.id}"`,
+      cacheControl: IMMUTABLE,
+    },
+    IMAGE_NOT_FOUND,
+  );
 });
 
 /**
@@ -71,13 +113,20 @@ imageRoutes.delete("/users/images/:id", requireUser, valid("param", imageId), as
   const d = db(c.env);
   const row = await d.select().from(userImages).where(eq(userImages.id, id)).get();
   if (!row) throw new ApiError(404, IMAGE_NOT_FOUND);
-  if (row.userUuid !== who.uuid && !who.roles.some((r) => ADMIN_ROLES.includes(r))) throw new ApiError(403, MSG.imageDeleteRefused);
+  if (row.userUuid !== who.uuid && !who.roles.some((r) => ADMIN_ROLES.includes(r)))
+    throw new ApiError(403, MSG.imageDeleteRefused);
   const url = imageUrl(id);
   const now = Date.now();
   await d.batch([
     d.delete(userImages).where(eq(userImages.id, id)),
-    d.update(users).set({ profilePicture: null, updatedAt: now }).where(and(eq(users.uuid, row.userUuid), eq(users.profilePicture, url))),
-    d.update(users).set({ coverPicture: null, updatedAt: now }).where(and(eq(users.uuid, row.userUuid), eq(users.coverPicture, url))),
+    d
+      .update(users)
+      .set({ profilePicture: null, updatedAt: now })
+      .where(and(eq(users.uuid, row.userUuid), eq(users.profilePicture, url))),
+    d
+      .update(users)
+      .set({ coverPicture: null, updatedAt: now })
+      .where(and(eq(users.uuid, row.userUuid), eq(users.coverPicture, url))),
   ]);
   await c.env.UPLOADS.delete(row.r2Key);
   return c.json({ id, deleted: true });

@@ -11,6 +11,16 @@ import { voucherRoutes } from "./vouchers";
 
 /** The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers. */
 export const userService = serviceApp("user-service");
-for (const routes of [authRoutes, signUpRoutes, emailRoutes, passwordRoutes, profileRoutes, imageRoutes, capabilityRoutes, voucherRoutes, adminUserRoutes]) {
+for (const routes of [
+  authRoutes,
+  signUpRoutes,
+  emailRoutes,
+  passwordRoutes,
+  profileRoutes,
+  imageRoutes,
+  capabilityRoutes,
+  voucherRoutes,
+  adminUserRoutes,
+]) {
   userService.route("/", routes);
 }

@@ -9,7 +9,8 @@ export const MSG = {
   emailTaken: "This email is already registered.",
   voucherSignUpMissing: "Email, password, or voucher code is missing in request.",
   verifyWrongCode: "Email verification failed, incorrect code.",
-  resendRefused: "This email is verified, or the minimum time since the last e-mail was sent has not elapsed.",
+  resendRefused:
+    "This email is verified, or the minimum time since the last e-mail was sent has not elapsed.",
   emailNotFound: "Email not found.",
   samePassword: "New password must be different from your previous password.",
   changePasswordRefused: "Email address is not verified, or Incorrect email or password.",
@@ -19,7 +20,8 @@ export const MSG = {
   imageDeleteRefused: "Unauthorized to delete.",
   capabilityExists: "This user has already this role.",
   // Ours.
-  tooManyLogins: (minutes: number) => `Too many failed login attempts. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  tooManyLogins: (minutes: number) =>
+    `Too many failed login attempts. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
   magicLinkInvalid: "This magic link is not valid.",
   magicLinkUsed: "This magic link has already been used.",
   magicLinkExpired: "This magic link has expired. Please ask for a new one.",
@@ -30,7 +32,8 @@ export const MSG = {
   loginEmailUndeletable: "Your login e-mail cannot be deleted.",
   forgotPasswordSent: "If an account exists for this e-mail, we sent a link to reset the password.",
   passwordReset: "Your password has been reset. You can log in with the new one.",
-  tooManyPasswordAttempts: (minutes: number) => `Too many wrong passwords. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  tooManyPasswordAttempts: (minutes: number) =>
+    `Too many wrong passwords. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
   voucherNotFound: "Voucher not found.",
   voucherAlreadyRedeemed: "This voucher has been redeemed and can no longer be revoked.",
   // Profiles and images (profiles.ts, images.ts).

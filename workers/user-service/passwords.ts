@@ -27,32 +27,58 @@ export const RESET_MAIL_GAP_MS = 60_000;
  * able to guess the password (and so take the account over) at full speed.
  */
 export const CHANGE_PASSWORD_LIMIT = { limit: 5, windowMs: 15 * 60_000 };
-const changeWindow = (uuid: string): Window[] => [{ key: `change-password:${uuid}`, ...CHANGE_PASSWORD_LIMIT }];
+const changeWindow = (uuid: string): Window[] => [
+  { key: `change-password:${uuid}`, ...CHANGE_PASSWORD_LIMIT },
+];
 
 /**
  * Stores a new password and ends the account's sessions (sessionVersion + 1: tokens signed
  * before stop working) and its outstanding magic links and reset links, in one D1 batch.
  * `verifyLogin` also marks the login e-mail verified (a reset proved the inbox).
  */
-async function replacePassword(env: Env, user: UserRow, password: string, verifyLogin = false): Promise<UserRow> {
+async function replacePassword(
+  env: Env,
+  user: UserRow,
+  password: string,
+  verifyLogin = false,
+): Promise<UserRow> {
   const d = db(env);
   const now = Date.now();
   const setPassword = d
     .update(users)
-    .set({ passwordHash: await hashPassword(password), sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: now, ...(verifyLogin ? { emailVerified: true } : {}) })
+    .set({
+      passwordHash: await hashPassword(password),
+      sessionVersion: sql`${users.sessionVersion} + 1`,
+      updatedAt: now,
+      ...(verifyLogin ? { emailVerified: true } : {}),
+    })
     .where(eq(users.id, user.id))
     .returning();
-  const endLinks = d.update(oneTimeTokens).set({ usedAt: now }).where(and(eq(oneTimeTokens.userId, user.id), isNull(oneTimeTokens.usedAt)));
+  const endLinks = d
+    .update(oneTimeTokens)
+    .set({ usedAt: now })
+    .where(and(eq(oneTimeTokens.userId, user.id), isNull(oneTimeTokens.usedAt)));
   const verifyLoginEmail = d
     .update(userEmails)
     .set({ status: "VERIFIED", verifiedAt: now, codeHash: null, updatedAt: now })
-    .where(and(eq(userEmails.userId, user.id), eq(userEmails.email, user.email ?? ""), eq(userEmails.status, "PENDING_VERIFICATION")));
-  const [updated] = verifyLogin ? await d.batch([setPassword, endLinks, verifyLoginEmail]) : await d.batch([setPassword, endLinks]);
+    .where(
+      and(
+        eq(userEmails.userId, user.id),
+        eq(userEmails.email, user.email ?? ""),
+        eq(userEmails.status, "PENDING_VERIFICATION"),
+      ),
+    );
+  const [updated] = verifyLogin
+    ? await d.batch([setPassword, endLinks, verifyLoginEmail])
+    : await d.batch([setPassword, endLinks]);
   return updated[0];
 }
 
 const changeBody = z.object({
-  password: z.string({ error: "password must be a string" }).min(1, "password should not be empty").max(128, "password must be at most 128 characters"),
+  password: z
+    .string({ error: "password must be a string" })
+    .min(1, "password should not be empty")
+    .max(128, "password must be at most 128 characters"),
   newPassword: z
     .string({ error: "newPassword must be a string" })
     .min(8, "newPassword must be at least 8 characters")
@@ -85,33 +111,40 @@ passwordRoutes.post("/users/change-password", requireUser, valid("json", changeB
  * for an hour) mailed as a link. The "one mail per minute" check and the insert are one
  * statement, so parallel requests send one mail; over the limit nothing is said.
  */
-passwordRoutes.post("/users/forgot-password", valid("json", z.object({ email: fields.email })), async (c) => {
-  const { email } = c.req.valid("json");
-  const d = db(c.env);
-  const user = await d.select().from(users).where(eq(users.email, email)).get();
-  if (user && !user.deactivated) {
-    const token = randomToken();
-    const now = Date.now();
-    const inserted = await d.get<{ token_hash: string } | undefined>(sql`
+passwordRoutes.post(
+  "/users/forgot-password",
+  valid("json", z.object({ email: fields.email })),
+  async (c) => {
+    const { email } = c.req.valid("json");
+    const d = db(c.env);
+    const user = await d.select().from(users).where(eq(users.email, email)).get();
+    if (user && !user.deactivated) {
+      const token = randomToken();
+      const now = Date.now();
+      const inserted = await d.get<{ token_hash: string } | undefined>(sql`
       insert into one_time_tokens (token_hash, kind, user_id, expires_at, created_at)
       select ${await sha256(token)}, 'password-reset', ${user.id}, ${now + RESET_TOKEN_TTL_MS}, ${now}
       where not exists (select 1 from one_time_tokens where user_id = ${user.id} and kind = 'password-reset' and created_at > ${now - RESET_MAIL_GAP_MS})
       returning token_hash`);
-    if (inserted) {
-      const link = `${publicOrigin(c)}/reset-password?token=${encodeURIComponent(token)}`;
-      await notify(c.env, {
-        channel: "email",
-        to: email,
-        subject: "Reset your Hangout password",
-        text: `Hi ${user.nickname},\n\nSomeone (hopefully you) asked to reset your Hangout password. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this e-mail; your password stays the same.`,
-      });
-      await audit(c.env, "user.password-reset-requested", user.uuid);
+      if (inserted) {
+        const link = `${publicOrigin(c)}/reset-password?token=${encodeURIComponent(token)}`;
+        await notify(c.env, {
+          channel: "email",
+          to: email,
+          subject: "Reset your Hangout password",
+          text: `Hi ${user.nickname},\n\nSomeone (hopefully you) asked to reset your Hangout password. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this e-mail; your password stays the same.`,
+        });
+        await audit(c.env, "user.password-reset-requested", user.uuid);
+      }
     }
-  }
-  return c.json({ message: MSG.forgotPasswordSent }, 201);
-});
+    return c.json({ message: MSG.forgotPasswordSent }, 201);
+  },
+);
 
-const resetBody = z.object({ token: z.string({ error: "token must be a string" }).min(1, "token should not be empty").max(200), password: fields.password });
+const resetBody = z.object({
+  token: z.string({ error: "token must be a string" }).min(1, "token should not be empty").max(200),
+  password: fields.password,
+});
 
 /**
  * POST /users/reset-password: trades a reset token for a new password. The token is spent
@@ -122,15 +155,26 @@ passwordRoutes.post("/users/reset-password", valid("json", resetBody), async (c)
   const { token, password } = c.req.valid("json");
   const hash = await sha256(token);
   const d = db(c.env);
-  const row = await d.select().from(oneTimeTokens).where(and(eq(oneTimeTokens.tokenHash, hash), eq(oneTimeTokens.kind, "password-reset"))).get();
-  if (!row || row.usedAt !== null || row.expiresAt <= Date.now()) throw new ApiError(403, MSG.resetRefused);
+  const row = await d
+    .select()
+    .from(oneTimeTokens)
+    .where(and(eq(oneTimeTokens.tokenHash, hash), eq(oneTimeTokens.kind, "password-reset")))
+    .get();
+  if (!row || row.usedAt !== null || row.expiresAt <= Date.now())
+    throw new ApiError(403, MSG.resetRefused);
   const user = await d.select().from(users).where(eq(users.id, row.userId)).get();
   if (!user || user.deactivated) throw new ApiError(403, MSG.resetRefused);
   if (await verifyPassword(password, user.passwordHash)) throw new ApiError(400, MSG.samePassword);
   const spent = await d
     .update(oneTimeTokens)
     .set({ usedAt: Date.now() })
-    .where(and(eq(oneTimeTokens.tokenHash, hash), isNull(oneTimeTokens.usedAt), gt(oneTimeTokens.expiresAt, Date.now())))
+    .where(
+      and(
+        eq(oneTimeTokens.tokenHash, hash),
+        isNull(oneTimeTokens.usedAt),
+        gt(oneTimeTokens.expiresAt, Date.now()),
+      ),
+    )
     .returning({ userId: oneTimeTokens.userId })
     .get();
   if (!spent) throw new ApiError(403, MSG.resetRefused);
@@ -143,30 +187,52 @@ passwordRoutes.post("/users/reset-password", valid("json", resetBody), async (c)
  * POST /users/set-password: the first password of an account made without one. The
  * update is conditional on there still being none, so it cannot overwrite a password.
  */
-passwordRoutes.post("/users/set-password", requireUser, valid("json", z.object({ password: fields.password })), async (c) => {
-  const who = caller(c);
-  if (who.user.passwordHash !== null) throw new ApiError(403, MSG.passwordAlreadySet);
-  const updated = await db(c.env)
-    .update(users)
-    .set({ passwordHash: await hashPassword(c.req.valid("json").password), updatedAt: Date.now() })
-    .where(and(eq(users.id, who.user.id), isNull(users.passwordHash)))
-    .returning()
-    .get();
-  if (!updated) throw new ApiError(403, MSG.passwordAlreadySet);
-  await audit(c.env, "user.password-set", who.uuid);
-  return c.json(toOwnProfile(updated), 201);
-});
+passwordRoutes.post(
+  "/users/set-password",
+  requireUser,
+  valid("json", z.object({ password: fields.password })),
+  async (c) => {
+    const who = caller(c);
+    if (who.user.passwordHash !== null) throw new ApiError(403, MSG.passwordAlreadySet);
+    const updated = await db(c.env)
+      .update(users)
+      .set({
+        passwordHash: await hashPassword(c.req.valid("json").password),
+        updatedAt: Date.now(),
+      })
+      .where(and(eq(users.id, who.user.id), isNull(users.passwordHash)))
+      .returning()
+      .get();
+    if (!updated) throw new ApiError(403, MSG.passwordAlreadySet);
+    await audit(c.env, "user.password-set", who.uuid);
+    return c.json(toOwnProfile(updated), 201);
+  },
+);
 
 const adminBody = z.object({
-  userId: z.union([z.number().int().positive(), z.string().trim().regex(/^(\d+|[0-9a-fA-F-]{36})$/)], { error: "userId must be a user id (number) or uuid" }),
+  userId: z.union(
+    [
+      z.number().int().positive(),
+      z
+        .string()
+        .trim()
+        .regex(/^(\d+|[0-9a-fA-F-]{36})$/),
+    ],
+    { error: "userId must be a user id (number) or uuid" },
+  ),
   password: fields.password,
 });
 
 /** POST /users/change-password-admin: an admin sets a user's password; their sessions end. */
-passwordRoutes.post("/users/change-password-admin", requireAdmin, valid("json", adminBody), async (c) => {
-  const { userId, password } = c.req.valid("json");
-  const target = await findUserOr404(c.env, String(userId));
-  const updated = await replacePassword(c.env, target, password);
-  await audit(c.env, "user.password-changed-by-admin", caller(c).uuid, { userUuid: target.uuid });
-  return c.json(toOwnProfile(updated), 201);
-});
+passwordRoutes.post(
+  "/users/change-password-admin",
+  requireAdmin,
+  valid("json", adminBody),
+  async (c) => {
+    const { userId, password } = c.req.valid("json");
+    const target = await findUserOr404(c.env, String(userId));
+    const updated = await replacePassword(c.env, target, password);
+    await audit(c.env, "user.password-changed-by-admin", caller(c).uuid, { userUuid: target.uuid });
+    return c.json(toOwnProfile(updated), 201);
+  },
+);

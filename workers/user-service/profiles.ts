@@ -19,10 +19,28 @@ export const profileRoutes = new Hono<AppEnv>();
 
 /** `{id}` in a path: an account's numeric id or its uuid. */
 export const idOrUuid = z.object({
-  id: z.string().refine((s) => /^\d{1,15}$/.test(s) || z.uuid().safeParse(s).success, "id must be a UUID or a numeric id"),
+  id: z
+    .string()
+    .refine(
+      (s) => /^\d{1,15}$/.test(s) || z.uuid().safeParse(s).success,
+      "id must be a UUID or a numeric id",
+    ),
 });
 
-export const ZODIAC_SIGNS = ["aries", "taurus", "gemini", "cancer", "leo", "virgo", "libra", "scorpio", "sagittarius", "capricorn", "aquarius", "pisces"] as const;
+export const ZODIAC_SIGNS = [
+  "aries",
+  "taurus",
+  "gemini",
+  "cancer",
+  "leo",
+  "virgo",
+  "libra",
+  "scorpio",
+  "sagittarius",
+  "capricorn",
+  "aquarius",
+  "pisces",
+] as const;
 
 /** An optional free-text field: trimmed, bounded, clean (a bio may break lines), and "" or null clears it. */
 const clearable = (name: string, max: number, multiline = false) =>
@@ -30,7 +48,10 @@ const clearable = (name: string, max: number, multiline = false) =>
     .string({ error: `${name} must be a string or null` })
     .trim()
     .max(max, `${name} must be at most ${max} characters`)
-    .refine((s) => cleanText(s, multiline), `${name} must not contain control characters or broken unicode`)
+    .refine(
+      (s) => cleanText(s, multiline),
+      `${name} must not contain control characters or broken unicode`,
+    )
     .transform((s) => s || null)
     .nullable()
     .optional();
@@ -68,12 +89,23 @@ const profileUpdate = z
 
 const handle = (name: string) => clearable(name, 100);
 const socialsUpdate = z
-  .strictObject({ facebook: handle("facebook"), instagram: handle("instagram"), twitter: handle("twitter"), snapchat: handle("snapchat"), tiktok: handle("tiktok") })
+  .strictObject({
+    facebook: handle("facebook"),
+    instagram: handle("instagram"),
+    twitter: handle("twitter"),
+    snapchat: handle("snapchat"),
+    tiktok: handle("tiktok"),
+  })
   .refine(atLeastOne, MSG.socialsUpdateEmpty);
 
 /** Writes the changed fields of the caller's row and answers the fresh own profile. */
 async function updateOwn(env: Env, userId: number, changes: Partial<UserRow>) {
-  const row = await db(env).update(users).set({ ...changes, updatedAt: Date.now() }).where(eq(users.id, userId)).returning().get();
+  const row = await db(env)
+    .update(users)
+    .set({ ...changes, updatedAt: Date.now() })
+    .where(eq(users.id, userId))
+    .returning()
+    .get();
   return toOwnProfile(row);
 }
 
@@ -91,7 +123,9 @@ profileRoutes.post("/users/user-socials", requireUser, valid("json", socialsUpda
 });
 
 /** GET /profile/{id}: public, no token needed; a deactivated account is "not found". */
-profileRoutes.get("/profile/:id", valid("param", idOrUuid), async (c) => c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))));
+profileRoutes.get("/profile/:id", valid("param", idOrUuid), async (c) =>
+  c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))),
+);
 
 profileRoutes.get("/profile/:id/service", requireService, valid("param", idOrUuid), async (c) =>
   c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
@@ -108,8 +142,17 @@ const IN_CHUNK = 90;
 const profilesQuery = z.object({
   // `users=a,b` or `users=a&users=b`; blanks from a trailing comma are ignored.
   users: z
-    .union([z.string(), z.array(z.string())], { error: "users is required: a comma-separated list of user UUIDs" })
-    .transform((v) => [v].flat().join(",").split(",").map((s) => s.trim()).filter(Boolean))
+    .union([z.string(), z.array(z.string())], {
+      error: "users is required: a comma-separated list of user UUIDs",
+    })
+    .transform((v) =>
+      [v]
+        .flat()
+        .join(",")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(
       z
         .array(z.uuid({ error: "each id must be a UUID" }))
@@ -125,21 +168,35 @@ profileRoutes.get("/users/profiles", requireAnyToken, valid("query", profilesQue
   const chunks: string[][] = [];
   for (let i = 0; i < wanted.length; i += IN_CHUNK) chunks.push(wanted.slice(i, i + IN_CHUNK));
   const found = (
-    await Promise.all(chunks.map((ids) => d.select().from(users).where(and(inArray(users.uuid, ids), eq(users.deactivated, false))).all()))
+    await Promise.all(
+      chunks.map((ids) =>
+        d
+          .select()
+          .from(users)
+          .where(and(inArray(users.uuid, ids), eq(users.deactivated, false)))
+          .all(),
+      ),
+    )
   ).flat();
   const byUuid = new Map(found.map((u) => [u.uuid, u]));
-  return c.json(wanted.flatMap((uuid) => (byUuid.has(uuid) ? [toOtherProfile(byUuid.get(uuid)!)] : [])));
+  return c.json(
+    wanted.flatMap((uuid) => (byUuid.has(uuid) ? [toOtherProfile(byUuid.get(uuid)!)] : [])),
+  );
 });
 
 /** Client settings are small by design: the serialized object is capped at 16 KB. */
 export const USER_DATA_MAX_BYTES = 16 * 1024;
 const userDataTooLarge = (n?: number) =>
-  new ApiError(413, `user data must be at most 16 KB (${USER_DATA_MAX_BYTES} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`);
+  new ApiError(
+    413,
+    `user data must be at most 16 KB (${USER_DATA_MAX_BYTES} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`,
+  );
 
 // Without this a PUT with another Content-Type would reach the validator as {} and wipe
 // the settings; a replace must say what it replaces with.
 const jsonOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("Content-Type") ?? "")) throw new ApiError(415, MSG.userDataNotJson);
+  if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("Content-Type") ?? ""))
+    throw new ApiError(415, MSG.userDataNotJson);
   await next();
 });
 
@@ -150,33 +207,53 @@ profileRoutes.put(
   requireUser,
   // Raw bodies may carry whitespace, so allow some room before parsing; the exact cap is
   // on the compact serialization below.
-  bodyLimit({ maxSize: 4 * USER_DATA_MAX_BYTES, onError: () => { throw userDataTooLarge(); } }),
+  bodyLimit({
+    maxSize: 4 * USER_DATA_MAX_BYTES,
+    onError: () => {
+      throw userDataTooLarge();
+    },
+  }),
   jsonOnly,
   valid("json", z.record(z.string(), z.unknown()), MSG.userDataNotObject),
   async (c) => {
     const data = c.req.valid("json");
     const bytes = new TextEncoder().encode(JSON.stringify(data)).length;
     if (bytes > USER_DATA_MAX_BYTES) throw userDataTooLarge(bytes);
-    const row = await db(c.env).update(users).set({ userData: data, updatedAt: Date.now() }).where(eq(users.id, caller(c).user.id)).returning().get();
+    const row = await db(c.env)
+      .update(users)
+      .set({ userData: data, updatedAt: Date.now() })
+      .where(eq(users.id, caller(c).user.id))
+      .returning()
+      .get();
     return c.json(row.userData);
   },
 );
 
-profileRoutes.get("/users/capabilities", requireUser, (c) => c.json({ capabilities: caller(c).user.capabilities }));
+profileRoutes.get("/users/capabilities", requireUser, (c) =>
+  c.json({ capabilities: caller(c).user.capabilities }),
+);
 
 /** GET /users/service/all-user-profiles: every account, oldest first, for other services. */
-profileRoutes.get("/users/service/all-user-profiles", requireService, valid("query", takeSkip()), async (c) => {
-  const { take, skip } = c.req.valid("query");
-  const d = db(c.env);
-  const [rows, [{ total }]] = await Promise.all([
-    d.select().from(users).orderBy(users.id).limit(take).offset(skip).all(),
-    d.select({ total: count() }).from(users).all(),
-  ]);
-  return c.json({ data: rows.map(toOwnProfile), total });
-});
+profileRoutes.get(
+  "/users/service/all-user-profiles",
+  requireService,
+  valid("query", takeSkip()),
+  async (c) => {
+    const { take, skip } = c.req.valid("query");
+    const d = db(c.env);
+    const [rows, [{ total }]] = await Promise.all([
+      d.select().from(users).orderBy(users.id).limit(take).offset(skip).all(),
+      d.select({ total: count() }).from(users).all(),
+    ]);
+    return c.json({ data: rows.map(toOwnProfile), total });
+  },
+);
 
-profileRoutes.get("/users/service/:id/user-profile", requireService, valid("param", idOrUuid), async (c) =>
-  c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
+profileRoutes.get(
+  "/users/service/:id/user-profile",
+  requireService,
+  valid("param", idOrUuid),
+  async (c) => c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
 );
 
 /**
@@ -186,13 +263,29 @@ profileRoutes.get("/users/service/:id/user-profile", requireService, valid("para
 profileRoutes.get(
   "/users/service/update-user-profiles",
   requireService,
-  valid("query", takeSkip().extend({ since: z.coerce.number({ error: "since must be a time in epoch milliseconds" }).int("since must be a time in epoch milliseconds").min(0, "since must not be negative").optional() })),
+  valid(
+    "query",
+    takeSkip().extend({
+      since: z.coerce
+        .number({ error: "since must be a time in epoch milliseconds" })
+        .int("since must be a time in epoch milliseconds")
+        .min(0, "since must not be negative")
+        .optional(),
+    }),
+  ),
   async (c) => {
     const { take, skip, since } = c.req.valid("query");
     const where = since === undefined ? undefined : gte(users.updatedAt, since);
     const d = db(c.env);
     const [rows, [{ total }]] = await Promise.all([
-      d.select().from(users).where(where).orderBy(desc(users.updatedAt), desc(users.id)).limit(take).offset(skip).all(),
+      d
+        .select()
+        .from(users)
+        .where(where)
+        .orderBy(desc(users.updatedAt), desc(users.id))
+        .limit(take)
+        .offset(skip)
+        .all(),
       d.select({ total: count() }).from(users).where(where).all(),
     ]);
     return c.json({ data: rows.map(toOwnProfile), total });

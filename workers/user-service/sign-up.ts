@@ -12,12 +12,19 @@ import { MSG } from "./messages";
 /** Sign-up for people, by admins, and for bots. */
 export const signUpRoutes = new Hono<AppEnv>();
 
-
 // The catalogue gives one message when e-mail or password is missing; a present but
 // malformed value gets the precise reason instead.
-const account = z.object({ email: fields.email, password: fields.password, nickname: fields.nickname.optional() });
+const account = z.object({
+  email: fields.email,
+  password: fields.password,
+  nickname: fields.nickname.optional(),
+});
 const credentials = requireFields(["email", "password"], MSG.signUpMissing, account);
-const adminRoles = z.array(z.enum(["user", "moderator", "staff", "promoter", "globalModerator", "admin", "superUser"])).min(1);
+const adminRoles = z
+  .array(
+    z.enum(["user", "moderator", "staff", "promoter", "globalModerator", "admin", "superUser"]),
+  )
+  .min(1);
 
 /** POST /users/sign-up: a new account; answers with a session so the user is signed in. */
 signUpRoutes.post("/users/sign-up", valid("json", credentials), async (c) => {
@@ -31,7 +38,14 @@ signUpRoutes.post("/users/sign-up", valid("json", credentials), async (c) => {
 signUpRoutes.post(
   "/users/admin/sign-up",
   requireAdmin,
-  valid("json", requireFields(["email", "password"], MSG.signUpMissing, account.extend({ roles: adminRoles.optional() }))),
+  valid(
+    "json",
+    requireFields(
+      ["email", "password"],
+      MSG.signUpMissing,
+      account.extend({ roles: adminRoles.optional() }),
+    ),
+  ),
   async (c) => {
     const body = c.req.valid("json");
     const user = await createUser(c.env, { ...body, emailStatus: "CREATED_BY_ADMIN" });
@@ -48,7 +62,12 @@ signUpRoutes.post(
 signUpRoutes.post("/users/sign-up-bot", requireUser, valid("json", credentials), async (c) => {
   const owner = caller(c, ["user"]);
   const body = c.req.valid("json");
-  const bot = await createUser(c.env, { ...body, roles: ["bot"], ownerUuid: owner.uuid, emailStatus: "VERIFIED" });
+  const bot = await createUser(c.env, {
+    ...body,
+    roles: ["bot"],
+    ownerUuid: owner.uuid,
+    emailStatus: "VERIFIED",
+  });
   await audit(c.env, "user.bot-sign-up", owner.uuid, { botUuid: bot.uuid });
   return c.json(toOwnProfile(bot), 201);
 });

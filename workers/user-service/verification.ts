@@ -18,11 +18,21 @@ export const CODE_TTL_MS = 24 * 3600_000;
 export const MAX_CODE_ATTEMPTS = 5;
 
 /** E-mails a fresh code for `row`; `origin` is where the link in the mail points (publicOrigin). */
-export async function sendVerificationCode(env: Env, user: Pick<UserRow, "nickname">, row: UserEmailRow, origin: string) {
+export async function sendVerificationCode(
+  env: Env,
+  user: Pick<UserRow, "nickname">,
+  row: UserEmailRow,
+  origin: string,
+) {
   const code = sixDigitCode();
   await db(env)
     .update(userEmails)
-    .set({ codeHash: await sha256(code), codeSentAt: Date.now(), codeAttempts: 0, updatedAt: Date.now() })
+    .set({
+      codeHash: await sha256(code),
+      codeSentAt: Date.now(),
+      codeAttempts: 0,
+      updatedAt: Date.now(),
+    })
     .where(eq(userEmails.id, row.id));
   const link = `${origin}/verify-email?email=${encodeURIComponent(row.email)}`;
   await notify(env, {
@@ -35,7 +45,9 @@ export async function sendVerificationCode(env: Env, user: Pick<UserRow, "nickna
 
 /** Whether a resend is allowed now (not verified, and the gap since the last mail passed). */
 export function canResend(row: UserEmailRow, now = Date.now()) {
-  return row.status !== "VERIFIED" && (row.codeSentAt === null || now - row.codeSentAt >= RESEND_GAP_MS);
+  return (
+    row.status !== "VERIFIED" && (row.codeSentAt === null || now - row.codeSentAt >= RESEND_GAP_MS)
+  );
 }
 
 /**
@@ -43,17 +55,35 @@ export function canResend(row: UserEmailRow, now = Date.now()) {
  * update, so parallel guesses cannot get past the limit. Right: the address is VERIFIED
  * (and the account's login e-mail verified if it is that one). Returns whether it matched.
  */
-export async function checkVerificationCode(env: Env, row: UserEmailRow, code: string): Promise<boolean> {
+export async function checkVerificationCode(
+  env: Env,
+  row: UserEmailRow,
+  code: string,
+): Promise<boolean> {
   const d = db(env);
   const spent = await d
     .update(userEmails)
     .set({ codeAttempts: sql`${userEmails.codeAttempts} + 1` })
-    .where(and(eq(userEmails.id, row.id), lt(userEmails.codeAttempts, MAX_CODE_ATTEMPTS), isNotNull(userEmails.codeHash), gt(userEmails.codeSentAt, Date.now() - CODE_TTL_MS)))
+    .where(
+      and(
+        eq(userEmails.id, row.id),
+        lt(userEmails.codeAttempts, MAX_CODE_ATTEMPTS),
+        isNotNull(userEmails.codeHash),
+        gt(userEmails.codeSentAt, Date.now() - CODE_TTL_MS),
+      ),
+    )
     .returning({ codeHash: userEmails.codeHash })
     .get();
   if (!spent || (await sha256(code)) !== spent.codeHash) return false;
-  await d.update(userEmails).set({ status: "VERIFIED", verifiedAt: Date.now(), codeHash: null, updatedAt: Date.now() }).where(eq(userEmails.id, row.id));
+  await d
+    .update(userEmails)
+    .set({ status: "VERIFIED", verifiedAt: Date.now(), codeHash: null, updatedAt: Date.now() })
+    .where(eq(userEmails.id, row.id));
   const user = await d.select().from(users).where(eq(users.id, row.userId)).get();
-  if (user?.email === row.email) await d.update(users).set({ emailVerified: true, updatedAt: Date.now() }).where(eq(users.id, user.id));
+  if (user?.email === row.email)
+    await d
+      .update(users)
+      .set({ emailVerified: true, updatedAt: Date.now() })
+      .where(eq(users.id, user.id));
   return true;
 }

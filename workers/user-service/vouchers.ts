@@ -50,7 +50,9 @@ const codeField = (name: string) =>
     .max(64, `${name} must be at most 64 characters`)
     .transform((s) => {
       const bare = s.toUpperCase().replace(/[\s-]/g, "");
-      return /^[A-Z0-9]{12}$/.test(bare) ? `${bare.slice(0, 4)}-${bare.slice(4, 8)}-${bare.slice(8)}` : s;
+      return /^[A-Z0-9]{12}$/.test(bare)
+        ? `${bare.slice(0, 4)}-${bare.slice(4, 8)}-${bare.slice(8)}`
+        : s;
     });
 
 /** PENDING → REDEEMED by `by`, in one statement; undefined when the code is not redeemable. */
@@ -65,14 +67,32 @@ function redeem(env: Env, code: string, by: string) {
 }
 
 /** Adds a capability the account may already have (then it is unchanged); answers the row. */
-async function grantCapability(env: Env, userId: number, capability: UserCapability): Promise<UserRow> {
-  return (await addCapability(env, userId, capability)) ?? (await db(env).select().from(users).where(eq(users.id, userId)).get())!;
+async function grantCapability(
+  env: Env,
+  userId: number,
+  capability: UserCapability,
+): Promise<UserRow> {
+  return (
+    (await addCapability(env, userId, capability)) ??
+    (await db(env).select().from(users).where(eq(users.id, userId)).get())!
+  );
 }
 
 const mintBody = z.object({
-  count: z.number({ error: "count must be a number" }).int("count must be an integer").min(1, "count must be at least 1").max(100, "count must be at most 100").default(1),
-  capability: z.enum(USER_CAPABILITIES, { error: `capability must be one of ${USER_CAPABILITIES.join(", ")}` }).optional(),
-  note: z.string({ error: "note must be a string" }).trim().max(500, "note must be at most 500 characters").optional(),
+  count: z
+    .number({ error: "count must be a number" })
+    .int("count must be an integer")
+    .min(1, "count must be at least 1")
+    .max(100, "count must be at most 100")
+    .default(1),
+  capability: z
+    .enum(USER_CAPABILITIES, { error: `capability must be one of ${USER_CAPABILITIES.join(", ")}` })
+    .optional(),
+  note: z
+    .string({ error: "note must be a string" })
+    .trim()
+    .max(500, "note must be at most 500 characters")
+    .optional(),
 });
 
 /**
@@ -86,7 +106,15 @@ voucherRoutes.post("/vouchers", requireAdmin, valid("json", mintBody), async (c)
   const d = db(c.env);
   for (let attempt = 1; ; attempt++) {
     const inserts = Array.from({ length: n }, () =>
-      d.insert(vouchers).values({ code: voucherCode(), capability: capability ?? null, note: note || null, createdBy: who.uuid }).returning(),
+      d
+        .insert(vouchers)
+        .values({
+          code: voucherCode(),
+          capability: capability ?? null,
+          note: note || null,
+          createdBy: who.uuid,
+        })
+        .returning(),
     );
     try {
       const rows = (await d.batch(inserts as [(typeof inserts)[number], ...typeof inserts])).flat();
@@ -135,21 +163,33 @@ voucherRoutes.delete("/vouchers/:id", requireAdmin, valid("param", idParam), asy
 });
 
 /** PATCH /vouchers/redeem: the signed-in account redeems a code and gets its capability. */
-voucherRoutes.patch("/vouchers/redeem", requireUser, valid("json", z.object({ code: codeField("code") })), async (c) => {
-  const who = caller(c);
-  const voucher = await redeem(c.env, c.req.valid("json").code, who.uuid);
-  if (!voucher) throw new ApiError(403, MSG.voucherInvalid);
-  const user = voucher.capability ? await grantCapability(c.env, who.user.id, voucher.capability) : who.user;
-  await audit(c.env, "voucher.redeemed", who.uuid, { voucherId: voucher.id });
-  return c.json({ voucher: toVoucher(voucher), capabilities: user.capabilities });
-});
+voucherRoutes.patch(
+  "/vouchers/redeem",
+  requireUser,
+  valid("json", z.object({ code: codeField("code") })),
+  async (c) => {
+    const who = caller(c);
+    const voucher = await redeem(c.env, c.req.valid("json").code, who.uuid);
+    if (!voucher) throw new ApiError(403, MSG.voucherInvalid);
+    const user = voucher.capability
+      ? await grantCapability(c.env, who.user.id, voucher.capability)
+      : who.user;
+    await audit(c.env, "voucher.redeemed", who.uuid, { voucherId: voucher.id });
+    return c.json({ voucher: toVoucher(voucher), capabilities: user.capabilities });
+  },
+);
 
 // The catalogue has one message for any of the three missing; a present but malformed
 // value gets the precise reason instead.
 const voucherSignUpBody = requireFields(
   ["email", "password", "voucherCode"],
   MSG.voucherSignUpMissing,
-  z.object({ email: fields.email, password: fields.password, voucherCode: codeField("voucherCode"), nickname: fields.nickname.optional() }),
+  z.object({
+    email: fields.email,
+    password: fields.password,
+    voucherCode: codeField("voucherCode"),
+    nickname: fields.nickname.optional(),
+  }),
 );
 
 /**
@@ -161,7 +201,8 @@ const voucherSignUpBody = requireFields(
 voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), async (c) => {
   const { voucherCode: code, ...account } = c.req.valid("json");
   const d = db(c.env);
-  if (await d.select({ id: users.id }).from(users).where(eq(users.email, account.email)).get()) throw new ApiError(403, MSG.emailTaken);
+  if (await d.select({ id: users.id }).from(users).where(eq(users.email, account.email)).get())
+    throw new ApiError(403, MSG.emailTaken);
   const claim = `sign-up:${crypto.randomUUID()}`;
   const voucher = await redeem(c.env, code, claim);
   if (!voucher) throw new ApiError(403, MSG.voucherInvalid);
@@ -175,7 +216,10 @@ voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), a
       .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)));
     throw err;
   }
-  await d.update(vouchers).set({ redeemedBy: user.uuid, updatedAt: Date.now() }).where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)));
+  await d
+    .update(vouchers)
+    .set({ redeemedBy: user.uuid, updatedAt: Date.now() })
+    .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)));
   if (voucher.capability) user = await grantCapability(c.env, user.id, voucher.capability);
   await audit(c.env, "user.sign-up", user.uuid, { via: "voucher", voucherId: voucher.id });
   return c.json(await issueSession(c.env, user), 201);

@@ -42,19 +42,33 @@ export function AdminEditor({
         {backLabel}
       </Link>
       <h1 className="mt-4 text-3xl font-extrabold tracking-tight text-white">{title}</h1>
-      <Form method="post" encType="multipart/form-data" className="mt-6 grid gap-5 rounded-3xl border border-line bg-panel/80 p-6 sm:grid-cols-2 sm:p-8" key={formKey}>
+      <Form
+        method="post"
+        encType="multipart/form-data"
+        className="mt-6 grid gap-5 rounded-3xl border border-line bg-panel/80 p-6 sm:grid-cols-2 sm:p-8"
+        key={formKey}
+      >
         <div className="space-y-3 sm:col-span-2">
           {result?.error && <Alert error={result.error} />}
           {result?.saved && <Alert success>{t("adminStore.saved")}</Alert>}
         </div>
         {children}
         <div className="flex flex-wrap gap-3 sm:col-span-2">
-          <SubmitButton label={creating ? "adminStore.create" : "adminStore.save"} pendingLabel="adminStore.saving" intent="save" />
+          <SubmitButton
+            label={creating ? "adminStore.create" : "adminStore.save"}
+            pendingLabel="adminStore.saving"
+            intent="save"
+          />
         </div>
       </Form>
       {!creating && (
         <Form method="post" className="mt-6">
-          <SubmitButton label="adminStore.delete" pendingLabel="adminStore.deleting" intent="delete" variant="secondary" />
+          <SubmitButton
+            label="adminStore.delete"
+            pendingLabel="adminStore.deleting"
+            intent="delete"
+            variant="secondary"
+          />
         </Form>
       )}
     </div>
@@ -62,10 +76,24 @@ export function AdminEditor({
 }
 
 /** An image picker beside the current image (if any), for an AdminEditor form. */
-export function AdminImageInput({ id, label, hint, src, testId }: { id: string; label: string; hint: string; src: string | null | undefined; testId: string }) {
+export function AdminImageInput({
+  id,
+  label,
+  hint,
+  src,
+  testId,
+}: {
+  id: string;
+  label: string;
+  hint: string;
+  src: string | null | undefined;
+  testId: string;
+}) {
   return (
     <div className="flex items-center gap-4 sm:col-span-2">
-      {src && <img src={src} alt="" className="size-20 rounded-xl object-cover" data-testid={testId} />}
+      {src && (
+        <img src={src} alt="" className="size-20 rounded-xl object-cover" data-testid={testId} />
+      )}
       <div className="min-w-0 flex-1">
         <label htmlFor={id} className="mb-1.5 block text-sm font-medium text-ink-100">
           {label}

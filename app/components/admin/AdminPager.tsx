@@ -16,7 +16,10 @@ export function AdminPager({ page, pageCount }: { page: number; pageCount: numbe
     return `?${next}`;
   };
   return (
-    <nav aria-label={t("admin.pagination")} className="mt-5 flex items-center justify-between gap-3">
+    <nav
+      aria-label={t("admin.pagination")}
+      className="mt-5 flex items-center justify-between gap-3"
+    >
       {page > 1 ? (
         <Link to={pageHref(page - 1)} className={buttonClass.secondary} rel="prev">
           <ChevronLeft aria-hidden className="size-4" />

@@ -40,7 +40,11 @@ export function AdminTable({
         <thead className="border-b border-line text-ink-300">
           <tr>
             {columns.map((col) => (
-              <th key={col.label} scope="col" className={`px-4 py-3 font-semibold ${col.align === "right" ? "text-right" : ""}`}>
+              <th
+                key={col.label}
+                scope="col"
+                className={`px-4 py-3 font-semibold ${col.align === "right" ? "text-right" : ""}`}
+              >
                 {col.label}
               </th>
             ))}

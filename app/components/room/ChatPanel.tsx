@@ -51,7 +51,10 @@ export function ChatPanel({
   const pin = async (message: string) => {
     if (!mod) return;
     try {
-      await apiRequest(`${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages`, { method: "POST", json: { message: message.slice(0, 300) }, token: mod.token });
+      await apiRequest(
+        `${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages`,
+        { method: "POST", json: { message: message.slice(0, 300) }, token: mod.token },
+      );
       toast.success(t("room.chatPinnedToast"));
     } catch (err) {
       toast.error(errorText(err, t));
@@ -60,7 +63,10 @@ export function ChatPanel({
   const unpin = async (pinId: string) => {
     if (!mod) return;
     try {
-      await apiRequest(`${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages/${encodeURIComponent(pinId)}`, { method: "DELETE", token: mod.token });
+      await apiRequest(
+        `${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages/${encodeURIComponent(pinId)}`,
+        { method: "DELETE", token: mod.token },
+      );
       toast.success(t("room.unpinnedToast"));
     } catch (err) {
       toast.error(errorText(err, t));
@@ -81,24 +87,40 @@ export function ChatPanel({
   // The room's copy arrived: drop the pending one.
   useEffect(() => {
     const seen = new Set(chat.map((m) => m.clientId).filter(Boolean));
-    setPending((p) => (p.some((x) => seen.has(x.clientId)) ? p.filter((x) => !seen.has(x.clientId)) : p));
+    setPending((p) =>
+      p.some((x) => seen.has(x.clientId)) ? p.filter((x) => !seen.has(x.clientId)) : p,
+    );
   }, [chat]);
   // A refused line: mark the newest pending one with the reason.
   useEffect(() => {
-    if (conn.error?.action !== "sendChat" && conn.error?.action !== "editChat" && conn.error?.action !== "reactChat") return;
+    if (
+      conn.error?.action !== "sendChat" &&
+      conn.error?.action !== "editChat" &&
+      conn.error?.action !== "reactChat"
+    )
+      return;
     const reason = conn.error.message;
-    if (conn.error.action === "sendChat") setPending((p) => p.map((x, i) => (i === p.length - 1 && !x.failed ? { ...x, failed: reason } : x)));
-    else setPending((p) => [...p, { clientId: `err-${conn.error!.id}`, message: "", replyTo: null, failed: reason }]);
+    if (conn.error.action === "sendChat")
+      setPending((p) =>
+        p.map((x, i) => (i === p.length - 1 && !x.failed ? { ...x, failed: reason } : x)),
+      );
+    else
+      setPending((p) => [
+        ...p,
+        { clientId: `err-${conn.error!.id}`, message: "", replyTo: null, failed: reason },
+      ]);
   }, [conn.error]);
   // Follow the newest line when already at the bottom.
   const count = chat.length + pending.length;
   useEffect(() => {
     const el = listRef.current;
-    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 120) el.scrollTop = el.scrollHeight;
+    if (el && el.scrollHeight - el.scrollTop - el.clientHeight < 120)
+      el.scrollTop = el.scrollHeight;
   }, [count]);
 
   const byId = new Map(chat.map((m) => [m.id, m]));
-  const nameOf = (m: ChatMessage) => m.userName ?? (m.userUuid ? profiles[m.userUuid]?.nickname : null) ?? t("room.listener");
+  const nameOf = (m: ChatMessage) =>
+    m.userName ?? (m.userUuid ? profiles[m.userUuid]?.nickname : null) ?? t("room.listener");
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -112,7 +134,15 @@ export function ChatPanel({
       return;
     }
     const clientId = crypto.randomUUID();
-    if (!conn.send({ action: "sendChat", message, clientId, ...(replyTo ? { replyTo: replyTo.id } : {}) })) return;
+    if (
+      !conn.send({
+        action: "sendChat",
+        message,
+        clientId,
+        ...(replyTo ? { replyTo: replyTo.id } : {}),
+      })
+    )
+      return;
     setPending((p) => [...p, { clientId, message, replyTo: replyTo?.id ?? null }]);
     setText("");
     setReplyTo(null);
@@ -123,9 +153,15 @@ export function ChatPanel({
 
   return (
     <div className="flex h-full min-h-0 flex-col rounded-3xl border border-white/10 bg-black/40">
-      <h2 className="border-b border-white/10 px-4 py-3 text-lg font-bold text-white">{t("room.chat")}</h2>
+      <h2 className="border-b border-white/10 px-4 py-3 text-lg font-bold text-white">
+        {t("room.chat")}
+      </h2>
       {pinned.length > 0 && (
-        <section aria-label={t("room.pinned")} className="max-h-32 space-y-1.5 overflow-y-auto border-b border-white/10 bg-white/5 px-4 py-2.5" data-testid="pinned-messages">
+        <section
+          aria-label={t("room.pinned")}
+          className="max-h-32 space-y-1.5 overflow-y-auto border-b border-white/10 bg-white/5 px-4 py-2.5"
+          data-testid="pinned-messages"
+        >
           {pinned.map((p) => (
             <p key={p.id} className="flex gap-2 text-sm text-ink-50" data-testid="pinned-message">
               <Pin aria-hidden className="mt-0.5 size-3.5 shrink-0 text-ink-100" />
@@ -147,10 +183,19 @@ export function ChatPanel({
           ))}
         </section>
       )}
-      <ol ref={listRef} className="min-h-0 flex-1 space-y-3 overflow-y-auto px-4 py-3" aria-live="polite" aria-relevant="additions" data-testid="chat-list">
-        {chat.length === 0 && pending.length === 0 && <li className="text-sm text-ink-100">{t("room.chatEmpty")}</li>}
+      <ol
+        ref={listRef}
+        className="min-h-0 flex-1 space-y-3 overflow-y-auto px-4 py-3"
+        aria-live="polite"
+        aria-relevant="additions"
+        data-testid="chat-list"
+      >
+        {chat.length === 0 && pending.length === 0 && (
+          <li className="text-sm text-ink-100">{t("room.chatEmpty")}</li>
+        )}
         {chat.map((m) => {
-          if (m.type === "consumable") return <ConsumableMessage key={m.id} message={m} profiles={profiles} />;
+          if (m.type === "consumable")
+            return <ConsumableMessage key={m.id} message={m} profiles={profiles} />;
           if (m.type === "room") {
             return (
               <li key={m.id} className="text-center text-xs font-medium italic text-ink-200">
@@ -163,13 +208,19 @@ export function ChatPanel({
           const color = `#${(m.color ?? profiles[m.userUuid ?? ""]?.color ?? "562DF9").replace(/^#/, "")}`;
           return (
             <li key={m.id} className="group flex gap-2.5" data-testid="chat-line">
-              {m.userUuid && profiles[m.userUuid] ? <UserAvatar profile={profiles[m.userUuid]} fallbackName={nameOf(m)} size={32} /> : <Avatar name={nameOf(m)} src={null} color={m.color} size={32} />}
+              {m.userUuid && profiles[m.userUuid] ? (
+                <UserAvatar profile={profiles[m.userUuid]} fallbackName={nameOf(m)} size={32} />
+              ) : (
+                <Avatar name={nameOf(m)} src={null} color={m.color} size={32} />
+              )}
               <div className="min-w-0 flex-1">
                 <p className="text-sm">
                   <span className="font-bold" style={{ color: readable(color) }}>
                     {nameOf(m)}
                   </span>
-                  {m.edited && <span className="ml-1.5 text-xs text-ink-200">{t("room.chatEdited")}</span>}
+                  {m.edited && (
+                    <span className="ml-1.5 text-xs text-ink-200">{t("room.chatEdited")}</span>
+                  )}
                 </p>
                 {quoted && (
                   <p className="mt-0.5 truncate border-l-2 border-white/30 pl-2 text-xs text-ink-200">
@@ -219,12 +270,26 @@ export function ChatPanel({
                         <CornerUpLeft aria-hidden className="size-3.5" />
                       </button>
                       {mod?.moderate && m.message && (
-                        <button type="button" onClick={() => pin(m.message ?? "")} aria-label={t("room.chatPin")} title={t("room.chatPin")} className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-white" data-testid="chat-pin">
+                        <button
+                          type="button"
+                          onClick={() => pin(m.message ?? "")}
+                          aria-label={t("room.chatPin")}
+                          title={t("room.chatPin")}
+                          className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-white"
+                          data-testid="chat-pin"
+                        >
                           <Pin aria-hidden className="size-3.5" />
                         </button>
                       )}
                       {(mod?.moderate || mine) && (
-                        <button type="button" onClick={() => remove(m.id)} aria-label={t("room.chatDelete")} title={t("room.chatDelete")} className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-red-300" data-testid="chat-delete">
+                        <button
+                          type="button"
+                          onClick={() => remove(m.id)}
+                          aria-label={t("room.chatDelete")}
+                          title={t("room.chatDelete")}
+                          className="rounded-full p-1 text-ink-100 hover:bg-white/10 hover:text-red-300"
+                          data-testid="chat-delete"
+                        >
                           <Trash2 aria-hidden className="size-3.5" />
                         </button>
                       )}
@@ -252,14 +317,27 @@ export function ChatPanel({
         })}
         {pending.map((p) => (
           <li key={p.clientId} className="flex gap-2.5 opacity-80" data-testid="chat-pending">
-            <UserAvatar profile={me ? profiles[me.uuid] : null} fallbackName={me?.nickname ?? "?"} size={32} />
+            <UserAvatar
+              profile={me ? profiles[me.uuid] : null}
+              fallbackName={me?.nickname ?? "?"}
+              size={32}
+            />
             <div className="min-w-0 flex-1">
-              {p.message && <p className="whitespace-pre-wrap break-words text-sm text-ink-50">{p.message}</p>}
-              <p className={`text-xs ${p.failed ? "font-semibold text-danger" : "text-ink-200"}`} role={p.failed ? "alert" : undefined}>
+              {p.message && (
+                <p className="whitespace-pre-wrap break-words text-sm text-ink-50">{p.message}</p>
+              )}
+              <p
+                className={`text-xs ${p.failed ? "font-semibold text-danger" : "text-ink-200"}`}
+                role={p.failed ? "alert" : undefined}
+              >
                 {p.failed ? t("room.chatFailed", { reason: p.failed }) : t("room.chatSending")}
               </p>
               {p.failed && (
-                <button type="button" className="text-xs font-semibold text-white underline" onClick={() => setPending((x) => x.filter((y) => y.clientId !== p.clientId))}>
+                <button
+                  type="button"
+                  className="text-xs font-semibold text-white underline"
+                  onClick={() => setPending((x) => x.filter((y) => y.clientId !== p.clientId))}
+                >
                   {t("room.chatDismiss")}
                 </button>
               )}
@@ -271,7 +349,11 @@ export function ChatPanel({
         <form onSubmit={submit} className="border-t border-white/10 p-3">
           {(replyTo || editing) && (
             <div className="mb-2 flex items-center justify-between gap-2 rounded-lg bg-white/10 px-2.5 py-1.5 text-xs text-ink-50">
-              <span className="truncate">{editing ? t("room.chatEditing") : t("room.chatReplyTo", { name: replyTo ? nameOf(replyTo) : "" })}</span>
+              <span className="truncate">
+                {editing
+                  ? t("room.chatEditing")
+                  : t("room.chatReplyTo", { name: replyTo ? nameOf(replyTo) : "" })}
+              </span>
               <button
                 type="button"
                 onClick={() => {
@@ -308,13 +390,19 @@ export function ChatPanel({
               data-testid="chat-input"
             />
             {mod?.roomUuid && <SendSomething roomUuid={mod.roomUuid} />}
-            <button type="submit" aria-label={t("room.chatSend")} className="grid size-10 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover">
+            <button
+              type="submit"
+              aria-label={t("room.chatSend")}
+              className="grid size-10 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover"
+            >
               <Send aria-hidden className="size-4" />
             </button>
           </div>
         </form>
       ) : (
-        <p className="border-t border-white/10 p-3 text-sm text-ink-100">{me?.guest ? t("room.chatGuest") : t("room.chatReadOnly")}</p>
+        <p className="border-t border-white/10 p-3 text-sm text-ink-100">
+          {me?.guest ? t("room.chatGuest") : t("room.chatReadOnly")}
+        </p>
       )}
     </div>
   );

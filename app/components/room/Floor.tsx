@@ -11,8 +11,12 @@ const AVATAR_PX = 40;
  * the whole avatar inside the floor. Someone the room has no data for yet (the patch that
  * adds them is a tick behind) stands in the middle rather than jumping in from a corner.
  */
-export function floorSpot(position: UserData["position"] | undefined, size = AVATAR_PX): { left: string; top: string; x: number; y: number } {
-  const clamp = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.min(0.999, Math.max(0, v)) : 0.5);
+export function floorSpot(
+  position: UserData["position"] | undefined,
+  size = AVATAR_PX,
+): { left: string; top: string; x: number; y: number } {
+  const clamp = (v: unknown) =>
+    typeof v === "number" && Number.isFinite(v) ? Math.min(0.999, Math.max(0, v)) : 0.5;
   const x = clamp(position?.x);
   const y = clamp(position?.y);
   return { left: `calc(${x} * (100% - ${size}px))`, top: `calc(${y} * (100% - ${size}px))`, x, y };
@@ -22,11 +26,24 @@ export function floorSpot(position: UserData["position"] | undefined, size = AVA
  * The dance floor (UI.md "below, the floor of listeners' avatars"): each listener at their
  * own spot; those further down are drawn in front, as on a real floor seen from above.
  */
-export function Floor({ audience, userData, render, label }: { audience: RoomUser[]; userData: Record<string, UserData> | undefined; render: (u: RoomUser) => ReactNode; label: (u: RoomUser) => string }) {
+export function Floor({
+  audience,
+  userData,
+  render,
+  label,
+}: {
+  audience: RoomUser[];
+  userData: Record<string, UserData> | undefined;
+  render: (u: RoomUser) => ReactNode;
+  label: (u: RoomUser) => string;
+}) {
   const shown = audience.slice(0, FLOOR_MAX);
   return (
     <div className="relative">
-      <ul className="relative h-48 rounded-2xl bg-[radial-gradient(ellipse_at_center,rgba(255,255,255,0.08),transparent_70%)] sm:h-56" data-testid="floor">
+      <ul
+        className="relative h-48 rounded-2xl bg-[radial-gradient(ellipse_at_center,rgba(255,255,255,0.08),transparent_70%)] sm:h-56"
+        data-testid="floor"
+      >
         {shown.map((u) => {
           const spot = floorSpot(userData?.[u.uuid]?.position);
           return (
@@ -46,7 +63,9 @@ export function Floor({ audience, userData, render, label }: { audience: RoomUse
         })}
       </ul>
       {audience.length > FLOOR_MAX && (
-        <span className="absolute bottom-2 right-2 grid h-10 min-w-10 place-items-center rounded-full bg-white/15 px-2 text-xs font-bold text-white">+{audience.length - FLOOR_MAX}</span>
+        <span className="absolute bottom-2 right-2 grid h-10 min-w-10 place-items-center rounded-full bg-white/15 px-2 text-xs font-bold text-white">
+          +{audience.length - FLOOR_MAX}
+        </span>
       )}
     </div>
   );

@@ -27,7 +27,21 @@ function useTick(ms: number, on: boolean) {
 }
 
 /** Now playing: artwork, names, progress by the server clock, votes and the vibe meter. */
-export function NowPlaying({ conn, state, connecting, accent, djName, listenToken }: { conn: RoomConnection; state: RoomState | null; connecting: boolean; accent: string; djName: string; listenToken: string | null }) {
+export function NowPlaying({
+  conn,
+  state,
+  connecting,
+  accent,
+  djName,
+  listenToken,
+}: {
+  conn: RoomConnection;
+  state: RoomState | null;
+  connecting: boolean;
+  accent: string;
+  djName: string;
+  listenToken: string | null;
+}) {
   const t = useT();
   const toast = useToast();
   const np = state?.nowPlaying ?? null;
@@ -41,7 +55,8 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
   const playId = np?.playId;
   // The room's echo of my vote (a reload, another tab, or the answer to my own vote) is the
   // truth for this song; a new song starts with no vote unless the echo is already about it.
-  const confirmed = conn.yourVote && conn.yourVote.playId === (playId ?? null) ? conn.yourVote.songVotes : null;
+  const confirmed =
+    conn.yourVote && conn.yourVote.playId === (playId ?? null) ? conn.yourVote.songVotes : null;
   const confirmedKey = confirmed ? `${playId}:${confirmed.like ?? ""}:${confirmed.star ?? ""}` : "";
   useEffect(() => {
     setMyVote(confirmed ?? {});
@@ -64,7 +79,11 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
     setDelta(ZERO);
     toast.error(t("room.voteFailed", { reason: conn.error.message }));
   }, [conn.error, t, toast]);
-  const counts = { likes: Math.max(0, server.likes + delta.likes), dislikes: Math.max(0, server.dislikes + delta.dislikes), stars: Math.max(0, server.stars + delta.stars) };
+  const counts = {
+    likes: Math.max(0, server.likes + delta.likes),
+    dislikes: Math.max(0, server.dislikes + delta.dislikes),
+    stars: Math.max(0, server.stars + delta.stars),
+  };
 
   const vote = (v: { like?: boolean; star?: boolean }) => {
     const d = { ...ZERO };
@@ -82,7 +101,11 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
     }
     prevVote.current = myVote;
     setMyVote({ ...myVote, ...v });
-    setDelta((p) => ({ likes: p.likes + d.likes, dislikes: p.dislikes + d.dislikes, stars: p.stars + d.stars }));
+    setDelta((p) => ({
+      likes: p.likes + d.likes,
+      dislikes: p.dislikes + d.dislikes,
+      stars: p.stars + d.stars,
+    }));
   };
 
   const song = np?.song ?? null;
@@ -96,7 +119,11 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
   const choice = roomPlayback(song);
 
   return (
-    <section aria-labelledby="np-heading" className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5" data-testid="now-playing">
+    <section
+      aria-labelledby="np-heading"
+      className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5"
+      data-testid="now-playing"
+    >
       <h2 id="np-heading" className="mb-3 text-lg font-bold text-white">
         {t("room.nowPlaying")}
       </h2>
@@ -143,7 +170,11 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
                   aria-valuetext={`${formatDuration(at)} / ${formatDuration(duration)}`}
                   className="h-2 overflow-hidden rounded-full bg-white/15"
                 >
-                  <div className="h-full rounded-full" style={{ width: `${pct}%`, background: accent }} data-testid="np-progress" />
+                  <div
+                    className="h-full rounded-full"
+                    style={{ width: `${pct}%`, background: accent }}
+                    data-testid="np-progress"
+                  />
                 </div>
                 <div className="mt-1 flex justify-between text-xs tabular-nums text-ink-100">
                   <span>{formatDuration(at)}</span>
@@ -152,14 +183,26 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
               </div>
               {choice.kind === "youtube" && np && (
                 <div className="mt-3">
-                  <RoomYouTube videoId={choice.videoId} np={np} serverNow={conn.serverNow} context={roomPlayContext(np, state?.settings)} />
+                  <RoomYouTube
+                    videoId={choice.videoId}
+                    np={np}
+                    serverNow={conn.serverNow}
+                    context={roomPlayContext(np, state?.settings)}
+                  />
                 </div>
               )}
               {needsTap && (
                 <button
                   type="button"
                   className={`${button("secondary", "sm")} mt-2`}
-                  onClick={() => np && player.play(song, { startAt: startOffsetSeconds(np, conn.serverNow()), token: listenToken, context: roomPlayContext(np, state?.settings) })}
+                  onClick={() =>
+                    np &&
+                    player.play(song, {
+                      startAt: startOffsetSeconds(np, conn.serverNow()),
+                      token: listenToken,
+                      context: roomPlayContext(np, state?.settings),
+                    })
+                  }
                   data-testid="listen"
                 >
                   <Play aria-hidden className="size-4" />
@@ -171,9 +214,33 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
         )}
       </div>
       <div className="mt-5 flex gap-3">
-        <VoteButton kind="like" label={t("room.like")} count={counts.likes} pressed={myVote.like === true} onClick={() => vote({ like: true })} disabled={!np} accent={accent} />
-        <VoteButton kind="dislike" label={t("room.dislike")} count={counts.dislikes} pressed={myVote.like === false} onClick={() => vote({ like: false })} disabled={!np} accent={accent} />
-        <VoteButton kind="star" label={t("room.star")} count={counts.stars} pressed={myVote.star === true} onClick={() => vote({ star: !myVote.star })} disabled={!np} accent={accent} />
+        <VoteButton
+          kind="like"
+          label={t("room.like")}
+          count={counts.likes}
+          pressed={myVote.like === true}
+          onClick={() => vote({ like: true })}
+          disabled={!np}
+          accent={accent}
+        />
+        <VoteButton
+          kind="dislike"
+          label={t("room.dislike")}
+          count={counts.dislikes}
+          pressed={myVote.like === false}
+          onClick={() => vote({ like: false })}
+          disabled={!np}
+          accent={accent}
+        />
+        <VoteButton
+          kind="star"
+          label={t("room.star")}
+          count={counts.stars}
+          pressed={myVote.star === true}
+          onClick={() => vote({ star: !myVote.star })}
+          disabled={!np}
+          accent={accent}
+        />
       </div>
       <div className="mt-4">
         <VibeMeter value={state?.vibeMeter ?? 0} accent={accent} />
@@ -187,7 +254,11 @@ export function NowPlaying({ conn, state, connecting, accent, djName, listenToke
  * minus the time left), kept within ~60 ms of the server clock; stopped when the song ends
  * or the page is left.
  */
-export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], token: string | null) {
+export function useRoomAudio(
+  conn: RoomConnection,
+  np: RoomState["nowPlaying"],
+  token: string | null,
+) {
   const player = usePlayer();
   const playerRef = useRef(player);
   playerRef.current = player;
@@ -208,12 +279,23 @@ export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], 
       return;
     }
     roomSong.current = np;
-    p.play(np.song, { startAt: startOffsetSeconds(np, serverNow()), token, context: contextRef.current });
+    p.play(np.song, {
+      startAt: startOffsetSeconds(np, serverNow()),
+      token,
+      context: contextRef.current,
+    });
     // Drift correction: loading and seeking take time; nudge the element back in line.
     let fixes = 0;
     const id = setInterval(() => {
       const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
-      if (!audio || audio.paused || audio.seeking || audio.readyState < 3 || !playerRef.current.isCurrent(np.song)) return;
+      if (
+        !audio ||
+        audio.paused ||
+        audio.seeking ||
+        audio.readyState < 3 ||
+        !playerRef.current.isCurrent(np.song)
+      )
+        return;
       const want = startOffsetSeconds(np, serverNow());
       if (Math.abs(audio.currentTime - want) > 0.06 && fixes < 8) {
         fixes++;
@@ -230,11 +312,18 @@ export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"], 
       const s = roomSong.current;
       if (s && playerRef.current.isCurrent(s.song)) playerRef.current.stop();
     },
-    []
+    [],
   );
 
   // For the browser test and for debugging: the page's server clock and what it plays.
-  const expose = useCallback(() => ({ serverNow: serverNow(), startTime: roomSong.current?.startTime ?? null, playId: roomSong.current?.playId ?? null }), [serverNow]);
+  const expose = useCallback(
+    () => ({
+      serverNow: serverNow(),
+      startTime: roomSong.current?.startTime ?? null,
+      playId: roomSong.current?.playId ?? null,
+    }),
+    [serverNow],
+  );
   useEffect(() => {
     (window as unknown as { __hangoutRoom?: unknown }).__hangoutRoom = { read: expose };
   }, [expose]);

@@ -4,19 +4,40 @@ import { useT } from "~/i18n";
 import { paletteOf, type RoomDto } from "~/lib/rooms";
 
 /** A room in a list: its design's colours, name, listeners and what plays; a favourite star. */
-export function RoomCard({ room, favorite, onToggleFavorite }: { room: RoomDto; favorite?: boolean; onToggleFavorite?: () => void }) {
+export function RoomCard({
+  room,
+  favorite,
+  onToggleFavorite,
+}: {
+  room: RoomDto;
+  favorite?: boolean;
+  onToggleFavorite?: () => void;
+}) {
   const t = useT();
   const palette = paletteOf(room.design);
   // The lists copy the live room's summary here (workers/room-service/room-dto.ts liveSummary).
-  const song = room.song as { trackName?: string; artistName?: string; djName?: string | null } | null;
+  const song = room.song as {
+    trackName?: string;
+    artistName?: string;
+    djName?: string | null;
+  } | null;
   return (
-    <li className="relative overflow-hidden rounded-3xl border border-white/10 shadow-xl shadow-black/30 transition hover:border-white/30" style={{ background: palette.backdrop }} data-testid="room-card">
+    <li
+      className="relative overflow-hidden rounded-3xl border border-white/10 shadow-xl shadow-black/30 transition hover:border-white/30"
+      style={{ background: palette.backdrop }}
+      data-testid="room-card"
+    >
       <Link to={`/rooms/${room.slug}`} className="block h-full rounded-3xl p-5 pr-14">
-        <span className="inline-block rounded-full px-2.5 py-0.5 text-xs font-bold tracking-wide text-ink-950" style={{ background: palette.accent }}>
+        <span
+          className="inline-block rounded-full px-2.5 py-0.5 text-xs font-bold tracking-wide text-ink-950"
+          style={{ background: palette.accent }}
+        >
           {t(`design.${room.design}` as "design.CLUB")}
         </span>
         <h3 className="mt-3 truncate text-xl font-extrabold text-white">{room.name}</h3>
-        {room.description && <p className="mt-1 line-clamp-2 text-sm text-ink-100">{room.description}</p>}
+        {room.description && (
+          <p className="mt-1 line-clamp-2 text-sm text-ink-100">{room.description}</p>
+        )}
         <p className="mt-4 flex items-center gap-1.5 text-sm font-semibold text-white">
           <Users aria-hidden className="size-4" />
           {t("room.listeners", { count: room.numberOfUsersInRoom })}
@@ -48,7 +69,12 @@ export function RoomCard({ room, favorite, onToggleFavorite }: { room: RoomDto; 
           className="absolute right-3 top-3 grid size-10 place-items-center rounded-full bg-black/45 text-white transition hover:bg-black/70"
           data-testid="favorite-toggle"
         >
-          <Star aria-hidden className="size-5" fill={favorite ? palette.accent : "none"} style={favorite ? { color: palette.accent } : undefined} />
+          <Star
+            aria-hidden
+            className="size-5"
+            fill={favorite ? palette.accent : "none"}
+            style={favorite ? { color: palette.accent } : undefined}
+          />
         </button>
       )}
     </li>

@@ -7,10 +7,28 @@ import { AvatarArt } from "../AvatarArt";
 
 /** Seat, avatar and vote pieces shared by the room page (app/routes/rooms.$slug.tsx). */
 
-export function UserAvatar({ profile, fallbackName, size = 40, alt = "" }: { profile?: RoomProfile | null; fallbackName: string; size?: number; alt?: string }) {
+export function UserAvatar({
+  profile,
+  fallbackName,
+  size = 40,
+  alt = "",
+}: {
+  profile?: RoomProfile | null;
+  fallbackName: string;
+  size?: number;
+  alt?: string;
+}) {
   // The avatar a user wears is how they show up in rooms; without one, their picture or initial.
   if (profile?.avatarId) return <AvatarArt slug={profile.avatarId} size={size} alt={alt} />;
-  return <Avatar name={profile?.nickname ?? fallbackName} src={profile?.profilePicture ?? null} color={profile?.color ?? null} size={size} alt={alt} />;
+  return (
+    <Avatar
+      name={profile?.nickname ?? fallbackName}
+      src={profile?.profilePicture ?? null}
+      color={profile?.color ?? null}
+      size={size}
+      alt={alt}
+    />
+  );
 }
 
 export function VoteButton({
@@ -43,7 +61,11 @@ export function VoteButton({
       className="group flex min-w-20 flex-1 flex-col items-center gap-1 rounded-2xl border border-white/15 bg-black/35 px-3 py-3 text-white transition hover:border-white/40 hover:bg-black/50 disabled:cursor-not-allowed disabled:opacity-50 aria-pressed:border-transparent sm:min-w-24"
       style={pressed ? { background: accent, color: "#0b0a12" } : undefined}
     >
-      <Icon aria-hidden className="size-7" fill={pressed && kind === "star" ? "currentColor" : "none"} />
+      <Icon
+        aria-hidden
+        className="size-7"
+        fill={pressed && kind === "star" ? "currentColor" : "none"}
+      />
       <span className="text-lg font-bold tabular-nums" data-testid={`vote-${kind}-count`}>
         {count}
       </span>
@@ -63,7 +85,9 @@ export function VibeMeter({ value, accent }: { value: number; accent: string }) 
           <Flame aria-hidden className="size-4" style={{ color: accent }} />
           {t("room.vibe")}
         </span>
-        <span className="tabular-nums">{t(v > 0.25 ? "room.vibeHot" : v < -0.25 ? "room.vibeCold" : "room.vibeMild")}</span>
+        <span className="tabular-nums">
+          {t(v > 0.25 ? "room.vibeHot" : v < -0.25 ? "room.vibeCold" : "room.vibeMild")}
+        </span>
       </div>
       <div
         role="meter"
@@ -73,7 +97,10 @@ export function VibeMeter({ value, accent }: { value: number; accent: string }) 
         aria-valuenow={Math.round(v * 100)}
         className="relative h-2.5 overflow-hidden rounded-full bg-white/15"
       >
-        <div className="absolute inset-y-0 left-0 rounded-full transition-[width] duration-500" style={{ width: `${pct}%`, background: `linear-gradient(90deg, #3ee0ff, ${accent})` }} />
+        <div
+          className="absolute inset-y-0 left-0 rounded-full transition-[width] duration-500"
+          style={{ width: `${pct}%`, background: `linear-gradient(90deg, #3ee0ff, ${accent})` }}
+        />
         <div aria-hidden className="absolute inset-y-0 left-1/2 w-px bg-white/60" />
       </div>
     </div>

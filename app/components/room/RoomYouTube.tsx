@@ -2,7 +2,14 @@ import { Play, WifiOff } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
-import { loadYouTubeApi, youtubeCorrection, youtubeStartParam, youtubeStartSeconds, YT_STATE, type YouTubePlayer } from "~/lib/youtube";
+import {
+  loadYouTubeApi,
+  youtubeCorrection,
+  youtubeStartParam,
+  youtubeStartSeconds,
+  YT_STATE,
+  type YouTubePlayer,
+} from "~/lib/youtube";
 import type { PlayContext } from "~/lib/rooms";
 import { useYouTubePlayTracking } from "~/lib/usePlayTracking";
 import type { NowPlaying } from "../../../shared/protocol";
@@ -21,7 +28,17 @@ const BLOCKED_AFTER_MS = 2500;
  * and is nudged back when it drifts. Offline, or when YouTube refuses the video, the panel
  * says so and the rest of the room goes on untouched.
  */
-export function RoomYouTube({ videoId, np, serverNow, context }: { videoId: string; np: NowPlaying; serverNow: () => number; context: PlayContext | null }) {
+export function RoomYouTube({
+  videoId,
+  np,
+  serverNow,
+  context,
+}: {
+  videoId: string;
+  np: NowPlaying;
+  serverNow: () => number;
+  context: PlayContext | null;
+}) {
   const t = useT();
   const [status, setStatus] = useState<Status>("loading");
   // The API replaces the element it is given with its iframe, so React never owns that node.
@@ -51,19 +68,32 @@ export function RoomYouTube({ videoId, np, serverNow, context }: { videoId: stri
           videoId,
           width: "100%",
           height: "100%",
-          playerVars: { autoplay: 1, start: youtubeStartParam(npRef.current, serverNow()), controls: 0, disablekb: 1, playsinline: 1, rel: 0, modestbranding: 1 },
+          playerVars: {
+            autoplay: 1,
+            start: youtubeStartParam(npRef.current, serverNow()),
+            controls: 0,
+            disablekb: 1,
+            playsinline: 1,
+            rel: 0,
+            modestbranding: 1,
+          },
           events: {
             onReady: (e) => {
               if (cancelled) return;
               e.target.seekTo(youtubeStartSeconds(npRef.current, serverNow()), true);
               e.target.playVideo();
-              blockedTimer = setTimeout(() => !cancelled && setStatus((s) => (s === "loading" ? "blocked" : s)), BLOCKED_AFTER_MS);
+              blockedTimer = setTimeout(
+                () => !cancelled && setStatus((s) => (s === "loading" ? "blocked" : s)),
+                BLOCKED_AFTER_MS,
+              );
             },
             onStateChange: (e) => {
               if (cancelled) return;
               if (e.data === YT_STATE.PLAYING) setStatus("playing");
               // A buffering stall goes on with the open play; pause and end close it.
-              setYtPlaying((was) => e.data === YT_STATE.PLAYING || (e.data === YT_STATE.BUFFERING && was));
+              setYtPlaying(
+                (was) => e.data === YT_STATE.PLAYING || (e.data === YT_STATE.BUFFERING && was),
+              );
             },
             // An embed-disabled, removed or private video: nothing to play here.
             onError: () => !cancelled && setStatus("unavailable"),
@@ -106,7 +136,12 @@ export function RoomYouTube({ videoId, np, serverNow, context }: { videoId: stri
 
   if (status === "unavailable") {
     return (
-      <div role="status" className="flex items-start gap-3 rounded-2xl border border-white/15 bg-black/40 p-3" data-testid="youtube-player" data-status="unavailable">
+      <div
+        role="status"
+        className="flex items-start gap-3 rounded-2xl border border-white/15 bg-black/40 p-3"
+        data-testid="youtube-player"
+        data-status="unavailable"
+      >
         <WifiOff aria-hidden className="mt-0.5 size-5 shrink-0 text-ink-100" />
         <div>
           <p className="font-semibold text-white">{t("room.youtube.offline")}</p>
@@ -117,12 +152,25 @@ export function RoomYouTube({ videoId, np, serverNow, context }: { videoId: stri
   }
   return (
     <div className="space-y-2" data-testid="youtube-player" data-status={status}>
-      <div className="relative aspect-video w-full max-w-md overflow-hidden rounded-2xl bg-black" aria-label={t("room.youtube.label")} role="region">
+      <div
+        className="relative aspect-video w-full max-w-md overflow-hidden rounded-2xl bg-black"
+        aria-label={t("room.youtube.label")}
+        role="region"
+      >
         <div ref={hostRef} className="absolute inset-0 [&>iframe]:size-full" />
-        {status === "loading" && <p className="absolute inset-0 grid place-items-center text-sm text-ink-100">{t("room.youtube.loading")}</p>}
+        {status === "loading" && (
+          <p className="absolute inset-0 grid place-items-center text-sm text-ink-100">
+            {t("room.youtube.loading")}
+          </p>
+        )}
       </div>
       {status === "blocked" && (
-        <button type="button" className={button("secondary", "sm")} onClick={tapToPlay} data-testid="youtube-tap">
+        <button
+          type="button"
+          className={button("secondary", "sm")}
+          onClick={tapToPlay}
+          data-testid="youtube-tap"
+        >
           <Play aria-hidden className="size-4" />
           {t("room.youtube.tap")}
         </button>

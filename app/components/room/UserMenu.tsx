@@ -1,4 +1,14 @@
-import { Ban, Crown, MicOff, Shield, ShieldOff, SkipForward, UserMinus, UserX, Volume2 } from "lucide-react";
+import {
+  Ban,
+  Crown,
+  MicOff,
+  Shield,
+  ShieldOff,
+  SkipForward,
+  UserMinus,
+  UserX,
+  Volume2,
+} from "lucide-react";
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
@@ -79,7 +89,11 @@ export function UserMenu({
     if (!open) return;
     menuRef.current?.querySelector<HTMLElement>("[role=menuitem], input")?.focus();
     const onDown = (e: MouseEvent) => {
-      if (!menuRef.current?.contains(e.target as Node) && !triggerRef.current?.contains(e.target as Node)) close(false);
+      if (
+        !menuRef.current?.contains(e.target as Node) &&
+        !triggerRef.current?.contains(e.target as Node)
+      )
+        close(false);
     };
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
@@ -98,7 +112,12 @@ export function UserMenu({
     if (!items.length) return;
     e.preventDefault();
     const at = items.indexOf(document.activeElement as HTMLElement);
-    const next = e.key === "Home" ? 0 : e.key === "End" ? items.length - 1 : (at + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+    const next =
+      e.key === "Home"
+        ? 0
+        : e.key === "End"
+          ? items.length - 1
+          : (at + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
     items[next]?.focus();
   };
 
@@ -111,7 +130,11 @@ export function UserMenu({
   const rest = async (method: "POST" | "DELETE", json: Record<string, unknown>, done: string) => {
     setBusy(true);
     try {
-      await apiRequest(`${ROOM_SERVICE}/roomUserRoles/${encodeURIComponent(roomUuid)}`, { method, json: { userUuid: target.uuid, ...json }, token });
+      await apiRequest(`${ROOM_SERVICE}/roomUserRoles/${encodeURIComponent(roomUuid)}`, {
+        method,
+        json: { userUuid: target.uuid, ...json },
+        token,
+      });
       toast.success(done);
       close();
     } catch (err) {
@@ -124,7 +147,10 @@ export function UserMenu({
   const changeOwner = async () => {
     setBusy(true);
     try {
-      await apiRequest(`${ROOM_SERVICE}/roomUserRoles/change-owner/${encodeURIComponent(roomUuid)}`, { method: "PUT", json: { newOwnerUuid: target.uuid }, token });
+      await apiRequest(
+        `${ROOM_SERVICE}/roomUserRoles/change-owner/${encodeURIComponent(roomUuid)}`,
+        { method: "PUT", json: { newOwnerUuid: target.uuid }, token },
+      );
       toast.success(t("room.mod.ownerChanged", { name: target.name }));
       close();
     } catch (err) {
@@ -135,7 +161,8 @@ export function UserMenu({
   };
 
   const name = target.name;
-  const item = "flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-sm font-medium text-ink-50 hover:bg-white/10 focus:bg-white/15 focus:outline-none disabled:opacity-60";
+  const item =
+    "flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-sm font-medium text-ink-50 hover:bg-white/10 focus:bg-white/15 focus:outline-none disabled:opacity-60";
 
   return (
     <span className="relative inline-flex">
@@ -169,15 +196,27 @@ export function UserMenu({
           className={`absolute z-40 w-60 ${up ? "bottom-full mb-2" : "top-full mt-2"} max-w-[calc(100vw-1rem)] rounded-2xl ${align === "left" ? "left-0" : "right-0"} border border-white/15 bg-ink-950/95 p-1.5 text-left shadow-2xl backdrop-blur`}
           data-testid="mod-menu"
         >
-          <p className="truncate px-3 pb-1 pt-1.5 text-xs font-semibold uppercase tracking-wide text-ink-200">{name}</p>
+          <p className="truncate px-3 pb-1 pt-1.5 text-xs font-semibold uppercase tracking-wide text-ink-200">
+            {name}
+          </p>
           {giving ? (
             <div className="space-y-2 p-2" data-testid="give-room">
               <p className="text-sm text-ink-50">{t("room.mod.makeOwnerConfirm", { name })}</p>
               <div className="flex justify-end gap-2">
-                <button type="button" onClick={() => setGiving(false)} className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10">
+                <button
+                  type="button"
+                  onClick={() => setGiving(false)}
+                  className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10"
+                >
                   {t("room.mod.cancel")}
                 </button>
-                <button type="button" disabled={busy} onClick={changeOwner} className="rounded-lg bg-focus px-2.5 py-1.5 text-sm font-bold text-ink-950 hover:brightness-110 disabled:opacity-60" data-testid="give-room-confirm">
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={changeOwner}
+                  className="rounded-lg bg-focus px-2.5 py-1.5 text-sm font-bold text-ink-950 hover:brightness-110 disabled:opacity-60"
+                  data-testid="give-room-confirm"
+                >
                   {t("room.mod.giveRoom")}
                 </button>
               </div>
@@ -188,7 +227,10 @@ export function UserMenu({
               onSubmit={(e) => {
                 e.preventDefault();
                 const r = reason.trim();
-                socket({ action: "kickUser", userUuid: target.uuid, ...(r ? { reason: r } : {}) }, t("room.mod.kicked", { name }));
+                socket(
+                  { action: "kickUser", userUuid: target.uuid, ...(r ? { reason: r } : {}) },
+                  t("room.mod.kicked", { name }),
+                );
               }}
             >
               <label className="block text-xs font-semibold text-ink-100" htmlFor={`${id}-reason`}>
@@ -204,10 +246,18 @@ export function UserMenu({
                 data-testid="kick-reason"
               />
               <div className="flex justify-end gap-2">
-                <button type="button" onClick={() => setKicking(false)} className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10">
+                <button
+                  type="button"
+                  onClick={() => setKicking(false)}
+                  className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10"
+                >
                   {t("room.mod.cancel")}
                 </button>
-                <button type="submit" className="rounded-lg bg-danger px-2.5 py-1.5 text-sm font-bold text-white hover:brightness-110" data-testid="kick-confirm">
+                <button
+                  type="submit"
+                  className="rounded-lg bg-danger px-2.5 py-1.5 text-sm font-bold text-white hover:brightness-110"
+                  data-testid="kick-confirm"
+                >
                   {t("room.mod.kick")}
                 </button>
               </div>
@@ -215,25 +265,57 @@ export function UserMenu({
           ) : (
             <>
               {target.dj && (
-                <button type="button" role="menuitem" className={item} onClick={() => socket({ action: "removeDj", djUuid: target.uuid }, t("room.mod.removedDj", { name }))} data-testid="mod-remove-dj">
+                <button
+                  type="button"
+                  role="menuitem"
+                  className={item}
+                  onClick={() =>
+                    socket(
+                      { action: "removeDj", djUuid: target.uuid },
+                      t("room.mod.removedDj", { name }),
+                    )
+                  }
+                  data-testid="mod-remove-dj"
+                >
                   <UserMinus aria-hidden className="size-4" />
                   {t("room.mod.removeDj")}
                 </button>
               )}
               {target.playing && (
-                <button type="button" role="menuitem" className={item} onClick={() => socket({ action: "skipSong" }, t("room.mod.skipped"))} data-testid="mod-skip">
+                <button
+                  type="button"
+                  role="menuitem"
+                  className={item}
+                  onClick={() => socket({ action: "skipSong" }, t("room.mod.skipped"))}
+                  data-testid="mod-skip"
+                >
                   <SkipForward aria-hidden className="size-4" />
                   {t("room.mod.skip")}
                 </button>
               )}
               {target.present !== false && (
-                <button type="button" role="menuitem" className={item} onClick={() => setKicking(true)} data-testid="mod-kick">
+                <button
+                  type="button"
+                  role="menuitem"
+                  className={item}
+                  onClick={() => setKicking(true)}
+                  data-testid="mod-kick"
+                >
                   <UserX aria-hidden className="size-4" />
                   {t("room.mod.kickEllipsis")}
                 </button>
               )}
               {held.has("chatDisabled") ? (
-                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "chatDisabled" }, t("room.mod.unmuted", { name }))} data-testid="mod-unmute">
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={busy}
+                  className={item}
+                  onClick={() =>
+                    rest("DELETE", { role: "chatDisabled" }, t("room.mod.unmuted", { name }))
+                  }
+                  data-testid="mod-unmute"
+                >
                   <Volume2 aria-hidden className="size-4" />
                   {t("room.mod.unmute")}
                 </button>
@@ -243,7 +325,13 @@ export function UserMenu({
                   role="menuitem"
                   disabled={busy}
                   className={item}
-                  onClick={() => rest("POST", { role: "chatDisabled", expirationTime: Date.now() + MUTE_MS }, t("room.mod.muted", { name }))}
+                  onClick={() =>
+                    rest(
+                      "POST",
+                      { role: "chatDisabled", expirationTime: Date.now() + MUTE_MS },
+                      t("room.mod.muted", { name }),
+                    )
+                  }
                   data-testid="mod-mute"
                 >
                   <MicOff aria-hidden className="size-4" />
@@ -251,30 +339,71 @@ export function UserMenu({
                 </button>
               )}
               {held.has("banned") ? (
-                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "banned" }, t("room.mod.unbanned", { name }))} data-testid="mod-unban">
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={busy}
+                  className={item}
+                  onClick={() =>
+                    rest("DELETE", { role: "banned" }, t("room.mod.unbanned", { name }))
+                  }
+                  data-testid="mod-unban"
+                >
                   <Ban aria-hidden className="size-4" />
                   {t("room.mod.unban")}
                 </button>
               ) : (
-                <button type="button" role="menuitem" disabled={busy} className={`${item} text-red-300`} onClick={() => rest("POST", { role: "banned" }, t("room.mod.banned", { name }))} data-testid="mod-ban">
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={busy}
+                  className={`${item} text-red-300`}
+                  onClick={() => rest("POST", { role: "banned" }, t("room.mod.banned", { name }))}
+                  data-testid="mod-ban"
+                >
                   <Ban aria-hidden className="size-4" />
                   {t("room.mod.ban")}
                 </button>
               )}
               {manage &&
                 (held.has("moderator") ? (
-                  <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("DELETE", { role: "moderator" }, t("room.mod.unmodded", { name }))} data-testid="mod-unmod">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    disabled={busy}
+                    className={item}
+                    onClick={() =>
+                      rest("DELETE", { role: "moderator" }, t("room.mod.unmodded", { name }))
+                    }
+                    data-testid="mod-unmod"
+                  >
                     <ShieldOff aria-hidden className="size-4" />
                     {t("room.mod.removeModerator")}
                   </button>
                 ) : (
-                  <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => rest("POST", { role: "moderator" }, t("room.mod.modded", { name }))} data-testid="mod-mod">
+                  <button
+                    type="button"
+                    role="menuitem"
+                    disabled={busy}
+                    className={item}
+                    onClick={() =>
+                      rest("POST", { role: "moderator" }, t("room.mod.modded", { name }))
+                    }
+                    data-testid="mod-mod"
+                  >
                     <Shield aria-hidden className="size-4" />
                     {t("room.mod.makeModerator")}
                   </button>
                 ))}
               {giveRoom && !target.guest && (
-                <button type="button" role="menuitem" disabled={busy} className={item} onClick={() => setGiving(true)} data-testid="mod-make-owner">
+                <button
+                  type="button"
+                  role="menuitem"
+                  disabled={busy}
+                  className={item}
+                  onClick={() => setGiving(true)}
+                  data-testid="mod-make-owner"
+                >
                   <Crown aria-hidden className="size-4" />
                   {t("room.mod.makeOwner")}
                 </button>

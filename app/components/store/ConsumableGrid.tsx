@@ -15,7 +15,17 @@ import { buyConsumable, type Consumable } from "~/lib/store";
  * what happened in the server's words (a stale balance is read again first) and offers a
  * retry with the same idempotency key, so a retry never buys twice.
  */
-export function ConsumableGrid({ items, roomUuid, token, compact = false }: { items: Consumable[]; roomUuid: string | null; token: string | null; compact?: boolean }) {
+export function ConsumableGrid({
+  items,
+  roomUuid,
+  token,
+  compact = false,
+}: {
+  items: Consumable[];
+  roomUuid: string | null;
+  token: string | null;
+  compact?: boolean;
+}) {
   const t = useT();
   const locale = useLocale();
   const toast = useToast();
@@ -46,7 +56,8 @@ export function ConsumableGrid({ items, roomUuid, token, compact = false }: { it
       const status = (err as { status?: number }).status;
       // The screen was out of date (balance or price): show the truth, and let the user look again.
       if (status === 409 || status === 422) void refresh();
-      const retry = status === 0 || (status ?? 500) >= 500 ? () => void send(c, attempt) : undefined;
+      const retry =
+        status === 0 || (status ?? 500) >= 500 ? () => void send(c, attempt) : undefined;
       toast.error(errorText(err, t), retry);
     } finally {
       setBusy(null);
@@ -55,14 +66,30 @@ export function ConsumableGrid({ items, roomUuid, token, compact = false }: { it
 
   return (
     <>
-      <ul className={`grid gap-3 ${compact ? "grid-cols-2" : "grid-cols-2 sm:grid-cols-3 lg:grid-cols-4"}`} data-testid="consumable-list">
+      <ul
+        className={`grid gap-3 ${compact ? "grid-cols-2" : "grid-cols-2 sm:grid-cols-3 lg:grid-cols-4"}`}
+        data-testid="consumable-list"
+      >
         {items.map((c) => {
           const short = account ? account.balance < c.tokenCost : false;
           return (
-            <li key={c.id} className="flex flex-col overflow-hidden rounded-2xl border border-line bg-panel/70" data-testid="consumable-card">
+            <li
+              key={c.id}
+              className="flex flex-col overflow-hidden rounded-2xl border border-line bg-panel/70"
+              data-testid="consumable-card"
+            >
               <div className="grid aspect-square place-items-center bg-gradient-to-br from-brand/30 via-fuchsia-500/10 to-amber-300/20">
                 {c.imageUrl ? (
-                  <img src={c.imageUrl} alt="" loading="lazy" className={c.displayType === "cover" ? "size-full object-cover" : "size-1/2 object-contain"} />
+                  <img
+                    src={c.imageUrl}
+                    alt=""
+                    loading="lazy"
+                    className={
+                      c.displayType === "cover"
+                        ? "size-full object-cover"
+                        : "size-1/2 object-contain"
+                    }
+                  />
                 ) : (
                   <Gift aria-hidden className="size-1/3 text-white/70" />
                 )}
@@ -70,7 +97,9 @@ export function ConsumableGrid({ items, roomUuid, token, compact = false }: { it
               <div className="flex flex-1 flex-col gap-2 p-3">
                 <div className="min-w-0">
                   <h3 className="truncate font-bold text-white">{c.name}</h3>
-                  {c.description && !compact && <p className="line-clamp-2 text-sm text-ink-200">{c.description}</p>}
+                  {c.description && !compact && (
+                    <p className="line-clamp-2 text-sm text-ink-200">{c.description}</p>
+                  )}
                 </div>
                 <p className="mt-auto flex items-center gap-1 text-sm font-semibold text-amber-100">
                   <Coins aria-hidden className="size-4 text-amber-300" />
@@ -82,8 +111,18 @@ export function ConsumableGrid({ items, roomUuid, token, compact = false }: { it
                       {t("store.getTokens")}
                     </Link>
                   ) : (
-                    <button type="button" className={button("primary", "sm")} onClick={() => choose(c)} disabled={busy !== null} data-testid="consumable-send">
-                      {busy === c.id ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <Gift aria-hidden className="size-4" />}
+                    <button
+                      type="button"
+                      className={button("primary", "sm")}
+                      onClick={() => choose(c)}
+                      disabled={busy !== null}
+                      data-testid="consumable-send"
+                    >
+                      {busy === c.id ? (
+                        <Loader2 aria-hidden className="size-4 animate-spin" />
+                      ) : (
+                        <Gift aria-hidden className="size-4" />
+                      )}
                       {busy === c.id ? t("store.sending") : t("store.send")}
                     </button>
                   )
@@ -106,7 +145,10 @@ export function ConsumableGrid({ items, roomUuid, token, compact = false }: { it
       >
         {chosen && (
           <p data-testid="confirm-cost">
-            {t("store.confirmBody", { count: n(chosen.tokenCost), balance: account ? n(account.balance) : "–" })}
+            {t("store.confirmBody", {
+              count: n(chosen.tokenCost),
+              balance: account ? n(account.balance) : "–",
+            })}
           </p>
         )}
       </ConfirmDialog>

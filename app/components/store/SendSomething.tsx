@@ -82,10 +82,19 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
               </h2>
               <p className="flex items-center gap-1 text-sm text-amber-100">
                 <Coins aria-hidden className="size-4 text-amber-300" />
-                {account ? t("store.balanceLabel", { count: new Intl.NumberFormat(locale).format(account.balance) }) : t("store.balanceUnknown")}
+                {account
+                  ? t("store.balanceLabel", {
+                      count: new Intl.NumberFormat(locale).format(account.balance),
+                    })
+                  : t("store.balanceUnknown")}
               </p>
             </div>
-            <button type="button" onClick={() => setOpen(false)} aria-label={t("store.close")} className="rounded-full p-2 hover:bg-white/10">
+            <button
+              type="button"
+              onClick={() => setOpen(false)}
+              aria-label={t("store.close")}
+              className="rounded-full p-2 hover:bg-white/10"
+            >
               <X aria-hidden className="size-5" />
             </button>
           </div>
@@ -93,7 +102,11 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
             {error ? (
               <LoadError error={error} onRetry={() => void load(offset)} />
             ) : !page ? (
-              <div className="grid grid-cols-2 gap-3" aria-busy="true" aria-label={t("store.loading")}>
+              <div
+                className="grid grid-cols-2 gap-3"
+                aria-busy="true"
+                aria-label={t("store.loading")}
+              >
                 {Array.from({ length: 4 }, (_, i) => (
                   <div key={i} className="aspect-[3/4] animate-pulse rounded-2xl bg-white/5" />
                 ))}
@@ -105,17 +118,36 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
             )}
           </div>
           <div className="flex items-center justify-between gap-2 border-t border-line px-4 py-3 text-sm">
-            <Link to="/tokens" className="font-semibold text-brand-light underline underline-offset-4">
+            <Link
+              to="/tokens"
+              className="font-semibold text-brand-light underline underline-offset-4"
+            >
               {t("store.getTokens")}
             </Link>
             {pages > 1 && (
               <div className="flex items-center gap-1">
-                <button type="button" disabled={offset === 0 || loading} onClick={() => void load(Math.max(0, offset - STORE_PAGE))} aria-label={t("store.prev")} className="rounded-full p-2 hover:bg-white/10 disabled:opacity-40">
+                <button
+                  type="button"
+                  disabled={offset === 0 || loading}
+                  onClick={() => void load(Math.max(0, offset - STORE_PAGE))}
+                  aria-label={t("store.prev")}
+                  className="rounded-full p-2 hover:bg-white/10 disabled:opacity-40"
+                >
                   <ChevronLeft aria-hidden className="size-4" />
                 </button>
                 <span>{t("store.pageOf", { page: offset / STORE_PAGE + 1, pages })}</span>
-                <button type="button" disabled={offset + STORE_PAGE >= (page?.total ?? 0) || loading} onClick={() => void load(offset + STORE_PAGE)} aria-label={t("store.next")} className="rounded-full p-2 hover:bg-white/10 disabled:opacity-40">
-                  {loading ? <Loader2 aria-hidden className="size-4 animate-spin" /> : <ChevronRight aria-hidden className="size-4" />}
+                <button
+                  type="button"
+                  disabled={offset + STORE_PAGE >= (page?.total ?? 0) || loading}
+                  onClick={() => void load(offset + STORE_PAGE)}
+                  aria-label={t("store.next")}
+                  className="rounded-full p-2 hover:bg-white/10 disabled:opacity-40"
+                >
+                  {loading ? (
+                    <Loader2 aria-hidden className="size-4 animate-spin" />
+                  ) : (
+                    <ChevronRight aria-hidden className="size-4" />
+                  )}
                 </button>
               </div>
             )}

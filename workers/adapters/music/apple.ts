@@ -11,7 +11,11 @@ const NAME = "Apple Music";
 /** Apple's catalog search answers at most 25 per page (the spec's "limit 25"). */
 export const APPLE_SEARCH_LIMIT = 25;
 
-const developer = (env: Env): TokenSource => ({ retryOn: [], get: async () => env.APPLE_MUSIC_TOKEN!, header: (t) => ({ Authorization: `Bearer ${t}` }) });
+const developer = (env: Env): TokenSource => ({
+  retryOn: [],
+  get: async () => env.APPLE_MUSIC_TOKEN!,
+  header: (t) => ({ Authorization: `Bearer ${t}` }),
+});
 
 interface AppleSong {
   id?: string;
@@ -46,7 +50,8 @@ export function normalizeApple(s: AppleSong): ProviderSong | null {
   };
 }
 
-const storefront = (country?: string) => (country && /^[A-Za-z]{2}$/.test(country) ? country.toLowerCase() : "us");
+const storefront = (country?: string) =>
+  country && /^[A-Za-z]{2}$/.test(country) ? country.toLowerCase() : "us";
 const APPLE_ID = /^\d{1,20}$/;
 
 export const apple: MusicAdapter = {
@@ -56,14 +61,31 @@ export const apple: MusicAdapter = {
   enabled: (env) => !!(env.APPLE_MUSIC_API_URL && env.APPLE_MUSIC_TOKEN),
 
   async search(env, p) {
-    const url = joinUrl(env.APPLE_MUSIC_API_URL!, `v1/catalog/${storefront(p.country)}/search`, { term: p.q, types: "songs", limit: Math.min(p.limit, APPLE_SEARCH_LIMIT), offset: p.offset });
-    const body = (await providerJson(NAME, url, {}, developer(env))) as { results?: { songs?: { data?: AppleSong[] } } } | null;
-    return { songs: (body?.results?.songs?.data ?? []).map(normalizeApple).filter((s): s is ProviderSong => !!s), total: null };
+    const url = joinUrl(env.APPLE_MUSIC_API_URL!, `v1/catalog/${storefront(p.country)}/search`, {
+      term: p.q,
+      types: "songs",
+      limit: Math.min(p.limit, APPLE_SEARCH_LIMIT),
+      offset: p.offset,
+    });
+    const body = (await providerJson(NAME, url, {}, developer(env))) as {
+      results?: { songs?: { data?: AppleSong[] } };
+    } | null;
+    return {
+      songs: (body?.results?.songs?.data ?? [])
+        .map(normalizeApple)
+        .filter((s): s is ProviderSong => !!s),
+      total: null,
+    };
   },
 
   async track(env, id, country) {
     if (!APPLE_ID.test(id)) return null;
-    const body = (await providerJson(NAME, joinUrl(env.APPLE_MUSIC_API_URL!, `v1/catalog/${storefront(country)}/songs/${id}`), {}, developer(env))) as { data?: AppleSong[] } | null;
+    const body = (await providerJson(
+      NAME,
+      joinUrl(env.APPLE_MUSIC_API_URL!, `v1/catalog/${storefront(country)}/songs/${id}`),
+      {},
+      developer(env),
+    )) as { data?: AppleSong[] } | null;
     return body?.data?.[0] ? normalizeApple(body.data[0]) : null;
   },
 
@@ -74,7 +96,8 @@ export const apple: MusicAdapter = {
   async fromLink(env, link) {
     const parts = link.pathname.split("/").filter(Boolean);
     const sf = parts[0]?.length === 2 ? parts[0] : undefined;
-    const id = link.searchParams.get("i") ?? (parts.includes("song") ? parts[parts.length - 1] : null);
+    const id =
+      link.searchParams.get("i") ?? (parts.includes("song") ? parts[parts.length - 1] : null);
     return id && APPLE_ID.test(id) ? apple.track(env, id, sf) : null;
   },
 };
@@ -84,19 +107,42 @@ export const apple: MusicAdapter = {
  * songs (100 per call). Library playlists have no public URL until shared, so the link is
  * the library one.
  */
-export async function appleCreatePlaylist(env: Env, userToken: string, name: string, description: string, songIds: string[]) {
-  const auth: TokenSource = { retryOn: [], get: async () => env.APPLE_MUSIC_TOKEN!, header: (t) => ({ Authorization: `Bearer ${t}`, "Music-User-Token": userToken }) };
+export async function appleCreatePlaylist(
+  env: Env,
+  userToken: string,
+  name: string,
+  description: string,
+  songIds: string[],
+) {
+  const auth: TokenSource = {
+    retryOn: [],
+    get: async () => env.APPLE_MUSIC_TOKEN!,
+    header: (t) => ({ Authorization: `Bearer ${t}`, "Music-User-Token": userToken }),
+  };
   const created = (await providerJson(
     NAME,
     joinUrl(env.APPLE_MUSIC_API_URL!, "v1/me/library/playlists"),
-    { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ attributes: { name, description } }) },
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ attributes: { name, description } }),
+    },
     auth,
   )) as { data?: { id?: string }[] } | null;
   const id = created?.data?.[0]?.id;
   if (!id) throw new ProviderError(NAME, 0, "did not return the new playlist");
   for (let i = 0; i < songIds.length; i += 100) {
     const data = songIds.slice(i, i + 100).map((sid) => ({ id: sid, type: "songs" }));
-    await providerJson(NAME, joinUrl(env.APPLE_MUSIC_API_URL!, `v1/me/library/playlists/${id}/tracks`), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ data }) }, auth);
+    await providerJson(
+      NAME,
+      joinUrl(env.APPLE_MUSIC_API_URL!, `v1/me/library/playlists/${id}/tracks`),
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ data }),
+      },
+      auth,
+    );
   }
   return `https://music.apple.com/library/playlist/${id}`;
 }

@@ -51,27 +51,43 @@ export const audius: MusicAdapter = {
   enabled: (env: Env) => !!env.AUDIUS_API_URL,
 
   async search(env, p) {
-    const url = joinUrl(env.AUDIUS_API_URL!, "v1/tracks/search", { query: p.q, offset: p.offset, limit: p.limit, app_name: APP });
+    const url = joinUrl(env.AUDIUS_API_URL!, "v1/tracks/search", {
+      query: p.q,
+      offset: p.offset,
+      limit: p.limit,
+      app_name: APP,
+    });
     const body = (await providerJson(NAME, url)) as { data?: AudiusTrack[] } | null;
-    return { songs: (body?.data ?? []).map(normalizeAudius).filter((s): s is ProviderSong => !!s), total: null };
+    return {
+      songs: (body?.data ?? []).map(normalizeAudius).filter((s): s is ProviderSong => !!s),
+      total: null,
+    };
   },
 
   async track(env, id) {
     if (!AUDIUS_ID.test(id)) return null;
-    const body = (await providerJson(NAME, joinUrl(env.AUDIUS_API_URL!, `v1/tracks/${id}`, { app_name: APP }))) as { data?: AudiusTrack } | null;
+    const body = (await providerJson(
+      NAME,
+      joinUrl(env.AUDIUS_API_URL!, `v1/tracks/${id}`, { app_name: APP }),
+    )) as { data?: AudiusTrack } | null;
     return body?.data ? normalizeAudius(body.data) : null;
   },
 
   /** audius.co/{handle}/{slug}: v1/resolve answers (through a redirect) with the track. */
   async fromLink(env, link) {
     if (link.pathname.split("/").filter(Boolean).length < 2) return null;
-    const url = joinUrl(env.AUDIUS_API_URL!, "v1/resolve", { url: `https://audius.co${link.pathname}`, app_name: APP });
+    const url = joinUrl(env.AUDIUS_API_URL!, "v1/resolve", {
+      url: `https://audius.co${link.pathname}`,
+      app_name: APP,
+    });
     const body = (await providerJson(NAME, url)) as { data?: AudiusTrack } | null;
     return body?.data ? normalizeAudius(body.data) : null;
   },
 
   /** tracks/{id}/stream redirects to the audio itself, so the URL is the answer (no call). */
   async stream(env, id) {
-    return AUDIUS_ID.test(id) ? joinUrl(env.AUDIUS_API_URL!, `v1/tracks/${id}/stream`, { app_name: APP }) : null;
+    return AUDIUS_ID.test(id)
+      ? joinUrl(env.AUDIUS_API_URL!, `v1/tracks/${id}/stream`, { app_name: APP })
+      : null;
   },
 };

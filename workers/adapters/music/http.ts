@@ -41,13 +41,23 @@ export interface TokenSource {
 }
 
 /** Joins a base URL from the environment and a path, tolerating a slash on either side. */
-export function joinUrl(base: string, path: string, query?: Record<string, string | number | boolean | undefined | null>): string {
+export function joinUrl(
+  base: string,
+  path: string,
+  query?: Record<string, string | number | boolean | undefined | null>,
+): string {
   const url = new URL(`${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`);
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, String(v));
   return url.toString();
 }
 
-async function send(provider: string, url: string, init: ProviderRequest, extra: Record<string, string>): Promise<Response> {
+async function send(
+  provider: string,
+  url: string,
+  init: ProviderRequest,
+  extra: Record<string, string>,
+): Promise<Response> {
   try {
     return await fetch(url, {
       method: init.method ?? "GET",
@@ -56,8 +66,13 @@ async function send(provider: string, url: string, init: ProviderRequest, extra:
       signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
   } catch (err) {
-    const timedOut = (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
-    throw new ProviderError(provider, 0, timedOut ? "timed out" : `unreachable (${(err as Error)?.message ?? err})`);
+    const timedOut =
+      (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
+    throw new ProviderError(
+      provider,
+      0,
+      timedOut ? "timed out" : `unreachable (${(err as Error)?.message ?? err})`,
+    );
   }
 }
 
@@ -77,7 +92,12 @@ async function json(provider: string, res: Response): Promise<unknown> {
  * retried exactly once (a second refusal is an error, never a loop).
  * Returns null for a 404.
  */
-export async function providerJson(provider: string, url: string, init: ProviderRequest = {}, auth?: TokenSource): Promise<unknown | null> {
+export async function providerJson(
+  provider: string,
+  url: string,
+  init: ProviderRequest = {},
+  auth?: TokenSource,
+): Promise<unknown | null> {
   let res = await send(provider, url, init, auth ? auth.header(await auth.get(false)) : {});
   if (auth && auth.retryOn.includes(res.status)) {
     await res.body?.cancel();
@@ -103,7 +123,11 @@ export async function providerJson(provider: string, url: string, init: Provider
  */
 const tokens = new Map<string, { value: Promise<string>; expiresAt: number }>();
 
-export function clientCredentials(provider: string, cacheKey: string, fetchToken: () => Promise<{ token: string; expiresIn: number }>) {
+export function clientCredentials(
+  provider: string,
+  cacheKey: string,
+  fetchToken: () => Promise<{ token: string; expiresIn: number }>,
+) {
   return async (fresh: boolean): Promise<string> => {
     const hit = tokens.get(cacheKey);
     if (!fresh && hit && hit.expiresAt > Date.now()) return hit.value;
@@ -116,7 +140,13 @@ export function clientCredentials(provider: string, cacheKey: string, fetchToken
       (err) => {
         // A failed token request is not cached: the next call tries again.
         if (tokens.get(cacheKey) === entry) tokens.delete(cacheKey);
-        throw err instanceof ProviderError ? err : new ProviderError(provider, 0, `token request failed (${(err as Error)?.message ?? err})`);
+        throw err instanceof ProviderError
+          ? err
+          : new ProviderError(
+              provider,
+              0,
+              `token request failed (${(err as Error)?.message ?? err})`,
+            );
       },
     );
     tokens.set(cacheKey, entry);
@@ -127,8 +157,12 @@ export function clientCredentials(provider: string, cacheKey: string, fetchToken
 /** Reads an OAuth token answer `{ access_token, expires_in }`, or fails as the provider's error. */
 export function readToken(provider: string, body: unknown): { token: string; expiresIn: number } {
   const b = body as { access_token?: unknown; expires_in?: unknown } | null;
-  if (!b || typeof b.access_token !== "string" || !b.access_token) throw new ProviderError(provider, 0, "token answer had no access_token");
-  return { token: b.access_token, expiresIn: typeof b.expires_in === "number" ? b.expires_in : 3600 };
+  if (!b || typeof b.access_token !== "string" || !b.access_token)
+    throw new ProviderError(provider, 0, "token answer had no access_token");
+  return {
+    token: b.access_token,
+    expiresIn: typeof b.expires_in === "number" ? b.expires_in : 3600,
+  };
 }
 
 /** Forgets every cached token (tests, and a deploy that rotates secrets mid-isolate). */

@@ -18,29 +18,62 @@ export { ProviderError } from "./http";
  * the environment (DESIGN.md, "Outside services"): with nothing set, search answers from
  * the local catalogue alone and provider-only calls answer 503.
  */
-export const MUSIC_ADAPTERS: readonly MusicAdapter[] = [sevenDigital, soundCloud, audius, spotify, apple, youtube];
+export const MUSIC_ADAPTERS: readonly MusicAdapter[] = [
+  sevenDigital,
+  soundCloud,
+  audius,
+  spotify,
+  apple,
+  youtube,
+];
 export type AdapterKey = (typeof MUSIC_ADAPTERS)[number]["key"];
 export const ADAPTER_KEYS = MUSIC_ADAPTERS.map((a) => a.key) as MusicProvider[];
 
-export const adapterFor = (key: string): MusicAdapter | undefined => MUSIC_ADAPTERS.find((a) => a.key === key);
+export const adapterFor = (key: string): MusicAdapter | undefined =>
+  MUSIC_ADAPTERS.find((a) => a.key === key);
 
 /** "hangout" unless BRAND says "turntable": it picks the search and playback order. */
 export type Brand = "hangout" | "turntable";
-export const brandOf = (env: Env): Brand => (env.BRAND?.trim().toLowerCase() === "turntable" ? "turntable" : "hangout");
+export const brandOf = (env: Env): Brand =>
+  env.BRAND?.trim().toLowerCase() === "turntable" ? "turntable" : "hangout";
 
 /**
  * Link hosts the spec resolves (seed 001, Validation rules: "the host contains ...").
  * Only some have an adapter; the rest are recognised but cannot be looked up here.
  */
-export const LINK_HOSTS = ["apple", "audius", "napster", "soundcloud", "spotify", "youtube", "youtu.be", "pandora", "deezer", "tidal", "amazon", "yandex", "spinrilla"] as const;
+export const LINK_HOSTS = [
+  "apple",
+  "audius",
+  "napster",
+  "soundcloud",
+  "spotify",
+  "youtube",
+  "youtu.be",
+  "pandora",
+  "deezer",
+  "tidal",
+  "amazon",
+  "yandex",
+  "spinrilla",
+] as const;
 
-const HOST_NAMES: Record<string, string> = { napster: "Napster", pandora: "Pandora", deezer: "Deezer", tidal: "Tidal", amazon: "Amazon Music", yandex: "Yandex Music", spinrilla: "Spinrilla" };
+const HOST_NAMES: Record<string, string> = {
+  napster: "Napster",
+  pandora: "Pandora",
+  deezer: "Deezer",
+  tidal: "Tidal",
+  amazon: "Amazon Music",
+  yandex: "Yandex Music",
+  spinrilla: "Spinrilla",
+};
 
 /**
  * Which provider a link is from: the first spec host its hostname contains, and the adapter
  * for it (undefined for hosts we recognise but have no adapter for). Null: unsupported.
  */
-export function providerForHost(hostname: string): { host: string; name: string; adapter?: MusicAdapter } | null {
+export function providerForHost(
+  hostname: string,
+): { host: string; name: string; adapter?: MusicAdapter } | null {
   const h = hostname.toLowerCase();
   const host = LINK_HOSTS.find((x) => h.includes(x));
   if (!host) return null;
@@ -53,7 +86,8 @@ export const PROVIDER_MSG = {
   off: (name: string) => `${name} is not configured on this server.`,
   noAdapter: (name: string) => `${name} links cannot be looked up on this server.`,
   failed: (name: string) => `${name} did not answer; please try again.`,
-  refusedToken: (name: string) => `${name} refused the access token; link your ${name} account again.`,
+  refusedToken: (name: string) =>
+    `${name} refused the access token; link your ${name} account again.`,
   trackNotFound: (name: string) => `${name} has no such track.`,
   badLink: "link must be an http or https URL.",
   noStream: "This song has no stream.",

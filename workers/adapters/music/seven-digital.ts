@@ -46,32 +46,62 @@ export function normalizeSevenDigital(t: SevenTrack): ProviderSong | null {
 }
 
 const SEVEN_ID = /^\d{1,15}$/;
-const key = (env: Env) => ({ oauth_consumer_key: env.SEVEN_DIGITAL_KEY!, usageTypes: "adsupportedstreaming" });
+const key = (env: Env) => ({
+  oauth_consumer_key: env.SEVEN_DIGITAL_KEY!,
+  usageTypes: "adsupportedstreaming",
+});
 
 async function details(env: Env, id: string, country = "US"): Promise<ProviderSong | null> {
   if (!SEVEN_ID.test(id)) return null;
-  const body = (await providerJson(NAME, joinUrl(env.SEVEN_DIGITAL_API_URL!, "track/details", { trackId: id, country, ...key(env) }))) as { track?: SevenTrack } | null;
+  const body = (await providerJson(
+    NAME,
+    joinUrl(env.SEVEN_DIGITAL_API_URL!, "track/details", { trackId: id, country, ...key(env) }),
+  )) as { track?: SevenTrack } | null;
   return body?.track ? normalizeSevenDigital(body.track) : null;
 }
 
 /** RFC 3986 encoding, as OAuth 1.0 signatures require (encodeURIComponent leaves !'()*). */
-const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const enc = (s: string) =>
+  encodeURIComponent(s).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 
 /** A two-legged OAuth 1.0 HMAC-SHA1 signed GET URL (7digital's media endpoints). */
-export async function signedUrl(base: string, params: Record<string, string>, consumerKey: string, secret: string | undefined): Promise<string> {
+export async function signedUrl(
+  base: string,
+  params: Record<string, string>,
+  consumerKey: string,
+  secret: string | undefined,
+): Promise<string> {
   const all: Record<string, string> = { ...params, oauth_consumer_key: consumerKey };
   if (secret) {
-    Object.assign(all, { oauth_nonce: crypto.randomUUID().replace(/-/g, ""), oauth_signature_method: "HMAC-SHA1", oauth_timestamp: String(Math.floor(Date.now() / 1000)), oauth_version: "1.0" });
+    Object.assign(all, {
+      oauth_nonce: crypto.randomUUID().replace(/-/g, ""),
+      oauth_signature_method: "HMAC-SHA1",
+      oauth_timestamp: String(Math.floor(Date.now() / 1000)),
+      oauth_version: "1.0",
+    });
     const normalized = Object.keys(all)
       .sort()
       .map((k) => `${enc(k)}=${enc(all[k])}`)
       .join("&");
     const baseString = `GET&${enc(base)}&${enc(normalized)}`;
-    const hmacKey = await crypto.subtle.importKey("raw", new TextEncoder().encode(`${enc(secret)}&`), { name: "HMAC", hash: "SHA-1" }, false, ["sign"]);
-    const sig = new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode(baseString)));
+    const hmacKey = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(`${enc(secret)}&`),
+      { name: "HMAC", hash: "SHA-1" },
+      false,
+      ["sign"],
+    );
+    const sig = new Uint8Array(
+      await crypto.subtle.sign("HMAC", hmacKey, new TextEncoder().encode(baseString)),
+    );
     all.oauth_signature = btoa(String.fromCharCode(...sig));
   }
-  return `${base}?${Object.entries(all).map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&")}`;
+  return `${base}?${Object.entries(all)
+    .map(([k, v]) => `${enc(k)}=${enc(v)}`)
+    .join("&")}`;
 }
 
 export const sevenDigital: MusicAdapter = {
@@ -83,11 +113,24 @@ export const sevenDigital: MusicAdapter = {
 
   /** 7digital pages by page number: an offset that is not a multiple of limit rounds down. */
   async search(env, p) {
-    const url = joinUrl(env.SEVEN_DIGITAL_API_URL!, "track/search", { q: p.q, country: p.country, page: Math.floor(p.offset / p.limit) + 1, pageSize: p.limit, ...key(env) });
-    const body = (await providerJson(NAME, url)) as { searchResults?: { totalItems?: number; searchResult?: { track?: SevenTrack }[] } } | null;
+    const url = joinUrl(env.SEVEN_DIGITAL_API_URL!, "track/search", {
+      q: p.q,
+      country: p.country,
+      page: Math.floor(p.offset / p.limit) + 1,
+      pageSize: p.limit,
+      ...key(env),
+    });
+    const body = (await providerJson(NAME, url)) as {
+      searchResults?: { totalItems?: number; searchResult?: { track?: SevenTrack }[] };
+    } | null;
     const rows = body?.searchResults?.searchResult ?? [];
     const total = body?.searchResults?.totalItems;
-    return { songs: rows.map((r) => (r.track ? normalizeSevenDigital(r.track) : null)).filter((s): s is ProviderSong => !!s), total: typeof total === "number" ? total : null };
+    return {
+      songs: rows
+        .map((r) => (r.track ? normalizeSevenDigital(r.track) : null))
+        .filter((s): s is ProviderSong => !!s),
+      total: typeof total === "number" ? total : null,
+    };
   },
 
   track: (env, id, country) => details(env, id, country),
@@ -97,11 +140,21 @@ export const sevenDigital: MusicAdapter = {
   /** Only a track 7digital knows in that country gets a URL (so a bad id is a 404). */
   async stream(env, id, o) {
     if (!(await details(env, id, o.country))) return null;
-    return signedUrl(`${(env.SEVEN_DIGITAL_STREAM_URL ?? STREAM_HOST).replace(/\/+$/, "")}/stream/catalogue`, { trackId: id, country: o.country }, env.SEVEN_DIGITAL_KEY!, env.SEVEN_DIGITAL_SECRET);
+    return signedUrl(
+      `${(env.SEVEN_DIGITAL_STREAM_URL ?? STREAM_HOST).replace(/\/+$/, "")}/stream/catalogue`,
+      { trackId: id, country: o.country },
+      env.SEVEN_DIGITAL_KEY!,
+      env.SEVEN_DIGITAL_SECRET,
+    );
   },
 
   async preview(env, id, o) {
     if (!(await details(env, id, o.country))) return null;
-    return signedUrl(`${(env.SEVEN_DIGITAL_PREVIEW_URL ?? PREVIEW_HOST).replace(/\/+$/, "")}/clip/${id}`, { country: o.country }, env.SEVEN_DIGITAL_KEY!, env.SEVEN_DIGITAL_SECRET);
+    return signedUrl(
+      `${(env.SEVEN_DIGITAL_PREVIEW_URL ?? PREVIEW_HOST).replace(/\/+$/, "")}/clip/${id}`,
+      { country: o.country },
+      env.SEVEN_DIGITAL_KEY!,
+      env.SEVEN_DIGITAL_SECRET,
+    );
   },
 };

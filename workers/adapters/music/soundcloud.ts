@@ -20,7 +20,11 @@ function appToken(env: Env): TokenSource {
       const body = await providerJson(NAME, tokenUrl, {
         method: "POST",
         headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "client_credentials", client_id: env.SOUNDCLOUD_CLIENT_ID!, client_secret: env.SOUNDCLOUD_CLIENT_SECRET! }),
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          client_id: env.SOUNDCLOUD_CLIENT_ID!,
+          client_secret: env.SOUNDCLOUD_CLIENT_SECRET!,
+        }),
       });
       return readToken(NAME, body);
     }),
@@ -34,7 +38,12 @@ interface SoundCloudTrack {
   artwork_url?: string | null;
   permalink_url?: string;
   user?: { username?: string; avatar_url?: string };
-  publisher_metadata?: { isrc?: string; explicit?: boolean; artist?: string; album_title?: string } | null;
+  publisher_metadata?: {
+    isrc?: string;
+    explicit?: boolean;
+    artist?: string;
+    album_title?: string;
+  } | null;
   streamable?: boolean;
 }
 
@@ -43,7 +52,8 @@ export function normalizeSoundCloud(t: SoundCloudTrack): ProviderSong | null {
   if (!id || !t.title) return null;
   const meta = t.publisher_metadata ?? {};
   // Artwork URLs end in -large (100 px); -t300x300 is the nearest size to our 256 default.
-  const art = (t.artwork_url ?? t.user?.avatar_url ?? null)?.replace(/-large(\.\w+)$/, "-t300x300$1") ?? null;
+  const art =
+    (t.artwork_url ?? t.user?.avatar_url ?? null)?.replace(/-large(\.\w+)$/, "-t300x300$1") ?? null;
   return {
     trackName: t.title,
     artistName: str(meta.artist) ?? str(t.user?.username) ?? "",
@@ -58,27 +68,41 @@ export function normalizeSoundCloud(t: SoundCloudTrack): ProviderSong | null {
   };
 }
 
-const list = (items: SoundCloudTrack[] | undefined) => (items ?? []).map(normalizeSoundCloud).filter((s): s is ProviderSong => !!s);
+const list = (items: SoundCloudTrack[] | undefined) =>
+  (items ?? []).map(normalizeSoundCloud).filter((s): s is ProviderSong => !!s);
 const SC_ID = /^\d{1,20}$/;
 
 export const soundCloud: MusicAdapter = {
   key: "soundCloudPublic",
   name: NAME,
   hosts: ["soundcloud"],
-  enabled: (env) => !!(env.SOUNDCLOUD_API_URL && env.SOUNDCLOUD_CLIENT_ID && env.SOUNDCLOUD_CLIENT_SECRET),
+  enabled: (env) =>
+    !!(env.SOUNDCLOUD_API_URL && env.SOUNDCLOUD_CLIENT_ID && env.SOUNDCLOUD_CLIENT_SECRET),
 
   async search(env, p) {
-    const url = joinUrl(env.SOUNDCLOUD_API_URL!, "tracks", { q: p.q, offset: p.offset, limit: p.limit, linked_partitioning: true });
-    const body = (await providerJson(NAME, url, {}, appToken(env))) as { collection?: SoundCloudTrack[]; total_results?: number } | SoundCloudTrack[] | null;
+    const url = joinUrl(env.SOUNDCLOUD_API_URL!, "tracks", {
+      q: p.q,
+      offset: p.offset,
+      limit: p.limit,
+      linked_partitioning: true,
+    });
+    const body = (await providerJson(NAME, url, {}, appToken(env))) as
+      { collection?: SoundCloudTrack[]; total_results?: number } | SoundCloudTrack[] | null;
     // With linked_partitioning the answer is { collection, next_href }; without, a bare list.
     const items = Array.isArray(body) ? body : body?.collection;
-    const total = !Array.isArray(body) && typeof body?.total_results === "number" ? body.total_results : null;
+    const total =
+      !Array.isArray(body) && typeof body?.total_results === "number" ? body.total_results : null;
     return { songs: list(items), total };
   },
 
   async track(env, id) {
     if (!SC_ID.test(id)) return null;
-    const body = await providerJson(NAME, joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}`), {}, appToken(env));
+    const body = await providerJson(
+      NAME,
+      joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}`),
+      {},
+      appToken(env),
+    );
     return body ? normalizeSoundCloud(body as SoundCloudTrack) : null;
   },
 
@@ -87,22 +111,44 @@ export const soundCloud: MusicAdapter = {
     const direct = link.pathname.match(/\/tracks\/(\d+)/);
     if (direct) return soundCloud.track(env, direct[1]);
     if (link.pathname.split("/").filter(Boolean).length < 2) return null;
-    const body = (await providerJson(NAME, joinUrl(env.SOUNDCLOUD_API_URL!, "resolve", { url: `https://soundcloud.com${link.pathname}` }), {}, appToken(env))) as (SoundCloudTrack & { kind?: string }) | null;
-    return body && (body.kind === undefined || body.kind === "track") ? normalizeSoundCloud(body) : null;
+    const body = (await providerJson(
+      NAME,
+      joinUrl(env.SOUNDCLOUD_API_URL!, "resolve", {
+        url: `https://soundcloud.com${link.pathname}`,
+      }),
+      {},
+      appToken(env),
+    )) as (SoundCloudTrack & { kind?: string }) | null;
+    return body && (body.kind === undefined || body.kind === "track")
+      ? normalizeSoundCloud(body)
+      : null;
   },
 
   /** tracks/{id}/streams: HLS for medium and high, the progressive MP3 for low. */
   async stream(env, id, o) {
     if (!SC_ID.test(id)) return null;
-    const body = (await providerJson(NAME, joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}/streams`), {}, appToken(env))) as Record<string, string | undefined> | null;
+    const body = (await providerJson(
+      NAME,
+      joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}/streams`),
+      {},
+      appToken(env),
+    )) as Record<string, string | undefined> | null;
     if (!body) return null;
-    const order = o.quality === "low" ? ["http_mp3_128_url", "hls_opus_64_url", "hls_mp3_128_url"] : ["hls_aac_160_url", "hls_mp3_128_url", "http_mp3_128_url"];
+    const order =
+      o.quality === "low"
+        ? ["http_mp3_128_url", "hls_opus_64_url", "hls_mp3_128_url"]
+        : ["hls_aac_160_url", "hls_mp3_128_url", "http_mp3_128_url"];
     return order.map((k) => body[k]).find((u): u is string => typeof u === "string") ?? null;
   },
 
   async preview(env, id) {
     if (!SC_ID.test(id)) return null;
-    const body = (await providerJson(NAME, joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}/streams`), {}, appToken(env))) as Record<string, string | undefined> | null;
+    const body = (await providerJson(
+      NAME,
+      joinUrl(env.SOUNDCLOUD_API_URL!, `tracks/${id}/streams`),
+      {},
+      appToken(env),
+    )) as Record<string, string | undefined> | null;
     return body?.preview_mp3_128_url ?? null;
   },
 };

@@ -50,18 +50,28 @@ export interface MusicAdapter {
   /** The track a shared link points at; null when the link names no track. */
   fromLink(env: Env, link: URL): Promise<ProviderSong | null>;
   /** A URL the player streams from; null when the provider has no such track. */
-  stream?(env: Env, id: string, o: { country: string; quality: AudioQuality }): Promise<string | null>;
+  stream?(
+    env: Env,
+    id: string,
+    o: { country: string; quality: AudioQuality },
+  ): Promise<string | null>;
   /** A short preview clip's URL; null when there is none. */
   preview?(env: Env, id: string, o: { country: string }): Promise<string | null>;
 }
 
 /** Whole seconds from milliseconds, as the Song shape keeps them. */
-export const seconds = (ms: unknown) => (typeof ms === "number" && ms > 0 ? Math.round(ms / 1000) : 0);
+export const seconds = (ms: unknown) =>
+  typeof ms === "number" && ms > 0 ? Math.round(ms / 1000) : 0;
 
 /** A string field of untrusted provider JSON, or null. */
-export const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v : typeof v === "number" ? String(v) : null);
+export const str = (v: unknown): string | null =>
+  typeof v === "string" && v.trim() ? v : typeof v === "number" ? String(v) : null;
 
 /** Copies only the defined entries, so songs never carry `{ spotify: undefined }`. */
-export function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== "")) as never;
+export function defined<T extends Record<string, unknown>>(
+  o: T,
+): { [K in keyof T]?: Exclude<T[K], null | undefined> } {
+  return Object.fromEntries(
+    Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== ""),
+  ) as never;
 }

@@ -17,12 +17,18 @@ export function isoDurationSeconds(d: unknown): number {
   const m = d.match(/^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/);
   if (!m) return 0;
   const [, days, h, min, s] = m;
-  return Math.round(Number(days ?? 0) * 86400 + Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0));
+  return Math.round(
+    Number(days ?? 0) * 86400 + Number(h ?? 0) * 3600 + Number(min ?? 0) * 60 + Number(s ?? 0),
+  );
 }
 
 interface Video {
   id?: string;
-  snippet?: { title?: string; channelTitle?: string; thumbnails?: Record<string, { url?: string } | undefined> };
+  snippet?: {
+    title?: string;
+    channelTitle?: string;
+    thumbnails?: Record<string, { url?: string } | undefined>;
+  };
   contentDetails?: { duration?: string; contentRating?: { ytRating?: string } };
 }
 
@@ -54,7 +60,11 @@ const YT_ID = /^[A-Za-z0-9_-]{11}$/;
 
 async function videos(env: Env, ids: string[]): Promise<ProviderSong[]> {
   if (!ids.length) return [];
-  const url = joinUrl(env.YOUTUBE_API_URL!, "videos", { part: "contentDetails,snippet", id: ids.join(","), key: env.YOUTUBE_API_KEY });
+  const url = joinUrl(env.YOUTUBE_API_URL!, "videos", {
+    part: "contentDetails,snippet",
+    id: ids.join(","),
+    key: env.YOUTUBE_API_KEY,
+  });
   const body = (await providerJson(NAME, url)) as { items?: Video[] } | null;
   return (body?.items ?? []).map(normalizeYouTube).filter((s): s is ProviderSong => !!s);
 }
@@ -64,7 +74,11 @@ export function youTubeId(link: URL): string | null {
   const v = link.searchParams.get("v");
   if (v && YT_ID.test(v)) return v;
   const parts = link.pathname.split("/").filter(Boolean);
-  const id = link.hostname.includes("youtu.be") ? parts[0] : ["shorts", "embed", "live"].includes(parts[0]) ? parts[1] : undefined;
+  const id = link.hostname.includes("youtu.be")
+    ? parts[0]
+    : ["shorts", "embed", "live"].includes(parts[0])
+      ? parts[1]
+      : undefined;
   return id && YT_ID.test(id) ? id : null;
 }
 
@@ -86,11 +100,18 @@ export const youtube: MusicAdapter = {
       safeSearch: p.explicit ? undefined : "strict",
       key: env.YOUTUBE_API_KEY,
     });
-    const body = (await providerJson(NAME, url)) as { items?: { id?: { videoId?: string } }[]; pageInfo?: { totalResults?: number } } | null;
-    const ids = (body?.items ?? []).map((i) => i.id?.videoId).filter((id): id is string => !!id && YT_ID.test(id));
+    const body = (await providerJson(NAME, url)) as {
+      items?: { id?: { videoId?: string } }[];
+      pageInfo?: { totalResults?: number };
+    } | null;
+    const ids = (body?.items ?? [])
+      .map((i) => i.id?.videoId)
+      .filter((id): id is string => !!id && YT_ID.test(id));
     const found = await videos(env, ids);
     // Keep the search's order (videos answers in any order).
-    found.sort((a, b) => ids.indexOf(a.musicProviders.youtube!) - ids.indexOf(b.musicProviders.youtube!));
+    found.sort(
+      (a, b) => ids.indexOf(a.musicProviders.youtube!) - ids.indexOf(b.musicProviders.youtube!),
+    );
     return { songs: found, total: body?.pageInfo?.totalResults ?? null };
   },
 
