@@ -75,7 +75,6 @@ function stats(xs) {
   };
 }
 const userOf = (i) => `bench-${String(i).padStart(7, "0")}`;
-const balanceOf = (i) => (i * 7919) % 100003;
 
 export default async function run({ log = console.log } = {}) {
   const mf = new Miniflare({

@@ -312,8 +312,10 @@ async function benchOurs({ base, n, signUser, djToken, log }) {
   let asked = 0;
   const playing = await waitFor(() => {
     if (djState?.nowPlaying) return true;
-    if (Date.now() - asked > 500)
-      ((asked = Date.now()), dj.ws.send(JSON.stringify({ action: "joinRoom" })));
+    if (Date.now() - asked > 500) {
+      asked = Date.now();
+      dj.ws.send(JSON.stringify({ action: "joinRoom" }));
+    }
     return false;
   }, 15_000);
   if (!playing)

@@ -1,12 +1,11 @@
 import type { Page } from "playwright-core";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 
 // Local test mode, as `npm run dev` runs it with no Stripe key: a user buys a token bundle
 // on the local checkout page and sees the new balance; subscribes to the seeded plan and
 // cancels in the local portal; an admin manages products. Demo products come from
 // scripts/seed-store.mjs.
-const base = () => inject("baseURL");
 const getBrowser = useBrowser();
 
 const BUYER = "lou@hangout.local";

@@ -102,7 +102,6 @@ const chatText = z
   .max(4 * CHAT_MAX_CHARS)
   .trim()
   .max(CHAT_MAX_CHARS)
-  // eslint-disable-next-line no-control-regex
   .refine((t) => !/[\u0000-\u0009\u000B-\u001F\u007F]/.test(t), "no control characters");
 const messageId = z.string().min(1).max(64);
 /** A chat line; valid only with text, or with both an image and media (checked by the room). */

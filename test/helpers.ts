@@ -20,11 +20,11 @@ export interface CallInit {
 }
 
 /** Calls `/api/<service><path>` through the real Worker; `body` is JSON unless FormData. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function call(
   service: string,
   path: string,
   init: CallInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;

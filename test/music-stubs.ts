@@ -95,10 +95,10 @@ export function providerEnv(tag = `t${n++}${Math.random().toString(36).slice(2, 
 }
 
 /** Calls `/api/playlist-service<path>` on the gateway with `over` merged into the env. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function ps(
   path: string,
   o: { token?: string; body?: unknown; method?: string; env?: Partial<Env> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (o.token) headers.Authorization = `Bearer ${o.token}`;

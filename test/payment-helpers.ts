@@ -25,11 +25,11 @@ export const live: Partial<Env> = {
 };
 
 /** `/api/payment-service<path>` on the gateway with `over` merged into the env (e.g. `live`). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function payWith(
   over: Partial<Env>,
   path: string,
   init: CallInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;

@@ -99,7 +99,7 @@ describe("Room AFK removal", () => {
     expect(uuids(s.djs)).toEqual([a.uuid, c.uuid]); // A is mid-song: they stay until it ends
     expect(s.nowPlaying?.djUuid).toBe(a.uuid);
     await watcher.until(
-      (st) => roomLines(watcher).includes(`${nameOf(watcher, b.uuid)} left the stage (away)`),
+      () => roomLines(watcher).includes(`${nameOf(watcher, b.uuid)} left the stage (away)`),
       "the away message",
     );
     expect(

@@ -40,7 +40,7 @@ describe("Room playback: rotation", () => {
     }
     for (let i = 0; i < 3; i++) await takeSeat(clients[i], djs[i].uuid);
     const a = clients[0];
-    await a.until((s) => songOf(a) === queues[0][0].songId, "A's first song");
+    await a.until(() => songOf(a) === queues[0][0].songId, "A's first song");
     const np = playing(a)!;
     expect(np.djUuid).toBe(djs[0].uuid);
     expect(np.endTime - np.startTime).toBe(200_000);

@@ -12,10 +12,10 @@ export const roomName = (tag = "Room") =>
   `${tag} ${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Creates a room through the real route; answers its RoomDto. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function createRoom(
   owner: Pick<TestAccount, "token">,
   over: Record<string, unknown> = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<any> {
   const res = await room("/rooms/infrastructure", {
     token: owner.token,

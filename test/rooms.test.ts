@@ -408,7 +408,9 @@ describe("pinned messages, external URL, poster", () => {
 
 describe("edits reach the live object", () => {
   it.skipIf(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     typeof (Room.prototype as any).applySettings !== "function" ||
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       typeof (Room.prototype as any).getState !== "function",
   )("PATCH /rooms/{id} pushes the new settings (applySettings) at once", async () => {
     const a = await signUp();

@@ -62,16 +62,14 @@ describe("GET /songs/{songId}", () => {
     expect((await get(crypto.randomUUID())).status).toBe(404);
     expect((await get(crypto.randomUUID(), "not.a.jwt")).status).toBe(401);
     const songId = crypto.randomUUID();
-    await db(env)
-      .insert(songs)
-      .values({
-        songId,
-        songShortId: newShortId(),
-        trackName: "Catalogue",
-        artistName: "Label",
-        status: "VERIFIED",
-        isPublic: true,
-      });
+    await db(env).insert(songs).values({
+      songId,
+      songShortId: newShortId(),
+      trackName: "Catalogue",
+      artistName: "Label",
+      status: "VERIFIED",
+      isPublic: true,
+    });
     expect((await get(songId)).status).toBe(404);
   });
 });

@@ -5,7 +5,7 @@ import { useT, type MessageKey } from "~/i18n";
 import { displayError, type DisplayError } from "~/lib/errors";
 import { Avatar } from "./Avatar";
 import { Cover } from "./ProfileView";
-import { Alert, buttonClass, button } from "./ui";
+import { Alert, button } from "./ui";
 
 /** What the API takes (and what we check first, to fail fast). */
 export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif"];

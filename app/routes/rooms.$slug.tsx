@@ -141,13 +141,15 @@ export default function RoomPage() {
     }
   }, [conn.error, toast]);
 
-  const djs = state?.djs ?? [];
+  const stateDjs = state?.djs;
+  const djs = useMemo(() => stateDjs ?? [], [stateDjs]);
   const onStage = !!me && djs.some((d) => d.uuid === me.uuid);
   useEffect(() => setSeatPending(false), [onStage]);
   const numberOfDjs = state?.settings.numberOfDjs ?? join?.settings.numberOfDjs ?? room.numberOfDjs;
   const np = state?.nowPlaying ?? null;
   const currentDj = np?.djUuid ?? djs[0]?.uuid ?? null;
-  const audience = state?.audienceUsers ?? [];
+  const stateAudience = state?.audienceUsers;
+  const audience = useMemo(() => stateAudience ?? [], [stateAudience]);
   const chat = state?.chat;
   const roomRoles = state?.settings.roomRoles;
   const everyone = useMemo(

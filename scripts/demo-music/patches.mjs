@@ -1,6 +1,4 @@
 // Music theory and instrument settings: scales, keys, chord progressions, patches and per-genre styles.
-import { pick, kick, reverb } from "./synth.mjs";
-
 export const SCALES = {
   major: [0, 2, 4, 5, 7, 9, 11],
   minor: [0, 2, 3, 5, 7, 8, 10],

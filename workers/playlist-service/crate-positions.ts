@@ -175,7 +175,6 @@ export async function removeSongs(
   crateId: number,
   crateSongUuids: string[],
 ): Promise<number> {
-  const d = db(env);
   const list = JSON.stringify(crateSongUuids);
   const kept = sql`crate_id = ${crateId} and crate_song_uuid not in (select value from json_each(${list}))`;
   const [, removed] = await runBatch(env, [

@@ -196,16 +196,14 @@ export async function copyCrate(
   const crateUuid = crypto.randomUUID();
   const newId = sql`(select id from crates where crate_uuid = ${crateUuid})`;
   await runBatch(env, [
-    db(env)
-      .insert(crates)
-      .values({
-        crateUuid,
-        userUuid,
-        crateName,
-        description: src.description,
-        isPublic: src.isPublic,
-        thumbnails: src.thumbnails,
-      }),
+    db(env).insert(crates).values({
+      crateUuid,
+      userUuid,
+      crateName,
+      description: src.description,
+      isPublic: src.isPublic,
+      thumbnails: src.thumbnails,
+    }),
     sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position)
       select ${SQL_UUID}, ${newId}, song_id, position from crate_songs where crate_id = ${src.id} order by position, id`,
   ]);

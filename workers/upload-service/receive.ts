@@ -66,14 +66,12 @@ export class SongReceiver {
     const song = this.song!;
     const now = Date.now();
     await d.batch([
-      d
-        .insert(songFiles)
-        .values({
-          songId: song.id,
-          r2Key: this.writer!.key,
-          contentType: this.contentType!,
-          size: this.size,
-        }),
+      d.insert(songFiles).values({
+        songId: song.id,
+        r2Key: this.writer!.key,
+        contentType: this.contentType!,
+        size: this.size,
+      }),
       d
         .update(songs)
         .set({ status: "VALID_FILE_TYPE", updatedAt: now })

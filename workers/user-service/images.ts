@@ -59,16 +59,14 @@ imageRoutes.post(
     const d = db(c.env);
     try {
       await d.batch([
-        d
-          .insert(userImages)
-          .values({
-            id,
-            userUuid: who.uuid,
-            kind,
-            r2Key: stored.key,
-            contentType: stored.contentType,
-            size: stored.size,
-          }),
+        d.insert(userImages).values({
+          id,
+          userUuid: who.uuid,
+          kind,
+          r2Key: stored.key,
+          contentType: stored.contentType,
+          size: stored.size,
+        }),
         d
           .update(users)
           .set({ [kind]: url, updatedAt: Date.now() })

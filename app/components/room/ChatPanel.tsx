@@ -1,5 +1,5 @@
 import { CornerUpLeft, Pencil, Pin, Send, Trash2, X } from "lucide-react";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
@@ -76,7 +76,8 @@ export function ChatPanel({
     if (conn.send({ action: "deleteChat", messageId })) toast.success(t("room.chatDeleted"));
     else toast.error(t("room.mod.offline"));
   };
-  const chat = conn.state?.chat ?? [];
+  const roomChat = conn.state?.chat;
+  const chat = useMemo(() => roomChat ?? [], [roomChat]);
   const [text, setText] = useState("");
   const [replyTo, setReplyTo] = useState<ChatMessage | null>(null);
   const [editing, setEditing] = useState<ChatMessage | null>(null);

@@ -55,12 +55,13 @@ export function RoomYouTube({
 
   useEffect(() => {
     let cancelled = false;
+    // The host div lives as long as the component; keep the node this effect mounted into.
+    const host = hostRef.current;
     let blockedTimer: ReturnType<typeof setTimeout> | undefined;
     let checkTimer: ReturnType<typeof setInterval> | undefined;
     setStatus("loading");
     loadYouTubeApi()
       .then((YT) => {
-        const host = hostRef.current;
         if (cancelled || !host) return;
         const mount = document.createElement("div");
         host.replaceChildren(mount);
@@ -121,7 +122,7 @@ export function RoomYouTube({
         /* already gone with its iframe */
       }
       playerRef.current = null;
-      hostRef.current?.replaceChildren();
+      host?.replaceChildren();
     };
     // A new play (even of the same video) starts over at the room's offset.
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -97,7 +97,6 @@ export function UserMenu({
     };
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open, kicking, giving]);
 
   const onKey = (e: KeyboardEvent) => {
