@@ -19,7 +19,7 @@ import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
 import { resolveLocale } from "./i18n/locale.server";
 import { callApi } from "./lib/api.server";
 import { getSession } from "./lib/session.server";
-import { MERCH, type TokenAccount } from "./lib/store";
+import { MERCH, type TokenAccount } from "./lib/shop";
 import "./styles.css";
 
 /**
@@ -39,7 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
       user: session.user,
       token: session.token,
       isAdmin: session.isAdmin,
-      /** The header's token balance (null: signed out, or the store did not answer). */
+      /** The header's token balance (null: signed out, or the shop did not answer). */
       tokens,
       devTools: args.context.env.ENVIRONMENT === "development",
     },

@@ -1,14 +1,14 @@
 /**
  * Room: one durable object per room, reached at `/parties/room/<name>` (partyserver, with
  * hibernation). It serialises every seat change, vote and play of its room. The pieces:
- *   room/store.ts      SQLite tables (everything that must survive eviction)
+ *   room/storage.ts      SQLite tables (everything that must survive eviction)
  *   room/view.ts       the state clients hold, computed from the tables; the seat rule
  *   room/diff.ts       RFC 6902 patches between two published states
  *   room/publisher.ts  coalescing: one frame, one seq per tick
  *   room/playback.ts   the rotation, songs starting and stopping, the play outbox
  *   room/actions.ts    the stage actions clients send (seats, skip, votes, next song)
  *   room/library.ts    D1: DJ facts, the queue crate, recent plays, the likes crate
- *   room/chat.ts       chat actions (chat-store.ts keeps the capped history)
+ *   room/chat.ts       chat actions (chat-storage.ts keeps the capped history)
  *   room/moderation.ts bans and kicks at connect and after, role expiry, the owner
  *
  * Invariants:
@@ -56,7 +56,7 @@ import { Moderation, roleKey } from "./room/moderation";
 import { djFacts } from "./room/library";
 import { Playback } from "./room/playback";
 import { Publisher, send } from "./room/publisher";
-import { GRACE_MS, RoomStore } from "./room/store";
+import { GRACE_MS, RoomStorage } from "./room/storage";
 import { guestName, PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
@@ -151,7 +151,7 @@ const roleArgs = z.object({
 export class Room extends Server<Env & Cloudflare.Env> {
   static options = { hibernate: true };
 
-  readonly #store: RoomStore;
+  readonly #storage: RoomStorage;
   readonly #publisher: Publisher<Caller>;
   readonly #playback: Playback;
   readonly #actions: StageActions;
@@ -160,20 +160,22 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
-    this.#store = new RoomStore(ctx.storage.sql, () => this.name);
-    this.#publisher = new Publisher<Caller>(ctx, this.#store, () => this.getConnections<Caller>());
+    this.#storage = new RoomStorage(ctx.storage.sql, () => this.name);
+    this.#publisher = new Publisher<Caller>(ctx, this.#storage, () =>
+      this.getConnections<Caller>(),
+    );
     this.#playback = new Playback(
       env,
-      this.#store,
+      this.#storage,
       this.#publisher,
       () => this.#rearm(),
       (uuid, m) => this.#sendTo(uuid, m),
       (text) => this.#chat.roomMessage(text),
     );
-    this.#actions = new StageActions(env, this.#store, this.#publisher, this.#playback);
-    this.#chat = new ChatActions(this.#store, this.#publisher);
+    this.#actions = new StageActions(env, this.#storage, this.#publisher, this.#playback);
+    this.#chat = new ChatActions(this.#storage, this.#publisher);
     this.#moderation = new Moderation(
-      this.#store,
+      this.#storage,
       this.#publisher,
       this.#playback,
       this.#chat,
@@ -188,16 +190,16 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const now = Date.now();
     this.#publisher.ensurePublished();
     // Users whose sockets vanished without a close (eviction) start their grace now.
-    for (const u of this.#store.users()) {
+    for (const u of this.#storage.users()) {
       if (u.disconnected_at !== null || this.#hasSocket(u.uuid)) continue;
-      this.#store.markDisconnected(u.uuid, now);
-      this.#store.schedule(graceKey(u.uuid), now + GRACE_MS);
+      this.#storage.markDisconnected(u.uuid, now);
+      this.#storage.schedule(graceKey(u.uuid), now + GRACE_MS);
     }
     this.#rearm();
-    if (this.#store.pending()) this.#publisher.arm();
+    if (this.#storage.pending()) this.#publisher.arm();
     // A rotation cut off between two songs (eviction during a D1 read) resumes.
-    if (!this.#store.playing() && this.#store.djs().length) void this.#playback.advance();
-    else if (this.#store.unrecordedPlays().length) void this.#playback.retryOutbox();
+    if (!this.#storage.playing() && this.#storage.djs().length) void this.#playback.advance();
+    else if (this.#storage.unrecordedPlays().length) void this.#playback.retryOutbox();
   }
 
   getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
@@ -216,7 +218,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const refused = this.#moderation.entryRefusal(uuid);
     if (refused) return this.#moderation.refuse(connection, refused);
     // A password-protected room admits only sockets that went through the REST join.
-    const settings = this.#store.settings();
+    const settings = this.#storage.settings();
     if (
       (settings.isPasswordProtected || settings.isGuestPasswordProtected) &&
       !joined &&
@@ -239,8 +241,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
     connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
     if (type !== "ghost") {
-      const known = this.#store.user(uuid);
-      this.#store.upsertUser(
+      const known = this.#storage.user(uuid);
+      this.#storage.upsertUser(
         {
           uuid,
           token_role: tokenRoleOf({ tokenType: type, roles }),
@@ -252,7 +254,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       );
       // allUserData's profile: D1's once per connection; a guest (or a user D1 did not answer for) gets a made-up name.
       const p = facts.profile;
-      this.#store.setProfile(uuid, {
+      this.#storage.setProfile(uuid, {
         uuid,
         nickname:
           p?.name ??
@@ -262,7 +264,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         badges: p ? [...p.badges] : [],
       });
       if (known?.disconnected_at != null) {
-        this.#store.unschedule(graceKey(uuid));
+        this.#storage.unschedule(graceKey(uuid));
         this.#rearm();
       }
       // A second tab, or a return inside the grace, changes no list; the diff finds that.
@@ -280,7 +282,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
     // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
-    if (msg.action !== "ping") this.#store.touch(who.uuid, Date.now());
+    if (msg.action !== "ping") this.#storage.touch(who.uuid, Date.now());
     // A DJ's AFK clock counts only what shows them at the decks (docs/DECISIONS.md).
     if (DJ_ACTIONS.has(msg.action)) this.#playback.acted(who.uuid, Date.now());
     let error: string | null = null;
@@ -305,7 +307,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         error = this.#actions.removeDj(who, msg);
         break;
       case "skipSong": {
-        const dj = this.#store.playing()?.dj_uuid;
+        const dj = this.#storage.playing()?.dj_uuid;
         error = this.#actions.skipSong(who);
         if (!error && dj !== who.uuid)
           this.#chat.roomMessage("The song was skipped by a moderator.");
@@ -382,22 +384,22 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #socketGone(connection: Connection<Caller>) {
     const who = connection.state;
     if (!who || who.tokenType === "ghost" || this.#hasSocket(who.uuid, connection.id)) return;
-    if (!this.#store.user(who.uuid)) return; // kicked or banned: already removed
+    if (!this.#storage.user(who.uuid)) return; // kicked or banned: already removed
     const now = Date.now();
-    this.#store.markDisconnected(who.uuid, now);
-    this.#store.schedule(graceKey(who.uuid), now + GRACE_MS);
+    this.#storage.markDisconnected(who.uuid, now);
+    this.#storage.schedule(graceKey(who.uuid), now + GRACE_MS);
     this.#rearm();
   }
 
   async onAlarm() {
     const now = Date.now();
-    const all = this.#store.scheduled();
+    const all = this.#storage.scheduled();
     let due = all.filter((r) => r.due <= now);
     // The platform never fires early; an early call (a test's runDurableObjectAlarm) means
     // "run what is next", so the earliest entries run.
     if (!due.length && all.length) due = all.filter((r) => r.due === all[0].due);
     for (const { key } of due) {
-      this.#store.unschedule(key);
+      this.#storage.unschedule(key);
       if (key === "song-end") void this.#playback.end("playedSong");
       else if (key === "advance") void this.#playback.advance();
       else if (key === "outbox") void this.#playback.retryOutbox();
@@ -411,9 +413,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   #graceEnded(uuid: string) {
-    const u = this.#store.user(uuid);
+    const u = this.#storage.user(uuid);
     if (!u || u.disconnected_at === null || this.#hasSocket(uuid)) return;
-    this.#store.deleteUser(uuid);
+    this.#storage.deleteUser(uuid);
     this.#publisher.mark(PEOPLE_KEYS, "userLeft");
     this.#playback.removeFromStage(uuid, "userLeft");
   }
@@ -432,9 +434,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
   /** Stores the room's settings (the room-service owns the D1 row) and tells every client. */
   applySettings(settings: RoomSettings): void {
     const next = roomSettingsSchema.parse(settings);
-    this.#store.setSettings(next);
+    this.#storage.setSettings(next);
     // A smaller booth drops the DJs beyond it, from the back (the current DJ is first).
-    for (const d of this.#store.djs().slice(next.numberOfDjs).reverse())
+    for (const d of this.#storage.djs().slice(next.numberOfDjs).reverse())
       this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
     // djType and the owner change who may DJ, so the user lists are recomputed too.
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
@@ -448,7 +450,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   /** Present users (a dropped socket still counts during its grace), guests left out. */
   getUserUuids(): string[] {
-    return this.#store
+    return this.#storage
       .users()
       .filter((u) => !u.guest)
       .map((u) => u.uuid);
@@ -457,14 +459,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
   /** Grants a room role, with an optional expiry (epoch ms or an ISO date). */
   setRole(userUuid: string, role: RoomRoleName, expirationTime: number | string | null): void {
     const a = roleArgs.parse({ userUuid, role, expirationTime });
-    this.#store.setRole(a.userUuid, a.role, a.expirationTime);
+    this.#storage.setRole(a.userUuid, a.role, a.expirationTime);
     if (a.expirationTime !== null)
-      this.#store.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
-    else this.#store.unschedule(roleKey(a.userUuid, a.role));
+      this.#storage.schedule(roleKey(a.userUuid, a.role), a.expirationTime);
+    else this.#storage.unschedule(roleKey(a.userUuid, a.role));
     this.#rearm();
     if (a.role === "banned" && (a.expirationTime === null || a.expirationTime > Date.now()))
       this.#moderation.eject(a.userUuid, "banned");
-    if (a.role === "djDisabled" && this.#store.djs().some((d) => d.uuid === a.userUuid)) {
+    if (a.role === "djDisabled" && this.#storage.djs().some((d) => d.uuid === a.userUuid)) {
       this.#playback.removeFromStage(a.userUuid, "updatedRoomSettings");
     }
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
@@ -472,8 +474,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   removeRole(userUuid: string, role: RoomRoleName): boolean {
     const a = roleArgs.parse({ userUuid, role, expirationTime: null });
-    const removed = this.#store.removeRole(a.userUuid, a.role);
-    this.#store.unschedule(roleKey(a.userUuid, a.role));
+    const removed = this.#storage.removeRole(a.userUuid, a.role);
+    this.#storage.unschedule(roleKey(a.userUuid, a.role));
     this.#rearm();
     if (removed) this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
     return removed;
@@ -494,9 +496,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
   /** Makes `newOwnerUuid` the only owner (settings and role rows). */
   changeOwner(newOwnerUuid: string): void {
     const uuid = z.string().min(1).max(64).parse(newOwnerUuid);
-    for (const r of this.#store.roles(0))
-      if (r.role === "owner" && r.user_uuid !== uuid) this.#store.removeRole(r.user_uuid, "owner");
-    this.#store.setSettings({ ...this.#store.settings(), ownerUuid: uuid });
+    for (const r of this.#storage.roles(0))
+      if (r.role === "owner" && r.user_uuid !== uuid)
+        this.#storage.removeRole(r.user_uuid, "owner");
+    this.#storage.setSettings({ ...this.#storage.settings(), ownerUuid: uuid });
     this.setRole(uuid, "owner", null);
   }
 
@@ -505,7 +508,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
    * client sees `chat` become [] in the next frame. Answers how many lines were removed.
    */
   clearChat(): number {
-    const removed = this.#store.chat.clear();
+    const removed = this.#storage.chat.clear();
     this.#publisher.mark(["chat"], "updatedChat");
     return removed;
   }
@@ -516,7 +519,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   deliverConsumable(args: DeliveryArgs): DeliveryResult {
     this.#deliveries ??= new ConsumableDeliveries(
       this.ctx.storage.sql,
-      this.#store,
+      this.#storage,
       this.#publisher,
     );
     return this.#deliveries.deliver(args);
@@ -524,8 +527,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   /** Records `userUuid` as a member of the room's chat (the local CometChat group join). */
   joinChat(userUuid: string): { joinedAt: number; created: boolean; members: number } {
-    const r = this.#store.chat.join(z.string().min(1).max(64).parse(userUuid), Date.now());
-    return { ...r, members: this.#store.chat.memberCount() };
+    const r = this.#storage.chat.join(z.string().min(1).max(64).parse(userUuid), Date.now());
+    return { ...r, members: this.#storage.chat.memberCount() };
   }
 
   /**
@@ -533,11 +536,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
    * (guests left out), how many DJs, and a small summary of the song playing with its DJ's name.
    */
   getSummary(): RoomSummary {
-    const np = this.#store.nowPlaying();
-    const dj = np ? this.#store.profile(np.djUuid) : undefined;
+    const np = this.#storage.nowPlaying();
+    const dj = np ? this.#storage.profile(np.djUuid) : undefined;
     return {
       userUuids: this.getUserUuids(),
-      numberOfActiveDjs: this.#store.djs().length,
+      numberOfActiveDjs: this.#storage.djs().length,
       nowPlaying: np
         ? {
             songId: np.song.songId,
@@ -570,13 +573,13 @@ export class Room extends Server<Env & Cloudflare.Env> {
     } satisfies ServerMessage);
     for (const c of this.getConnections()) send(c, frame);
     this.#playback.stop(false, "removedDj");
-    this.#store.clearDjs();
-    this.#store.clearVotes();
-    this.#store.unscheduleLike("grace:");
-    this.#store.unscheduleLike("afk:");
-    this.#store.unschedule("advance");
-    for (const u of this.#store.users())
-      if (u.disconnected_at !== null) this.#store.deleteUser(u.uuid);
+    this.#storage.clearDjs();
+    this.#storage.clearVotes();
+    this.#storage.unscheduleLike("grace:");
+    this.#storage.unscheduleLike("afk:");
+    this.#storage.unschedule("advance");
+    for (const u of this.#storage.users())
+      if (u.disconnected_at !== null) this.#storage.deleteUser(u.uuid);
     this.#rearm();
     this.#publisher.mark(STATE_KEYS, "removedDj");
     this.#publisher.flush();
@@ -590,7 +593,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   #rearm() {
-    const first = this.#store.scheduled()[0];
+    const first = this.#storage.scheduled()[0];
     if (first) void this.ctx.storage.setAlarm(first.due);
     else void this.ctx.storage.deleteAlarm();
   }

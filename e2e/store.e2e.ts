@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { api, logIn, PNG_1x1, shot, tokenFor, useBrowser } from "./browser";
 
-// The token store in a room (issue 5, "Browser test"): Lou has tokens (granted through the
+// The token shop in a room (issue 5, "Browser test"): Lou has tokens (granted through the
 // development-only admin grant), opens the room Kim is in, sends a consumable from the
 // "Send something" drawer after a confirmation naming its cost; Kim's page shows it in the
 // chat, and the balance in Lou's header drops at once.

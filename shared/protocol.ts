@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { CrateSongDto } from "../workers/songs/dto";
-import type { ConsumableDisplayType } from "../workers/db/store-schema";
+import type { ConsumableDisplayType } from "../workers/db/shop-schema";
 import type { JsonPatchOp } from "./json-patch";
 import type { RoomRoleName, RoomSettings } from "./rooms";
 
@@ -301,7 +301,7 @@ export interface RoomState {
 export interface ChatMessage {
   id: string;
   uuid: string;
-  /** "consumable": something a user bought and sent into the room (the token store). */
+  /** "consumable": something a user bought and sent into the room (the token shop). */
   type: "user" | "room" | "consumable";
   message: string | null;
   userUuid: string | null;

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dropLostAvatar } from "../workers/merch-service/avatar-rules";
+import { dropLostAvatar } from "../workers/merch-service/avatars/avatar-rules";
 import { admin, countRows, signUp, type TestAccount } from "./helpers";
 import {
   assign,

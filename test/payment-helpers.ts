@@ -6,7 +6,7 @@ import { db } from "../workers/db/client";
 import { tokenBundles } from "../workers/db/schema";
 import { api } from "../workers/api";
 import type { Env } from "../workers/env";
-import { accountObject, accountOf } from "../workers/merch-service/account-store";
+import { accountObject, accountOf } from "../workers/merch-service/token-shop/account-repo";
 import { call, type CallInit } from "./helpers";
 
 /**

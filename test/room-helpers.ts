@@ -15,7 +15,7 @@ import { db } from "../workers/db/client";
 import { users, type SongRow } from "../workers/db/schema";
 import { signToken } from "../workers/lib/jwt";
 import { appendSongs } from "../workers/playlist-service/crate-positions";
-import { specialCrate } from "../workers/playlist-service/crate-store";
+import { specialCrate } from "../workers/playlist-service/crate-repo";
 import { seedSong } from "./crate-helpers";
 import { signUp } from "./helpers";
 

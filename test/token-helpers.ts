@@ -1,11 +1,11 @@
 import { env } from "cloudflare:test";
 import { expect } from "vitest";
-import type { ConsumableDto } from "../workers/merch-service/store-dto";
+import type { ConsumableDto } from "../workers/merch-service/token-shop/shop-dto";
 import { admin, call, type CallInit, type TestAccount } from "./helpers";
 import { account as roomAccount, connect, type RoomClient, type RoomPerson } from "./room-helpers";
 import { createRoom } from "./room-service-helpers";
 
-/** Token store helpers for token-*.test.ts and consumable*.test.ts. */
+/** Token shop helpers for token-*.test.ts and consumable*.test.ts. */
 
 export const merch = (path: string, init?: CallInit) =>
   call("merch-service", `/api/v1${path}`, init);

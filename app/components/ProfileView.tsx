@@ -161,7 +161,7 @@ export function ProfileView({
                     {t("subscription.title")}
                   </Link>
                   <Link to="/shop" className={buttonClass.link} data-testid="profile-shop">
-                    {t("store.title")}
+                    {t("shop.title")}
                   </Link>
                 </>
               )}

@@ -4,7 +4,7 @@ import { plural, useT } from "~/i18n";
 import type { SongsClient } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
-import { updateMyCrates, useMyCrates } from "~/lib/crateStore";
+import { updateMyCrates, useMyCrates } from "~/lib/crate-cache";
 import {
   hasSongId,
   songKey,

@@ -11,7 +11,7 @@ import {
   type ReactNode,
 } from "react";
 import { useLocale, useT } from "~/i18n";
-import { fetchOwnAccount, type TokenAccount } from "~/lib/store";
+import { fetchOwnAccount, type TokenAccount } from "~/lib/shop";
 
 /**
  * The signed-in user's token account, shared by the header and the shop. The root loader
@@ -70,7 +70,7 @@ export function TokenBalanceProvider({
     const onFocus = () => document.visibilityState === "visible" && void refresh();
     window.addEventListener("focus", onFocus);
     document.addEventListener("visibilitychange", onFocus);
-    // The loader could not read it (first view, or the store was down): try from here.
+    // The loader could not read it (first view, or the shop was down): try from here.
     if (!initial) void refresh();
     return () => {
       window.removeEventListener("focus", onFocus);
@@ -96,10 +96,10 @@ export function TokenBalanceBadge() {
       prefetch="intent"
       className="flex shrink-0 items-center gap-1.5 rounded-full border border-amber-300/30 bg-amber-300/10 px-2.5 py-1.5 text-sm font-bold text-amber-100 transition hover:bg-amber-300/20"
       aria-label={
-        account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")
+        account ? t("shop.balanceLabel", { count: account.balance }) : t("shop.balanceUnknown")
       }
       title={
-        account ? t("store.balanceLabel", { count: account.balance }) : t("store.balanceUnknown")
+        account ? t("shop.balanceLabel", { count: account.balance }) : t("shop.balanceUnknown")
       }
     >
       <Coins aria-hidden className="size-4 text-amber-300" />

@@ -6,14 +6,14 @@ import { enRooms } from "./en-rooms";
 import { enAvatars } from "./en-avatars";
 import { enPayments } from "./en-payments";
 import { enPoints } from "./en-points";
-import { enStore } from "./en-store";
+import { enShop } from "./en-shop";
 
 export const en = {
   ...enRooms,
   ...enAvatars,
   ...enPayments,
   ...enPoints,
-  ...enStore,
+  ...enShop,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

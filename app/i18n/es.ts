@@ -3,7 +3,7 @@ import { esRooms } from "./es-rooms";
 import { esAvatars } from "./es-avatars";
 import { esPayments } from "./es-payments";
 import { esPoints } from "./es-points";
-import { esStore } from "./es-store";
+import { esShop } from "./es-shop";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -11,7 +11,7 @@ export const es: Dictionary = {
   ...esAvatars,
   ...esPayments,
   ...esPoints,
-  ...esStore,
+  ...esShop,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

@@ -1,7 +1,7 @@
 import type { Locale } from "~/i18n";
 // Shapes come from the payment-service's own DTO builders (type-only imports: no server
 // code reaches the browser bundle).
-import type { ProductDto } from "../../workers/payment-service/product-store";
+import type { ProductDto } from "../../workers/payment-service/product-repo";
 import type { subscriptionDto } from "../../workers/payment-service/subscriptions";
 
 export const PAYMENT_SERVICE = "/api/payment-service";

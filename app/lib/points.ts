@@ -1,8 +1,8 @@
 // Shapes of the points, season and ranking answers, from the merch-service's own builders
 // (type-only imports: no server code reaches the browser bundle).
-import type { RankRow, rankingOf } from "../../workers/merch-service/ranking-store";
-import type { bothStandings } from "../../workers/merch-service/ranking-status";
-import type { SeasonDto } from "../../workers/merch-service/season-store";
+import type { RankRow, rankingOf } from "../../workers/merch-service/points/ranking-repo";
+import type { bothStandings } from "../../workers/merch-service/points/ranking-status";
+import type { SeasonDto } from "../../workers/merch-service/points/season-repo";
 
 export const POINTS_API = "/api/merch-service";
 

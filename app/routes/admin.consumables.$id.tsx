@@ -11,9 +11,9 @@ import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
-import { MERCH, type Consumable } from "~/lib/store";
+import { MERCH, type Consumable } from "~/lib/shop";
 
-export const meta = pageMeta("adminStore.consumablesTitle");
+export const meta = pageMeta("adminShop.consumablesTitle");
 
 /**
  * One consumable: `/admin/consumables/new` creates, `/admin/consumables/<id>` edits or
@@ -82,15 +82,15 @@ export default function AdminConsumable() {
   return (
     <AdminEditor
       backTo="/admin/consumables"
-      backLabel={t("adminStore.backConsumables")}
-      title={creating ? t("adminStore.createConsumable") : t("adminStore.editConsumable")}
+      backLabel={t("adminShop.backConsumables")}
+      title={creating ? t("adminShop.createConsumable") : t("adminShop.editConsumable")}
       creating={creating}
       formKey={c?.updatedAt ?? NEW}
       result={result}
     >
       <Field
         className="sm:col-span-2"
-        label={t("adminStore.field.name")}
+        label={t("adminShop.field.name")}
         name="name"
         required
         maxLength={60}
@@ -98,38 +98,38 @@ export default function AdminConsumable() {
       />
       <TextArea
         className="sm:col-span-2"
-        label={t("adminStore.field.description")}
+        label={t("adminShop.field.description")}
         name="description"
         rows={3}
         maxLength={500}
         defaultValue={c?.description ?? ""}
       />
       <Field
-        label={t("adminStore.field.tokenCost")}
+        label={t("adminShop.field.tokenCost")}
         name="tokenCost"
         inputMode="numeric"
         required
         defaultValue={c ? String(c.tokenCost) : ""}
       />
       <Select
-        label={t("adminStore.field.displayType")}
+        label={t("adminShop.field.displayType")}
         name="displayType"
         defaultValue={c?.displayType ?? "small"}
       >
-        <option value="small">{t("adminStore.display.small")}</option>
-        <option value="cover">{t("adminStore.display.cover")}</option>
+        <option value="small">{t("adminShop.display.small")}</option>
+        <option value="cover">{t("adminShop.display.cover")}</option>
       </Select>
       <AdminImageInput
         id="consumable-file"
-        label={t("adminStore.field.file")}
-        hint={t("adminStore.fileHint")}
+        label={t("adminShop.field.file")}
+        hint={t("adminShop.fileHint")}
         src={c?.imageUrl}
         testId="consumable-image"
       />
       {c?.imageUrl && (
         <label className="flex items-center gap-3 text-ink-100 sm:col-span-2">
           <input type="checkbox" name="removeFile" className="size-5 accent-brand" />
-          {t("adminStore.removeFile")}
+          {t("adminShop.removeFile")}
         </label>
       )}
     </AdminEditor>

@@ -9,9 +9,9 @@ import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formatDate } from "~/lib/format";
-import { MERCH, STORE_PAGE, type Consumable, type StorePage } from "~/lib/store";
+import { MERCH, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
 
-export const meta = pageMeta("adminStore.consumablesTitle");
+export const meta = pageMeta("adminShop.consumablesTitle");
 
 /** Every consumable, newest first, 32 a page (`?page=`). */
 export async function loader(args: LoaderFunctionArgs) {
@@ -20,13 +20,13 @@ export async function loader(args: LoaderFunctionArgs) {
     1,
     Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1,
   );
-  const res = await callApi<StorePage<Consumable>>(
+  const res = await callApi<ShopPage<Consumable>>(
     args,
-    `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`,
+    `${MERCH}/consumables?limit=${SHOP_PAGE}&offset=${(page - 1) * SHOP_PAGE}`,
     { token },
   );
   if (!res.ok) adminFailure(args.request, res);
-  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / STORE_PAGE)) };
+  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / SHOP_PAGE)) };
 }
 
 export default function AdminConsumables() {
@@ -39,27 +39,27 @@ export default function AdminConsumables() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("adminStore.consumablesHeading")}
+            {t("adminShop.consumablesHeading")}
           </h1>
           <p className="mt-1 text-ink-200" data-testid="consumables-total">
-            {t("adminStore.total", { total })}
+            {t("adminShop.total", { total })}
           </p>
         </div>
         <Link to="/admin/consumables/new" className={buttonClass.primary}>
           <Plus aria-hidden className="size-4" />
-          {t("adminStore.newConsumable")}
+          {t("adminShop.newConsumable")}
         </Link>
       </div>
 
       <AdminTable
-        label={t("adminStore.consumablesHeading")}
+        label={t("adminShop.consumablesHeading")}
         columns={[
-          { label: t("adminStore.col.name") },
-          { label: t("adminStore.col.cost") },
-          { label: t("adminStore.col.display") },
-          { label: t("adminStore.col.created") },
+          { label: t("adminShop.col.name") },
+          { label: t("adminShop.col.cost") },
+          { label: t("adminShop.col.display") },
+          { label: t("adminShop.col.created") },
         ]}
-        empty={t("store.empty")}
+        empty={t("shop.empty")}
         isEmpty={items.length === 0}
         minWidth="min-w-[40rem]"
       >
@@ -69,7 +69,7 @@ export default function AdminConsumables() {
               <Link
                 to={`/admin/consumables/${c.id}`}
                 className="flex items-center gap-3 font-semibold text-white hover:underline"
-                aria-label={t("adminStore.edit", { name: c.name })}
+                aria-label={t("adminShop.edit", { name: c.name })}
               >
                 {c.imageUrl ? (
                   <img src={c.imageUrl} alt="" className="size-10 rounded-lg object-cover" />
@@ -79,8 +79,8 @@ export default function AdminConsumables() {
                 {c.name}
               </Link>
             </td>
-            <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: c.tokenCost })}</td>
-            <td className="px-4 py-3 text-ink-100">{t(`adminStore.display.${c.displayType}`)}</td>
+            <td className="px-4 py-3 text-ink-50">{t("shop.cost", { count: c.tokenCost })}</td>
+            <td className="px-4 py-3 text-ink-100">{t(`adminShop.display.${c.displayType}`)}</td>
             <td className="whitespace-nowrap px-4 py-3 text-ink-200">
               {formatDate(c.createdAt, locale)}
             </td>

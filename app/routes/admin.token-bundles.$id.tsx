@@ -11,9 +11,9 @@ import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
-import { MERCH, type TokenBundle } from "~/lib/store";
+import { MERCH, type TokenBundle } from "~/lib/shop";
 
-export const meta = pageMeta("adminStore.bundlesTitle");
+export const meta = pageMeta("adminShop.bundlesTitle");
 
 /**
  * One token bundle: `/admin/token-bundles/new` creates, `/admin/token-bundles/<id>` edits,
@@ -77,15 +77,15 @@ export default function AdminTokenBundle() {
   return (
     <AdminEditor
       backTo="/admin/token-bundles"
-      backLabel={t("adminStore.backBundles")}
-      title={creating ? t("adminStore.createBundle") : t("adminStore.editBundle")}
+      backLabel={t("adminShop.backBundles")}
+      title={creating ? t("adminShop.createBundle") : t("adminShop.editBundle")}
       creating={creating}
       formKey={b?.updatedAt ?? NEW}
       result={result}
     >
       <Field
         className="sm:col-span-2"
-        label={t("adminStore.field.name")}
+        label={t("adminShop.field.name")}
         name="name"
         required
         maxLength={100}
@@ -93,31 +93,31 @@ export default function AdminTokenBundle() {
       />
       <TextArea
         className="sm:col-span-2"
-        label={t("adminStore.field.description")}
+        label={t("adminShop.field.description")}
         name="description"
         rows={3}
         maxLength={1000}
         defaultValue={b?.description ?? ""}
       />
       <Field
-        label={t("adminStore.field.tokenAmount")}
+        label={t("adminShop.field.tokenAmount")}
         name="tokenAmount"
         inputMode="numeric"
         required
         defaultValue={b ? String(b.tokenAmount) : ""}
       />
       <Field
-        label={t("adminStore.field.productId")}
+        label={t("adminShop.field.productId")}
         name="productId"
         required
         maxLength={100}
         defaultValue={b?.productId ?? ""}
-        hint={t("adminStore.productHint")}
+        hint={t("adminShop.productHint")}
       />
       <AdminImageInput
         id="bundle-file"
-        label={t("adminStore.field.thumbnail")}
-        hint={t("adminStore.thumbHint")}
+        label={t("adminShop.field.thumbnail")}
+        hint={t("adminShop.thumbHint")}
         src={b?.thumbnailUrl}
         testId="bundle-thumbnail"
       />

@@ -9,9 +9,9 @@ import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formatPrice } from "~/lib/payments";
-import { MERCH, STORE_PAGE, type StorePage, type TokenBundle } from "~/lib/store";
+import { MERCH, SHOP_PAGE, type ShopPage, type TokenBundle } from "~/lib/shop";
 
-export const meta = pageMeta("adminStore.bundlesTitle");
+export const meta = pageMeta("adminShop.bundlesTitle");
 
 /** Every token bundle, newest first, 32 a page (`?page=`), with its product's price. */
 export async function loader(args: LoaderFunctionArgs) {
@@ -20,13 +20,13 @@ export async function loader(args: LoaderFunctionArgs) {
     1,
     Number.parseInt(new URL(args.request.url).searchParams.get("page") ?? "1", 10) || 1,
   );
-  const res = await callApi<StorePage<TokenBundle>>(
+  const res = await callApi<ShopPage<TokenBundle>>(
     args,
-    `${MERCH}/token-bundles?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`,
+    `${MERCH}/token-bundles?limit=${SHOP_PAGE}&offset=${(page - 1) * SHOP_PAGE}`,
     { token },
   );
   if (!res.ok) adminFailure(args.request, res);
-  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / STORE_PAGE)) };
+  return { ...res.data, page, pageCount: Math.max(1, Math.ceil(res.data.total / SHOP_PAGE)) };
 }
 
 export default function AdminTokenBundles() {
@@ -39,26 +39,26 @@ export default function AdminTokenBundles() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("adminStore.bundlesHeading")}
+            {t("adminShop.bundlesHeading")}
           </h1>
           <p className="mt-1 text-ink-200" data-testid="bundles-total">
-            {t("adminStore.total", { total })}
+            {t("adminShop.total", { total })}
           </p>
         </div>
         <Link to="/admin/token-bundles/new" className={buttonClass.primary}>
           <Plus aria-hidden className="size-4" />
-          {t("adminStore.newBundle")}
+          {t("adminShop.newBundle")}
         </Link>
       </div>
       <AdminTable
-        label={t("adminStore.bundlesHeading")}
+        label={t("adminShop.bundlesHeading")}
         columns={[
-          { label: t("adminStore.col.name") },
-          { label: t("adminStore.col.tokens") },
-          { label: t("adminStore.col.product") },
-          { label: t("adminStore.col.price") },
+          { label: t("adminShop.col.name") },
+          { label: t("adminShop.col.tokens") },
+          { label: t("adminShop.col.product") },
+          { label: t("adminShop.col.price") },
         ]}
-        empty={t("adminStore.noBundles")}
+        empty={t("adminShop.noBundles")}
         isEmpty={bundles.length === 0}
         minWidth="min-w-[40rem]"
       >
@@ -68,7 +68,7 @@ export default function AdminTokenBundles() {
               <Link
                 to={`/admin/token-bundles/${b.id}`}
                 className="flex items-center gap-3 font-semibold text-white hover:underline"
-                aria-label={t("adminStore.edit", { name: b.name })}
+                aria-label={t("adminShop.edit", { name: b.name })}
               >
                 {b.thumbnailUrl ? (
                   <img src={b.thumbnailUrl} alt="" className="size-10 rounded-lg object-cover" />
@@ -78,12 +78,12 @@ export default function AdminTokenBundles() {
                 {b.name}
               </Link>
             </td>
-            <td className="px-4 py-3 text-ink-50">{t("store.cost", { count: b.tokenAmount })}</td>
+            <td className="px-4 py-3 text-ink-50">{t("shop.cost", { count: b.tokenAmount })}</td>
             <td className="max-w-[24ch] truncate px-4 py-3 text-ink-200">{b.productId}</td>
             <td className="whitespace-nowrap px-4 py-3 text-ink-50">
               {b.price !== null && b.currency
                 ? formatPrice(b.price, b.currency, locale)
-                : t("adminStore.noProduct")}
+                : t("adminShop.noProduct")}
             </td>
           </tr>
         ))}

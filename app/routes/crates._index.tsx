@@ -21,7 +21,7 @@ import { IconButton, button, LoadError } from "~/components/ui";
 import { pageMeta, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/lib/useSongsClient";
-import { setMyCrates } from "~/lib/crateStore";
+import { setMyCrates } from "~/lib/crate-cache";
 import { requireUser } from "~/lib/session.server";
 import { IMPORT_REFRESH_MS, isSpecialCrate, type CrateDto, type ListPage } from "~/lib/songs";
 import { loaded, playlistApi, type Loaded } from "~/lib/songs.server";

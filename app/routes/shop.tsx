@@ -1,15 +1,15 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Coins, Gift, Radio } from "lucide-react";
-import { ConsumableGrid } from "~/components/store/ConsumableGrid";
+import { ConsumableGrid } from "~/components/shop/ConsumableGrid";
 import { useTokenBalance } from "~/components/TokenBalance";
 import { Alert, button, buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
-import { MERCH, STORE_PAGE, type Consumable, type StorePage } from "~/lib/store";
+import { MERCH, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
 import { useRootData } from "~/lib/useRootData";
 
-export const meta = pageMeta("store.title");
+export const meta = pageMeta("shop.title");
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,9 +22,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const url = new URL(args.request.url);
   const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
   const room = url.searchParams.get("room");
-  const res = await callApi<StorePage<Consumable>>(
+  const res = await callApi<ShopPage<Consumable>>(
     args,
-    `${MERCH}/consumables?limit=${STORE_PAGE}&offset=${(page - 1) * STORE_PAGE}`,
+    `${MERCH}/consumables?limit=${SHOP_PAGE}&offset=${(page - 1) * SHOP_PAGE}`,
   );
   return {
     page,
@@ -40,7 +40,7 @@ export default function Shop() {
   const { page, roomUuid, list, error } = useLoaderData<typeof loader>();
   const root = useRootData();
   const { account } = useTokenBalance();
-  const pages = list ? Math.max(1, Math.ceil(list.total / STORE_PAGE)) : 1;
+  const pages = list ? Math.max(1, Math.ceil(list.total / SHOP_PAGE)) : 1;
   const q = (p: number) =>
     `?${new URLSearchParams({ page: String(p), ...(roomUuid ? { room: roomUuid } : {}) })}`;
   return (
@@ -49,23 +49,23 @@ export default function Shop() {
         <div className="max-w-2xl">
           <h1 className="flex items-center gap-3 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
             <Gift aria-hidden className="size-8 text-amber-300" />
-            {t("store.heading")}
+            {t("shop.heading")}
           </h1>
-          <p className="mt-2 text-ink-200">{roomUuid ? t("store.ledeRoom") : t("store.lede")}</p>
+          <p className="mt-2 text-ink-200">{roomUuid ? t("shop.ledeRoom") : t("shop.lede")}</p>
         </div>
         {root?.user && (
           <div className="flex items-center gap-3 rounded-2xl border border-amber-300/30 bg-amber-300/10 px-4 py-3">
             <Coins aria-hidden className="size-6 text-amber-300" />
             <div>
               <p className="text-xs uppercase tracking-wide text-amber-100/80">
-                {t("store.yourBalance")}
+                {t("shop.yourBalance")}
               </p>
               <p className="text-xl font-extrabold text-white" data-testid="shop-balance">
                 {account ? new Intl.NumberFormat(locale).format(account.balance) : "–"}
               </p>
             </div>
             <Link to="/tokens" className={button("secondary", "sm")}>
-              {t("store.getTokens")}
+              {t("shop.getTokens")}
             </Link>
           </div>
         )}
@@ -73,15 +73,15 @@ export default function Shop() {
 
       {root?.user && !account && (
         <div className="mt-6">
-          <Alert error={{ status: 404, message: t("store.noAccount"), generic: false }} />
+          <Alert error={{ status: 404, message: t("shop.noAccount"), generic: false }} />
         </div>
       )}
       {!roomUuid && (
         <p className="mt-6 flex flex-wrap items-center gap-2 rounded-2xl border border-line bg-white/5 px-4 py-3 text-sm text-ink-100">
           <Radio aria-hidden className="size-4 text-brand-light" />
-          {t("store.howTo")}
+          {t("shop.howTo")}
           <Link to="/rooms" className={buttonClass.link}>
-            {t("store.findRoom")}
+            {t("shop.findRoom")}
           </Link>
         </p>
       )}
@@ -91,7 +91,7 @@ export default function Shop() {
           <Alert error={error} />
         ) : !list || list.data.length === 0 ? (
           <p className="rounded-2xl border border-line bg-panel/70 px-4 py-10 text-center text-ink-200">
-            {t("store.empty")}
+            {t("shop.empty")}
           </p>
         ) : (
           <ConsumableGrid
@@ -104,25 +104,25 @@ export default function Shop() {
 
       {pages > 1 && (
         <nav
-          aria-label={t("store.paging")}
+          aria-label={t("shop.paging")}
           className="mt-6 flex items-center justify-center gap-2 text-sm"
         >
           {page > 1 ? (
             <Link
               to={q(page - 1)}
               className={buttonClass.ghost}
-              aria-label={t("store.prev")}
+              aria-label={t("shop.prev")}
               data-testid="shop-prev"
             >
               <ChevronLeft aria-hidden className="size-4" />
             </Link>
           ) : null}
-          <span>{t("store.pageOf", { page, pages })}</span>
+          <span>{t("shop.pageOf", { page, pages })}</span>
           {page < pages ? (
             <Link
               to={q(page + 1)}
               className={buttonClass.ghost}
-              aria-label={t("store.next")}
+              aria-label={t("shop.next")}
               data-testid="shop-next"
             >
               <ChevronRight aria-hidden className="size-4" />

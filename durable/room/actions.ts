@@ -18,7 +18,7 @@ import { awardVotePoints } from "./points";
 import type { ChatProfile } from "./chat";
 import type { Playback } from "./playback";
 import type { Marks, NeedsState } from "./publisher";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS, RoomView } from "./view";
 
 /** What a connection remembers about its caller (the socket attachment survives hibernation). */
@@ -54,14 +54,14 @@ type Act<A extends ClientMessage["action"]> = Extract<ClientMessage, { action: A
 export class StageActions {
   constructor(
     private readonly env: Env,
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly playback: Playback,
   ) {}
 
   #refusal(view: RoomView, who: Who): string | null {
     if (who.tokenType === "ghost") return MSG.ghost;
-    if (this.store.djs().some((d) => d.uuid === who.uuid)) return MSG.alreadyDj;
+    if (this.storage.djs().some((d) => d.uuid === who.uuid)) return MSG.alreadyDj;
     const refused = view.djRefusal({
       uuid: who.uuid,
       guest: who.tokenType === "guest" ? 1 : 0,
@@ -69,12 +69,12 @@ export class StageActions {
       pro: who.pro ? 1 : 0,
     });
     if (refused) return refused;
-    if (this.store.djs().length >= view.settings.numberOfDjs) return MSG.full;
+    if (this.storage.djs().length >= view.settings.numberOfDjs) return MSG.full;
     return null;
   }
 
   async addDj(who: Who, msg: Act<"addDj">): Promise<string | null> {
-    const early = this.#refusal(new RoomView(this.store, Date.now()), who);
+    const early = this.#refusal(new RoomView(this.storage, Date.now()), who);
     if (early) return early;
     let songs: number;
     try {
@@ -85,12 +85,12 @@ export class StageActions {
     }
     if (songs === 0) return MSG.emptyQueue;
     // Checked again: the booth may have filled (or the user sat down in another tab) meanwhile.
-    const late = this.#refusal(new RoomView(this.store, Date.now()), who);
+    const late = this.#refusal(new RoomView(this.storage, Date.now()), who);
     if (late) return late;
-    this.store.addDj(who.uuid, msg.song ?? null);
+    this.storage.addDj(who.uuid, msg.song ?? null);
     this.playback.seated(who.uuid, Date.now());
     this.publisher.mark(PEOPLE_KEYS, "addedDj");
-    if (!this.store.playing()) void this.playback.advance();
+    if (!this.storage.playing()) void this.playback.advance();
     return null;
   }
 
@@ -98,20 +98,20 @@ export class StageActions {
     const target = msg.djUuid ?? who.uuid;
     if (
       target !== who.uuid &&
-      !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)
+      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
     )
       return MSG.notMod;
-    if (!this.store.djs().some((d) => d.uuid === target)) return MSG.notDj;
+    if (!this.storage.djs().some((d) => d.uuid === target)) return MSG.notDj;
     this.playback.removeFromStage(target, "removedDj");
     return null;
   }
 
   skipSong(who: Who): string | null {
-    const p = this.store.playing();
+    const p = this.storage.playing();
     if (!p) return MSG.noSong;
     if (
       p.dj_uuid !== who.uuid &&
-      !new RoomView(this.store, Date.now()).isStageModerator(who.uuid, who.roles)
+      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
     )
       return MSG.skipForbidden;
     void this.playback.end("playedSong");
@@ -120,12 +120,12 @@ export class StageActions {
 
   voteOnSong(who: Who, msg: Act<"voteOnSong">): string | null {
     if (who.tokenType === "ghost") return MSG.ghost;
-    const p = this.store.playing();
+    const p = this.storage.playing();
     if (!p) return MSG.noSong;
     const { like, star } = msg.songVotes;
     if (star && who.tokenType === "guest") return MSG.guestStar;
-    const before = this.store.userVote(p.play_id, who.uuid);
-    this.store.vote(p.play_id, who.uuid, like, star);
+    const before = this.storage.userVote(p.play_id, who.uuid);
+    this.storage.vote(p.play_id, who.uuid, like, star);
     awardVotePoints(this.env, {
       playId: p.play_id,
       djUuid: p.dj_uuid,
@@ -150,8 +150,8 @@ export class StageActions {
 
   /** The user's whole vote on the current song (`yourVote`); `{}` when none. */
   yourVote(uuid: string): SongVotes {
-    const p = this.store.playing();
-    const v = p ? this.store.userVote(p.play_id, uuid) : undefined;
+    const p = this.storage.playing();
+    const v = p ? this.storage.userVote(p.play_id, uuid) : undefined;
     const out: SongVotes = {};
     if (v?.vote_like != null) out.like = v.vote_like === 1;
     if (v?.star) out.star = true;
@@ -159,15 +159,15 @@ export class StageActions {
   }
 
   #maybeAutoSkip(playId: string) {
-    const { autoSkipRatio } = this.store.settings();
+    const { autoSkipRatio } = this.storage.settings();
     if (autoSkipRatio <= 0) return;
     const now = Date.now();
-    const threshold = Math.ceil(autoSkipRatio * Math.max(2, this.store.activeCount(now)));
-    if (this.store.voteCounts(playId).dislikes >= threshold) void this.playback.end("playedSong");
+    const threshold = Math.ceil(autoSkipRatio * Math.max(2, this.storage.activeCount(now)));
+    if (this.storage.voteCounts(playId).dislikes >= threshold) void this.playback.end("playedSong");
   }
 
   updateNextSong(who: Who, msg: Act<"updateNextSong">): string | null {
-    if (!this.store.setNextSong(who.uuid, msg.song)) return MSG.nextSongNotDj;
+    if (!this.storage.setNextSong(who.uuid, msg.song)) return MSG.nextSongNotDj;
     this.publisher.mark(["djs"], "updatedNextSong");
     return null;
   }

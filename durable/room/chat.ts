@@ -17,7 +17,7 @@
  */
 import type { ChatMessage, ClientMessage } from "../../shared/protocol";
 import type { Marks } from "./publisher";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
 import type { Who } from "./actions";
 
@@ -103,7 +103,7 @@ export class ChatActions {
   readonly limiter: RateLimiter;
 
   constructor(
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly now: () => number = Date.now,
   ) {
@@ -112,7 +112,7 @@ export class ChatActions {
 
   /** Why `who` may not chat now, or null. */
   #refusal(who: Who, profile: ChatProfile | null): string | null {
-    const view = new RoomView(this.store, this.now());
+    const view = new RoomView(this.storage, this.now());
     if (!view.settings.hasChat) return CHAT_MSG.noChat;
     if (who.tokenType === "guest" || who.tokenType === "ghost") return CHAT_MSG.guest;
     if (!profile) return CHAT_MSG.noProfile;
@@ -127,10 +127,10 @@ export class ChatActions {
     const text = msg.message ? msg.message : null;
     const images = msg.imageUrls ?? [];
     if (!text && !(images.length && msg.media)) return CHAT_MSG.invalid;
-    if (msg.replyTo && !this.store.chat.get(msg.replyTo)) return CHAT_MSG.notFound;
+    if (msg.replyTo && !this.storage.chat.get(msg.replyTo)) return CHAT_MSG.notFound;
     if (!this.limiter.allow(`chat:${who.uuid}`)) return CHAT_MSG.rate;
     const id = crypto.randomUUID();
-    this.store.chat.add({
+    this.storage.chat.add({
       id,
       uuid: id,
       type: "user",
@@ -156,7 +156,7 @@ export class ChatActions {
   /** A message from the room itself (a kick, a moderator's skip). */
   roomMessage(text: string) {
     const id = crypto.randomUUID();
-    this.store.chat.add({
+    this.storage.chat.add({
       id,
       uuid: id,
       type: "room",
@@ -181,13 +181,13 @@ export class ChatActions {
   react(who: Who, profile: ChatProfile | null, msg: Act<"reactChat">): string | null {
     const refused = this.#refusal(who, profile);
     if (refused) return refused;
-    const m = this.store.chat.get(msg.messageId);
+    const m = this.storage.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
     const list = m.reactions[msg.emoji] ?? [];
     const next = list.includes(who.uuid) ? list.filter((u) => u !== who.uuid) : [...list, who.uuid];
     if (next.length) m.reactions[msg.emoji] = next;
     else delete m.reactions[msg.emoji];
-    this.store.chat.put(m);
+    this.storage.chat.put(m);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
@@ -195,7 +195,7 @@ export class ChatActions {
   edit(who: Who, profile: ChatProfile | null, msg: Act<"editChat">): string | null {
     const refused = this.#refusal(who, profile);
     if (refused) return refused;
-    const m = this.store.chat.get(msg.messageId);
+    const m = this.storage.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
     if (m.type !== "user" || m.userUuid !== who.uuid) return CHAT_MSG.notAuthor;
     if (m.message === null || m.imageUrls.length || m.media) return CHAT_MSG.notText;
@@ -203,26 +203,26 @@ export class ChatActions {
     m.message = msg.message;
     m.songs = songLinks(msg.message);
     m.edited = true;
-    this.store.chat.put(m);
+    this.storage.chat.put(m);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
 
   delete(who: Who, msg: Act<"deleteChat">): string | null {
-    const m = this.store.chat.get(msg.messageId);
+    const m = this.storage.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
     if (
       m.userUuid !== who.uuid &&
-      !new RoomView(this.store, this.now()).isStageModerator(who.uuid, who.roles)
+      !new RoomView(this.storage, this.now()).isStageModerator(who.uuid, who.roles)
     )
       return CHAT_MSG.notAllowed;
-    this.store.chat.delete(m.id);
+    this.storage.chat.delete(m.id);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
 
   /** Older history, oldest first. */
   page(before: string | null, limit: number): ChatMessage[] {
-    return this.store.chat.page(before, Math.max(1, Math.min(50, limit)));
+    return this.storage.chat.page(before, Math.max(1, Math.min(50, limit)));
   }
 }

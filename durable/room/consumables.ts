@@ -13,10 +13,10 @@
  *   socket sees it in the next frame.
  */
 import { z } from "zod";
-import { CONSUMABLE_DISPLAY_TYPES } from "../../workers/db/store-schema";
+import { CONSUMABLE_DISPLAY_TYPES } from "../../workers/db/shop-schema";
 import type { ChatMessage } from "../../shared/protocol";
 import type { Marks } from "./publisher";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
 
 export const deliveryArgs = z.object({
@@ -44,7 +44,7 @@ export type DeliveryResult =
 export class ConsumableDeliveries {
   constructor(
     private readonly sql: SqlStorage,
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly now: () => number = Date.now,
   ) {
@@ -68,13 +68,13 @@ export class ConsumableDeliveries {
         duplicate: true,
         deliveredAt: prior.delivered_at,
       };
-    const present = this.store.user(args.userUuid);
+    const present = this.storage.user(args.userUuid);
     if (!present || present.guest)
       return { ok: false, code: "not_in_room", message: DELIVERY_MSG.notInRoom };
     const now = this.now();
-    if (!new RoomView(this.store, now).settings.hasChat)
+    if (!new RoomView(this.storage, now).settings.hasChat)
       return { ok: false, code: "no_chat", message: DELIVERY_MSG.noChat };
-    const profile = this.store.profile(args.userUuid);
+    const profile = this.storage.profile(args.userUuid);
     const id = crypto.randomUUID();
     const message: ChatMessage = {
       id,
@@ -104,7 +104,7 @@ export class ConsumableDeliveries {
       id,
       now,
     );
-    this.store.chat.add(message);
+    this.storage.chat.add(message);
     this.publisher.mark(["chat"], "updatedChat");
     return { ok: true, messageId: id, duplicate: false, deliveredAt: now };
   }

@@ -1,7 +1,7 @@
 /**
  * What the Room object reads from and writes to D1: a caller's DJ facts, their queue crate,
  * the played-song record, and the likes crate. The crate rules themselves are the
- * playlist-service's (crate-store.ts, crate-positions.ts); this module only calls them.
+ * playlist-service's (crate-storage.ts, crate-positions.ts); this module only calls them.
  *
  * Invariants:
  * - The queue is read at the moment a song starts, never cached: a DJ's edits to their
@@ -20,10 +20,10 @@ import {
   setCurrentPosition,
   addSong,
 } from "../../workers/playlist-service/crate-positions";
-import { specialCrate } from "../../workers/playlist-service/crate-store";
+import { specialCrate } from "../../workers/playlist-service/crate-repo";
 import { toCrateSongDto, type CrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
-import type { PlayRow } from "./store";
+import type { PlayRow } from "./storage";
 
 /** Read at connect and kept with the connection: tokens carry neither fact. */
 export async function djFacts(

@@ -22,7 +22,7 @@ import type { Who } from "./actions";
 import type { ChatActions } from "./chat";
 import type { Playback } from "./playback";
 import { send, type Marks } from "./publisher";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS, RoomView } from "./view";
 
 export const KICK_MS = 5 * 60_000;
@@ -46,7 +46,7 @@ export function parseRoleKey(key: string): { uuid: string; role: RoomRoleName } 
 
 export class Moderation {
   constructor(
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly playback: Playback,
     private readonly chat: ChatActions,
@@ -60,7 +60,7 @@ export class Moderation {
 
   /** "banned" or "kicked" when the user may not enter now, else null. */
   entryRefusal(uuid: string): "banned" | "kicked" | null {
-    const held = new RoomView(this.store, Date.now()).rolesOf(uuid);
+    const held = new RoomView(this.storage, Date.now()).rolesOf(uuid);
     return held.has("banned") ? "banned" : held.has("kicked") ? "kicked" : null;
   }
 
@@ -76,7 +76,7 @@ export class Moderation {
 
   /** Why `who` may not kick `target`, or null. */
   kickRefusal(who: Pick<Who, "uuid" | "roles">, target: string): string | null {
-    const view = new RoomView(this.store, Date.now());
+    const view = new RoomView(this.storage, Date.now());
     const held = view.rolesOf(who.uuid);
     if (
       !ROOM_KICKERS.some((r) => held.has(r)) &&
@@ -101,10 +101,10 @@ export class Moderation {
 
   /** Closes the user's sockets (after `kickedFromRoom`) and removes them now, seat and all. */
   eject(target: string, reason: string): boolean {
-    const present = !!this.store.user(target);
+    const present = !!this.storage.user(target);
     for (const c of this.socketsOf(target)) this.refuse(c, reason);
     if (present) {
-      this.store.deleteUser(target);
+      this.storage.deleteUser(target);
       this.publisher.mark(PEOPLE_KEYS, "userLeft");
       this.playback.removeFromStage(target, "userLeft");
     }
@@ -115,9 +115,9 @@ export class Moderation {
   roleExpired(key: string) {
     const r = parseRoleKey(key);
     if (!r) return;
-    const held = this.store.roles(0).find((x) => x.user_uuid === r.uuid && x.role === r.role);
-    if (held && held.expiration_time !== null) this.store.removeRole(r.uuid, r.role);
-    this.store.deleteExpiredRoles(Date.now());
+    const held = this.storage.roles(0).find((x) => x.user_uuid === r.uuid && x.role === r.role);
+    if (held && held.expiration_time !== null) this.storage.removeRole(r.uuid, r.role);
+    this.storage.deleteExpiredRoles(Date.now());
     this.publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }
 }

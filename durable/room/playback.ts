@@ -21,7 +21,7 @@ import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { pickSong, recordPlay, type PickedSong } from "./library";
 import type { Marks } from "./publisher";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS } from "./view";
 
 /** Keys a change of song touches. */
@@ -35,7 +35,7 @@ export class Playback {
 
   constructor(
     private readonly env: Env,
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly rearm: () => void,
     private readonly sendTo: (uuid: string, message: ServerMessage) => void,
@@ -53,24 +53,24 @@ export class Playback {
    * DJ to the back of the stage. Answers whether something was playing.
    */
   stop(rotate: boolean, name: StatefulMessageName): boolean {
-    const p = this.store.playing();
+    const p = this.storage.playing();
     if (!p) return false;
     const song = JSON.parse(p.song) as { songId: string };
-    this.store.logPlay({
+    this.storage.logPlay({
       play_id: p.play_id,
       song_id: song.songId,
       song: p.song,
       dj_uuid: p.dj_uuid,
       played_at: p.start_time,
-      vote_counts: JSON.stringify(this.store.voteCounts(p.play_id)),
+      vote_counts: JSON.stringify(this.storage.voteCounts(p.play_id)),
       rotate: rotate ? 1 : 0,
       crate_id: p.crate_id,
       crate_song_uuid: p.crate_song_uuid,
     });
-    this.store.clearPlaying();
-    this.store.clearVotes();
-    this.store.unschedule("song-end");
-    if (rotate) this.store.moveDjToBack(p.dj_uuid);
+    this.storage.clearPlaying();
+    this.storage.clearVotes();
+    this.storage.unschedule("song-end");
+    if (rotate) this.storage.moveDjToBack(p.dj_uuid);
     this.publisher.mark([...SONG_KEYS, "djs"], name);
     this.rearm();
     return true;
@@ -78,9 +78,9 @@ export class Playback {
 
   /** Takes a DJ off the stage; if their song was playing it stops and the next DJ plays. */
   removeFromStage(uuid: string, name: StatefulMessageName): boolean {
-    const current = this.store.playing()?.dj_uuid === uuid;
-    this.store.unschedule(afkKey(uuid));
-    if (!this.store.removeDj(uuid)) return false;
+    const current = this.storage.playing()?.dj_uuid === uuid;
+    this.storage.unschedule(afkKey(uuid));
+    if (!this.storage.removeDj(uuid)) return false;
     this.publisher.mark(PEOPLE_KEYS, name);
     if (current) this.stop(false, name);
     void this.advance();
@@ -89,7 +89,7 @@ export class Playback {
 
   /** The current play ran its course (the alarm) or was skipped: rotate, then play on. */
   end(name: StatefulMessageName): Promise<void> {
-    const dj = this.store.playing()?.dj_uuid;
+    const dj = this.storage.playing()?.dj_uuid;
     const leaving = dj ? this.#stepDownReason(dj, Date.now()) : null;
     // Marked first, so the frame of this tick is named removedDj.
     if (leaving) this.publisher.mark(PEOPLE_KEYS, "removedDj");
@@ -105,19 +105,19 @@ export class Playback {
 
   /** A DJ sat down: a new stay (no songs yet) and its AFK check. */
   seated(uuid: string, now: number) {
-    this.store.startDjStay(uuid, now);
+    this.storage.startDjStay(uuid, now);
     this.#scheduleAfk(uuid, now);
   }
 
   /** A user acted (vote, chat, seat action, next song): if seated, their AFK check moves. */
   acted(uuid: string, now: number) {
-    if (this.store.djActed(uuid, now)) this.#scheduleAfk(uuid, now);
+    if (this.storage.djActed(uuid, now)) this.#scheduleAfk(uuid, now);
   }
 
   #scheduleAfk(uuid: string, lastAction: number) {
-    const { afkMinutes } = this.store.settings();
-    if (afkMinutes > 0) this.store.schedule(afkKey(uuid), lastAction + afkMinutes * 60_000);
-    else this.store.unschedule(afkKey(uuid));
+    const { afkMinutes } = this.storage.settings();
+    if (afkMinutes > 0) this.storage.schedule(afkKey(uuid), lastAction + afkMinutes * 60_000);
+    else this.storage.unschedule(afkKey(uuid));
     this.rearm();
   }
 
@@ -127,25 +127,25 @@ export class Playback {
    * before its time (the DJ acted since, or an early alarm) is set again.
    */
   afkDue(uuid: string, now: number) {
-    const st = this.store.djStats(uuid);
-    const { afkMinutes } = this.store.settings();
+    const st = this.storage.djStats(uuid);
+    const { afkMinutes } = this.storage.settings();
     if (!st || afkMinutes <= 0) return;
     const due = st.last_action + afkMinutes * 60_000;
     if (due > now) {
-      this.store.schedule(afkKey(uuid), due);
+      this.storage.schedule(afkKey(uuid), due);
       this.rearm();
       return;
     }
-    if (this.store.playing()?.dj_uuid === uuid) return; // at the end of their song
+    if (this.storage.playing()?.dj_uuid === uuid) return; // at the end of their song
     if (this.removeFromStage(uuid, "removedDj"))
       this.say(`${this.#nameOf(uuid)} left the stage (away)`);
   }
 
   /** Why the DJ whose song just ended steps down (a room message), or null if they stay. */
   #stepDownReason(uuid: string, now: number): string | null {
-    const st = this.store.djStats(uuid);
+    const st = this.storage.djStats(uuid);
     if (!st) return null;
-    const s = this.store.settings();
+    const s = this.storage.settings();
     if (s.afkMinutes > 0 && st.last_action + s.afkMinutes * 60_000 <= now)
       return `${this.#nameOf(uuid)} left the stage (away)`;
     if (s.songsPerDj !== null && st.songs >= s.songsPerDj) {
@@ -155,7 +155,7 @@ export class Playback {
   }
 
   #nameOf(uuid: string): string {
-    return this.store.profile(uuid)?.nickname || "A DJ";
+    return this.storage.profile(uuid)?.nickname || "A DJ";
   }
 
   /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */
@@ -171,31 +171,31 @@ export class Playback {
     // Each pass either starts a song, stops, or takes one DJ with nothing to play off the
     // stage; the bound only guards against a stage that keeps changing under us.
     for (let pass = 0; pass < 32; pass++) {
-      if (this.store.playing()) return;
-      const dj = this.store.djs()[0];
+      if (this.storage.playing()) return;
+      const dj = this.storage.djs()[0];
       if (!dj) return;
-      const s = this.store.settings();
+      const s = this.storage.settings();
       const now = Date.now();
       const recent =
         s.repeatWindowMinutes > 0
-          ? this.store.playedSince(now - s.repeatWindowMinutes * 60_000)
+          ? this.storage.playedSince(now - s.repeatWindowMinutes * 60_000)
           : new Set<string>();
       let picked: PickedSong | null;
       try {
         picked = await pickSong(this.env, dj.uuid, s.maxSongSeconds, recent);
       } catch (e) {
         console.error("room: reading the queue failed; retrying", e);
-        this.store.schedule("advance", Date.now() + RETRY_MS);
+        this.storage.schedule("advance", Date.now() + RETRY_MS);
         this.rearm();
         return;
       }
       // The stage may have changed while D1 answered.
-      if (this.store.playing()) return;
-      if (this.store.djs()[0]?.uuid !== dj.uuid) continue;
+      if (this.storage.playing()) return;
+      if (this.storage.djs()[0]?.uuid !== dj.uuid) continue;
       if (!picked) {
         // Nothing to play on their turn: the DJ steps down (issue 4).
-        this.store.removeDj(dj.uuid);
-        this.store.unschedule(afkKey(dj.uuid));
+        this.storage.removeDj(dj.uuid);
+        this.storage.unschedule(afkKey(dj.uuid));
         this.rearm();
         this.publisher.mark(PEOPLE_KEYS, "removedDj");
         continue;
@@ -208,7 +208,7 @@ export class Playback {
   #start(djUuid: string, picked: PickedSong) {
     const start = Date.now();
     const end = start + Math.max(1, picked.song.duration) * 1000;
-    this.store.setPlaying({
+    this.storage.setPlaying({
       play_id: crypto.randomUUID(),
       dj_uuid: djUuid,
       song: JSON.stringify(picked.song),
@@ -217,26 +217,26 @@ export class Playback {
       crate_id: picked.crateId,
       crate_song_uuid: picked.song.crateSongUuid,
     });
-    this.store.unschedule("advance");
-    this.store.countDjSong(djUuid);
-    this.store.schedule("song-end", end);
+    this.storage.unschedule("advance");
+    this.storage.countDjSong(djUuid);
+    this.storage.schedule("song-end", end);
     this.rearm();
     this.publisher.mark(SONG_KEYS, "playedSong");
     // The DJ whose song follows this one hears it now (issue 4: a notice to the DJ up next).
-    const next = this.store.djs()[1];
+    const next = this.storage.djs()[1];
     if (next && next.uuid !== djUuid) this.sendTo(next.uuid, { name: "youAreNext", params: {} });
   }
 
   /** Writes logged plays to D1; one that fails stays logged and is retried later. */
   async #drainOutbox() {
-    const slug = this.store.settings().slug;
-    for (const play of this.store.unrecordedPlays()) {
+    const slug = this.storage.settings().slug;
+    for (const play of this.storage.unrecordedPlays()) {
       try {
         await recordPlay(this.env, play, slug);
-        this.store.markRecorded(play.play_id);
+        this.storage.markRecorded(play.play_id);
       } catch (e) {
         console.error(`room: recording play ${play.play_id} failed; retrying`, e);
-        this.store.schedule("outbox", Date.now() + RETRY_MS * 6);
+        this.storage.schedule("outbox", Date.now() + RETRY_MS * 6);
         this.rearm();
         return;
       }

@@ -25,7 +25,7 @@ import type {
   StatefulMessageName,
 } from "../../shared/protocol";
 import { diff } from "./diff";
-import type { RoomStore } from "./store";
+import type { RoomStorage } from "./storage";
 import { RoomView, STATE_KEYS, type StateKey } from "./view";
 
 export const TICK_MS = 50;
@@ -45,13 +45,13 @@ export class Publisher<C extends NeedsState> implements Marks {
 
   constructor(
     private readonly ctx: DurableObjectState,
-    private readonly store: RoomStore,
+    private readonly storage: RoomStorage,
     private readonly connections: () => Iterable<Connection<C>>,
   ) {}
 
   /** Records that `keys` changed; the frame of this tick is named after its first change. */
   mark(keys: readonly StateKey[], name: StatefulMessageName) {
-    this.store.markPending(keys, name, Date.now());
+    this.storage.markPending(keys, name, Date.now());
     this.arm();
   }
 
@@ -68,26 +68,26 @@ export class Publisher<C extends NeedsState> implements Marks {
 
   /** The first publication of a room (or of a key added by a later version): no frame, nobody holds it yet. */
   ensurePublished() {
-    const have = this.store.published();
+    const have = this.storage.published();
     const missing = STATE_KEYS.filter((k) => !have.has(k));
     if (!missing.length) return;
-    const view = new RoomView(this.store, Date.now());
-    for (const k of missing) this.store.setPublished(k, view.compute(k));
+    const view = new RoomView(this.storage, Date.now());
+    for (const k of missing) this.storage.setPublished(k, view.compute(k));
   }
 
   /** Sends the pending batch now (the tick, or a caller that needs the state current). */
   flush() {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const pending = this.store.pending();
+    const pending = this.storage.pending();
     let frame: StatefulMessage | null = null;
     if (pending) {
-      const view = new RoomView(this.store, Date.now());
+      const view = new RoomView(this.storage, Date.now());
       frame = this.ctx.storage.transactionSync(() => {
         const statePatch = [];
         for (const key of STATE_KEYS) {
           if (!pending.keys.includes(key)) continue;
-          const before = this.store.publishedKey(key) as JsonValue | undefined;
+          const before = this.storage.publishedKey(key) as JsonValue | undefined;
           const after = view.compute(key) as unknown as JsonValue;
           const ops =
             before === undefined
@@ -101,11 +101,11 @@ export class Publisher<C extends NeedsState> implements Marks {
             before === undefined || !ops.length
               ? after
               : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
-          this.store.setPublished(key, held);
+          this.storage.setPublished(key, held);
         }
-        this.store.clearPending();
+        this.storage.clearPending();
         return statePatch.length
-          ? { name: pending.name, statePatch, seq: this.store.nextSeq() }
+          ? { name: pending.name, statePatch, seq: this.storage.nextSeq() }
           : null;
       });
     }
@@ -123,7 +123,7 @@ export class Publisher<C extends NeedsState> implements Marks {
 
   /** The state every client holds at the current seq. */
   publishedState(): RoomState {
-    const map = this.store.published();
+    const map = this.storage.published();
     return Object.fromEntries(STATE_KEYS.map((k) => [k, map.get(k)])) as unknown as RoomState;
   }
 
@@ -131,7 +131,7 @@ export class Publisher<C extends NeedsState> implements Marks {
     return {
       name: "roomState",
       state: this.publishedState(),
-      seq: this.store.seq(),
+      seq: this.storage.seq(),
       serverTime: Date.now(),
     };
   }

@@ -21,8 +21,8 @@ import type {
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
-import { CHAT_IN_STATE } from "./chat-store";
-import type { RoomStore, UserRow } from "./store";
+import { CHAT_IN_STATE } from "./chat-storage";
+import type { RoomStorage, UserRow } from "./storage";
 
 export type StateKey = keyof RoomState;
 export const STATE_KEYS: readonly StateKey[] = [
@@ -84,11 +84,11 @@ export class RoomView {
   #byUser = new Map<string, Set<RoomRoleName>>();
 
   constructor(
-    readonly store: RoomStore,
+    readonly storage: RoomStorage,
     readonly now: number,
   ) {
-    this.settings = store.settings();
-    this.roles = store
+    this.settings = storage.settings();
+    this.roles = storage
       .roles(now)
       .map((r) => ({ userUuid: r.user_uuid, role: r.role, expirationTime: r.expiration_time }));
     for (const r of this.roles) {
@@ -153,13 +153,13 @@ export class RoomView {
   compute(key: StateKey): RoomState[StateKey] {
     switch (key) {
       case "allUsers":
-        return this.store
+        return this.storage
           .users()
           .filter((u) => !u.guest)
           .map((u) => this.toUser(u));
       case "audienceUsers": {
-        const seated = new Set(this.store.djs().map((d) => d.uuid));
-        return this.store
+        const seated = new Set(this.storage.djs().map((d) => d.uuid));
+        return this.storage
           .users()
           .filter((u) => !seated.has(u.uuid))
           .map((u) => this.toUser(u));
@@ -169,16 +169,16 @@ export class RoomView {
         return this.djs();
       case "floorUsers": {
         // Ghosts never get a row in room_users, so this is audienceUsers by construction.
-        const seated = new Set(this.store.djs().map((d) => d.uuid));
-        return this.store
+        const seated = new Set(this.storage.djs().map((d) => d.uuid));
+        return this.storage
           .users()
           .filter((u) => !seated.has(u.uuid))
           .map((u) => this.toUser(u));
       }
       case "allUserData": {
-        const profiles = this.store.profiles();
+        const profiles = this.storage.profiles();
         const out: Record<string, UserData> = {};
-        for (const u of this.store.users()) {
+        for (const u of this.storage.users()) {
           const userProfile = profiles.get(u.uuid) ?? {
             uuid: u.uuid,
             nickname: u.guest ? guestName(u.uuid) : "",
@@ -191,26 +191,26 @@ export class RoomView {
         return out;
       }
       case "nowPlaying":
-        return this.store.nowPlaying();
+        return this.storage.nowPlaying();
       case "voteCounts":
-        return this.store.voteCounts(this.store.playing()?.play_id ?? null);
+        return this.storage.voteCounts(this.storage.playing()?.play_id ?? null);
       case "vibeMeter": {
-        const c = this.store.voteCounts(this.store.playing()?.play_id ?? null);
-        const v = (c.likes - c.dislikes) / Math.max(1, this.store.activeCount(this.now));
+        const c = this.storage.voteCounts(this.storage.playing()?.play_id ?? null);
+        const v = (c.likes - c.dislikes) / Math.max(1, this.storage.activeCount(this.now));
         return Math.max(-1, Math.min(1, Math.round(v * 1000) / 1000));
       }
       case "settings":
         return { ...this.settings, roomRoles: this.roles };
       case "chat":
-        return this.store.chat.page(null, CHAT_IN_STATE);
+        return this.storage.chat.page(null, CHAT_IN_STATE);
       default:
         return assertNever(key);
     }
   }
 
   djs(): RoomDj[] {
-    const users = new Map(this.store.users().map((u) => [u.uuid, u]));
-    return this.store.djs().flatMap((d) => {
+    const users = new Map(this.storage.users().map((u) => [u.uuid, u]));
+    return this.storage.djs().flatMap((d) => {
       const u = users.get(d.uuid);
       // A seat without a present user cannot last (the grace end removes both), but a
       // seat is never shown for someone the lists do not know.

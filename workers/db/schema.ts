@@ -429,7 +429,7 @@ export const rooms = sqliteTable(
     numberOfDjs: integer("number_of_djs").notNull().default(5),
     songsPerDj: integer("songs_per_dj"),
     roomSize: integer("room_size").notNull().default(200),
-    /** Tokens a non-owner pays to enter (0 = free); charging is the token store's job. */
+    /** Tokens a non-owner pays to enter (0 = free); charging is the token shop's job. */
     entryFee: integer("entry_fee").notNull().default(0),
     freeEntries: integer("free_entries").notNull().default(0),
     /** PBKDF2 (workers/lib/password.ts); write-only: never in a DTO. */
@@ -575,7 +575,7 @@ export const events = sqliteTable(
 export type CommunityRow = typeof communities.$inferSelect;
 export type EventRow = typeof events.$inferSelect;
 
-// The token store, payments, points and avatars live in their own files (one job each);
+// The token shop, payments, points and avatars live in their own files (one job each);
 // re-exported here so `db()` and drizzle-kit see one schema.
-export * from "./store-schema";
+export * from "./shop-schema";
 export * from "./points-schema";

@@ -1,25 +1,25 @@
 import { serviceApp } from "../lib/service";
-import { adminRankingStatusRoutes } from "./admin-ranking-status";
-import { avatarBackfillRoutes } from "./avatar-backfill";
-import { pointsRoutes } from "./points";
-import { rankingStatusRoutes } from "./ranking-status";
-import { seasonRankingRoutes } from "./season-ranking";
-import { seasonRoutes } from "./seasons";
-import { consumableFileRoutes } from "./consumable-files";
-import { consumablePurchaseRoutes } from "./consumable-purchases";
-import { consumableRoutes } from "./consumables";
-import { tokenAccountRoutes } from "./token-accounts";
-import { tokenBundleRoutes } from "./token-bundles";
-import { tokenTransactionRoutes } from "./token-transactions";
-import { adminAvatarRoutes } from "./admin-avatars";
-import { avatarAssignmentRoutes } from "./avatar-assignments";
-import { avatarRoutes } from "./avatars";
-import { customFieldRoutes } from "./custom-fields";
+import { adminRankingStatusRoutes } from "./points/admin-ranking-status";
+import { avatarBackfillRoutes } from "./points/avatar-backfill";
+import { pointsRoutes } from "./points/points";
+import { rankingStatusRoutes } from "./points/ranking-status";
+import { seasonRankingRoutes } from "./points/season-ranking";
+import { seasonRoutes } from "./points/seasons";
+import { consumableFileRoutes } from "./token-shop/consumable-files";
+import { consumablePurchaseRoutes } from "./token-shop/consumable-purchases";
+import { consumableRoutes } from "./token-shop/consumables";
+import { tokenAccountRoutes } from "./token-shop/token-accounts";
+import { tokenBundleRoutes } from "./token-shop/token-bundles";
+import { tokenTransactionRoutes } from "./token-shop/token-transactions";
+import { adminAvatarRoutes } from "./avatars/admin-avatars";
+import { avatarAssignmentRoutes } from "./avatars/avatar-assignments";
+import { avatarRoutes } from "./avatars/avatars";
+import { customFieldRoutes } from "./avatars/custom-fields";
 import { sentryTestingRoutes } from "./sentry-testing";
 
 /** The merch-service. Its resources arrive with their issues; for now it answers its health check. */
 export const merchService = serviceApp("merch-service");
-// The token store (issue 5): accounts, hold endings, bundles, consumables and their files, purchases.
+// The token shop (issue 5): accounts, hold endings, bundles, consumables and their files, purchases.
 for (const routes of [
   tokenAccountRoutes,
   tokenTransactionRoutes,

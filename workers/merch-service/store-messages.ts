@@ -1,5 +1,5 @@
 /**
- * The token store's texts, in one place (seed 000 error catalogue where it names one; ours
+ * The token shop's texts, in one place (seed 000 error catalogue where it names one; ours
  * otherwise, written as the user-facing display rule asks: a sentence a buyer can act on).
  */
 export const STORE_MSG = {

@@ -8,9 +8,9 @@ import {
   type SubscriptionStatus,
 } from "../db/schema";
 import type { Env } from "../env";
-import { accountObject, ensureAccount } from "../merch-service/account-store";
-import { dropLostAvatar } from "../merch-service/avatar-rules";
-import { bundleFor } from "./product-store";
+import { accountObject, ensureAccount } from "../merch-service/token-shop/account-repo";
+import { dropLostAvatar } from "../merch-service/avatars/avatar-rules";
+import { bundleFor } from "./product-repo";
 
 /**
  * What a verified payment event does, shared by the Stripe webhook (and so local test

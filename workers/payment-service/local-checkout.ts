@@ -12,7 +12,7 @@ import { valid } from "../lib/validate";
 import { returnPath } from "./checkout";
 import { LEVEL_STATUSES } from "./fulfil";
 import { MSG } from "./messages";
-import { productDto, productOr404 } from "./product-store";
+import { productDto, productOr404 } from "./product-repo";
 import { subscriptionDto } from "./subscriptions";
 import { receiveStripeWebhook } from "./webhook-stripe";
 

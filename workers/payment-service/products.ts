@@ -11,7 +11,7 @@ import { limitOffset } from "../lib/paging";
 import { cleanText, valid } from "../lib/validate";
 import { startCheckout } from "./checkout";
 import { MSG } from "./messages";
-import { bundleFor, bundlesFor, productDto, productOr404 } from "./product-store";
+import { bundleFor, bundlesFor, productDto, productOr404 } from "./product-repo";
 
 /**
  * Products (seed 001, "Products: CRUD at /api/v1/products"): admins write, any signed-in

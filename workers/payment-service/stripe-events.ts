@@ -9,7 +9,7 @@ import {
   subscriptionByExternal,
   type CreditOutcome,
 } from "./fulfil";
-import { findProduct } from "./product-store";
+import { findProduct } from "./product-repo";
 
 /**
  * What each verified Stripe event does. Real Stripe events and the ones local test mode

@@ -13,7 +13,7 @@ import { fields, valid } from "../lib/validate";
 import { startCheckout } from "./checkout";
 import { LEVEL_STATUSES } from "./fulfil";
 import { MSG } from "./messages";
-import { productDto, productOr404 } from "./product-store";
+import { productDto, productOr404 } from "./product-repo";
 
 /**
  * Subscriptions (seed 001): the caller's, one user's, the admin count by window, region and

@@ -9,7 +9,7 @@ import { ApiError, badRequest } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { applySubscription, creditBundle, eventSeen, recordEvent } from "./fulfil";
 import { MSG } from "./messages";
-import { findProduct } from "./product-store";
+import { findProduct } from "./product-repo";
 
 /**
  * POST /webhook/apple: App Store Server Notifications v2. Nothing is read from the payload

@@ -5,7 +5,7 @@ import type { Env } from "../env";
 import { notFound } from "../lib/errors";
 import { toCrateSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { positionRangeError, runBatch, songVisibleTo, type Statement } from "./crate-store";
+import { positionRangeError, runBatch, songVisibleTo, type Statement } from "./crate-repo";
 
 /**
  * Song positions in a crate are dense, 0..n-1. D1 has no interactive transactions, so a

@@ -26,7 +26,7 @@ import {
   reloadCrate,
   songVisibleTo,
   type CountedCrate,
-} from "./crate-store";
+} from "./crate-repo";
 
 /**
  * The songs of a crate: list, add, remove, move, shuffle and the current position. The

@@ -16,7 +16,7 @@ import {
   ownedCrate,
   readableCrate,
   updateCrate,
-} from "./crate-store";
+} from "./crate-repo";
 
 /**
  * Crates (playlists): create, read, list, edit, delete and copy. Song routes are in

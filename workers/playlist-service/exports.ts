@@ -18,7 +18,7 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { readableCrate } from "./crate-store";
+import { readableCrate } from "./crate-repo";
 
 /**
  * POST /exports/spotify and POST /exports/apple: copy a crate into a new playlist in the

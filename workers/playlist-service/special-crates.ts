@@ -6,7 +6,7 @@ import { forbidden } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { clearSongs } from "./crate-positions";
 import { crateSongRoutesFor } from "./crate-songs";
-import { CRATE_MSG, crateDto, specialCrate, updateCrate } from "./crate-store";
+import { CRATE_MSG, crateDto, specialCrate, updateCrate } from "./crate-repo";
 import { updateBody } from "./crates";
 
 /**

@@ -10,7 +10,7 @@ import { fields, valid } from "../lib/validate";
 import { toSongDto, type SongDto } from "../songs/dto";
 import { importSongSchema, importTrack } from "./catalogue-import";
 import { appendSongs } from "./crate-positions";
-import { crateDto, ownedCrate, reloadCrate } from "./crate-store";
+import { crateDto, ownedCrate, reloadCrate } from "./crate-repo";
 
 /** Importing songs from providers into the catalogue, one at a time or into a crate. */
 export const trackImportRoutes = new Hono<AppEnv>();

@@ -18,8 +18,8 @@ import {
   slugOf,
   toCommunityDto,
   withSlug,
-} from "./community-store";
-import { nonEmpty } from "./room-store";
+} from "./community-repo";
+import { nonEmpty } from "./room-repo";
 
 /** The admin panel's community pages: the crud list, create (one or a batch), read, edit, delete. */
 export const adminCommunityRoutes = new Hono<AppEnv>();

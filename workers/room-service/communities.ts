@@ -14,9 +14,9 @@ import {
   isCommunityAdmin,
   toCommunityDto,
   visibleOr404,
-} from "./community-store";
+} from "./community-repo";
 import { toRoomDto } from "./room-dto";
-import { roomIdParam, roomOr404 } from "./room-store";
+import { roomIdParam, roomOr404 } from "./room-repo";
 
 /** Public community reads, the rooms of a community, and the per-room and per-user lists. */
 export const communityRoutes = new Hono<AppEnv>();

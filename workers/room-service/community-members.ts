@@ -8,8 +8,8 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
-import { communityOr404, idParam, requireCommunityAdmin, visibleOr404 } from "./community-store";
-import { findRoom } from "./room-store";
+import { communityOr404, idParam, requireCommunityAdmin, visibleOr404 } from "./community-repo";
+import { findRoom } from "./room-repo";
 
 /**
  * Community membership: the member list, join/leave (idempotent: the unique pair and

@@ -19,8 +19,8 @@ import {
   slug60,
   slugClash,
   withSlug,
-} from "./community-store";
-import { isAdmin, requireRoomAccess, roomOr404 } from "./room-store";
+} from "./community-repo";
+import { isAdmin, requireRoomAccess, roomOr404 } from "./room-repo";
 
 /** Events: public lists, create (signed in), host-or-admin edits, and the admin list. */
 export const eventRoutes = new Hono<AppEnv>();

@@ -7,7 +7,7 @@ import { crudList, crudQuerySchema, type Columns } from "../lib/crud-query";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { presentUsers, pushSettings, toRoomDto } from "./room-dto";
-import { nonEmpty, roomFields as f, roomIdParam, roomOr404, updateRoom } from "./room-store";
+import { nonEmpty, roomFields as f, roomIdParam, roomOr404, updateRoom } from "./room-repo";
 import { infrastructureShape } from "./rooms";
 
 /** The admin panel's room pages: the list (crud query language), one room, any edit, guest passwords. */

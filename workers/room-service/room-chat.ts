@@ -20,7 +20,7 @@ import {
   rolesOf,
   toUserRoleDto,
 } from "./room-moderation";
-import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-store";
+import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-repo";
 
 /**
  * The room's chat and visit calls that have no outside service here (docs/DECISIONS.md,

@@ -8,7 +8,7 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { withLiveCounts } from "./room-dto";
-import { isAdmin, roomOr404 } from "./room-store";
+import { isAdmin, roomOr404 } from "./room-repo";
 
 /**
  * Room favourites (seed 001: Room favourite; the browse page toggles them optimistically,

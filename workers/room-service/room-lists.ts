@@ -11,7 +11,7 @@ import { limitOffset } from "../lib/paging";
 import { verifyPassword } from "../lib/password";
 import { fields, valid } from "../lib/validate";
 import { presentUsers, roomStub, withLiveCounts, withTimeout } from "./room-dto";
-import { passwordBucket, roomIdParam, roomOr404 } from "./room-store";
+import { passwordBucket, roomIdParam, roomOr404 } from "./room-repo";
 
 /**
  * Room lists and live reads. Mounted before rooms.ts so `/rooms/public` and friends are

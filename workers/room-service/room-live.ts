@@ -15,7 +15,7 @@ import {
   roomIdParam,
   roomOr404,
   updateRoom,
-} from "./room-store";
+} from "./room-repo";
 import { EDIT_REFUSED } from "./rooms";
 import { issueTicket } from "../lib/room-ticket";
 

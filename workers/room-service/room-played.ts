@@ -5,7 +5,7 @@ import { db } from "../db/client";
 import type { AppEnv, Env } from "../env";
 import { requireAdmin, requireAnyToken } from "../lib/auth";
 import { valid } from "../lib/validate";
-import { roomIdParam, roomOr404 } from "./room-store";
+import { roomIdParam, roomOr404 } from "./room-repo";
 
 /**
  * Played time (seed 001 "Room service: info"), summed from recent_song_plays, which the

@@ -13,7 +13,7 @@ import {
 } from "../lib/uploads";
 import { fields, valid } from "../lib/validate";
 import { toRoomDto } from "./room-dto";
-import { requireRoomAccess, roomIdParam, roomOr404, updateRoom } from "./room-store";
+import { requireRoomAccess, roomIdParam, roomOr404, updateRoom } from "./room-repo";
 import { EDIT_REFUSED } from "./rooms";
 
 /**

@@ -21,7 +21,7 @@ import {
   rolesOf,
   toUserRoleDto,
 } from "./room-moderation";
-import { findRoom, isAdmin, roomOr404, updateRoom } from "./room-store";
+import { findRoom, isAdmin, roomOr404, updateRoom } from "./room-repo";
 
 /**
  * /roomUserRoles (seed 001 "Room service: moderation"). Roles live in the Room object

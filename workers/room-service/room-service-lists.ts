@@ -16,7 +16,7 @@ import {
   OBJECT_DOWN,
   roomRef,
 } from "./room-moderation";
-import { isAdmin, roomIdParam, roomOr404 } from "./room-store";
+import { isAdmin, roomIdParam, roomOr404 } from "./room-repo";
 
 /**
  * Discord guild rooms, the service-to-service reads, and the admin's per-user room calls

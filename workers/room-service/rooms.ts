@@ -20,7 +20,7 @@ import {
   SLUG_TAKEN,
   slugFromName,
   updateRoom,
-} from "./room-store";
+} from "./room-repo";
 
 /** Rooms: create, read, edit and delete. Live switches are in room-live.ts, lists in room-lists.ts. */
 export const roomRoutes = new Hono<AppEnv>();

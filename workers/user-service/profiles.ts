@@ -11,7 +11,7 @@ import { ApiError } from "../lib/errors";
 import { takeSkip } from "../lib/paging";
 import { cleanText, fields, valid } from "../lib/validate";
 import { findAnyUserOr404, findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
-import { assertMayWear } from "../merch-service/avatar-rules";
+import { assertMayWear } from "../merch-service/avatars/avatar-rules";
 import { MSG } from "./messages";
 
 /** Profiles: one's own, other people's, client settings, socials, and the service feeds. */

@@ -10,7 +10,7 @@ import { useT } from "~/i18n";
 export type EditorResult = { error: DisplayError | null; saved: boolean } | undefined;
 
 /**
- * The frame of the token-store admin editors (bundles, consumables): back link, title, one
+ * The frame of the token-shop admin editors (bundles, consumables): back link, title, one
  * multipart form (its fields are the children) with the API's refusal or "Saved" above
  * them, Save/Create, and for an existing record a separate Delete form (`intent=delete`).
  * `formKey` remounts the form when the record changes, so its defaults follow the saved row.
@@ -50,13 +50,13 @@ export function AdminEditor({
       >
         <div className="space-y-3 sm:col-span-2">
           {result?.error && <Alert error={result.error} />}
-          {result?.saved && <Alert success>{t("adminStore.saved")}</Alert>}
+          {result?.saved && <Alert success>{t("adminShop.saved")}</Alert>}
         </div>
         {children}
         <div className="flex flex-wrap gap-3 sm:col-span-2">
           <SubmitButton
-            label={creating ? "adminStore.create" : "adminStore.save"}
-            pendingLabel="adminStore.saving"
+            label={creating ? "adminShop.create" : "adminShop.save"}
+            pendingLabel="adminShop.saving"
             intent="save"
           />
         </div>
@@ -64,8 +64,8 @@ export function AdminEditor({
       {!creating && (
         <Form method="post" className="mt-6">
           <SubmitButton
-            label="adminStore.delete"
-            pendingLabel="adminStore.deleting"
+            label="adminShop.delete"
+            pendingLabel="adminShop.deleting"
             intent="delete"
             variant="secondary"
           />

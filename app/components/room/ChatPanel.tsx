@@ -11,7 +11,7 @@ import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
 import { Avatar } from "../Avatar";
 import { UserAvatar } from "./RoomParts";
-import { SendSomething } from "../store/SendSomething";
+import { SendSomething } from "../shop/SendSomething";
 import { ConsumableMessage } from "./ConsumableMessage";
 
 /** Reactions offered on every line (any emoji the room accepts would do). */

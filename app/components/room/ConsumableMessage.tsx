@@ -52,7 +52,7 @@ export function ConsumableMessage({
         ) : (
           picture
         )}
-        <p className="min-w-0 text-sm text-ink-50">{t("store.chatSent", { name, item: what })}</p>
+        <p className="min-w-0 text-sm text-ink-50">{t("shop.chatSent", { name, item: what })}</p>
       </div>
       {c?.displayType === "cover" && picture}
     </li>

@@ -1,0 +1,87 @@
+import { and, eq, isNotNull } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { db } from "../../db/client";
+import { avatars } from "../../db/schema";
+import type { AppEnv } from "../../env";
+import { requireAdmin } from "../../lib/auth";
+import { valid } from "../../lib/validate";
+import { boardOf, seasonIdParam, seasonOr404 } from "./season-repo";
+
+/**
+ * `POST /points/backfill-achieved-avatars/{seasonId}?limit=` (admin, seed 000): gives each
+ * of the season's SEASON_AWARD avatars (avatars.seasonId = the season, with a
+ * pointsThreshold) to every user on that season's board at or above the threshold, as an
+ * avatar_assignments row of type SEASON_AWARD.
+ *
+ * - Once each: the insert is ON CONFLICT DO NOTHING on (avatar, user), so a second run, or
+ *   two runs at once, award nothing more. `awarded` counts only rows this call inserted.
+ * - `limit` (default 1000, at most 10,000) caps the awards one call makes, so a huge board
+ *   is done in bounded calls: `complete: false` says the cap was reached; run it again to
+ *   continue (already-awarded users are passed over).
+ */
+export const avatarBackfillRoutes = new Hono<AppEnv>();
+
+const limitQuery = z.object({
+  limit: z.coerce
+    .number({ error: "limit must be a number" })
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .max(10_000, "limit must be at most 10000")
+    .default(1000),
+});
+const PAGE = 500;
+
+avatarBackfillRoutes.post(
+  "/points/backfill-achieved-avatars/:seasonId",
+  requireAdmin,
+  valid("param", z.object({ seasonId: seasonIdParam.shape.id })),
+  valid("query", limitQuery),
+  async (c) => {
+    const { seasonId } = c.req.valid("param");
+    const { limit } = c.req.valid("query");
+    await seasonOr404(c.env, seasonId);
+    const awards = await db(c.env)
+      .select({ slug: avatars.slug, threshold: avatars.pointsThreshold })
+      .from(avatars)
+      .where(
+        and(
+          eq(avatars.seasonId, seasonId),
+          eq(avatars.status, "SEASON_AWARD"),
+          isNotNull(avatars.pointsThreshold),
+        ),
+      )
+      .all();
+    const board = boardOf(c.env, seasonId);
+    let awarded = 0;
+    let complete = true;
+    outer: for (const a of awards) {
+      for (let after = ""; ;) {
+        const page = await board.usersAtOrAbove(
+          a.threshold!,
+          Math.min(PAGE, limit - awarded),
+          after,
+        );
+        if (page.length === 0) break;
+        // One statement per page: the users travel as one JSON value (D1 binds 100 at most).
+        const rows = JSON.stringify(
+          page.map((u) => ({ id: crypto.randomUUID(), user: u.userUuid })),
+        );
+        const { results } = await c.env.DB.prepare(
+          `INSERT INTO avatar_assignments (id, avatar_slug, user_uuid, type, season_id)
+         SELECT json_extract(value, '$.id'), ?1, json_extract(value, '$.user'), 'SEASON_AWARD', ?2 FROM json_each(?3) WHERE true
+         ON CONFLICT DO NOTHING RETURNING id`,
+        )
+          .bind(a.slug, seasonId, rows)
+          .all();
+        awarded += results.length;
+        after = page[page.length - 1].userUuid;
+        if (awarded >= limit) {
+          complete = false;
+          break outer;
+        }
+      }
+    }
+    return c.json({ seasonId, avatars: awards.map((a) => a.slug), awarded, complete });
+  },
+);

@@ -1,0 +1,93 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { RankedUser } from "../../../durable/leaderboard";
+import { db } from "../../db/client";
+import { users } from "../../db/schema";
+import type { Env } from "../../env";
+import { takeSkip } from "../../lib/paging";
+import { LIFETIME_BOARD } from "../../queues/points";
+import { boardOf, seasonDto } from "./season-repo";
+import type { SeasonRow } from "../../db/schema";
+
+/**
+ * Ranking answers: a board's page (or one user's standing) joined with the users' public
+ * profile (nickname, avatarId) read from D1 for the uuids on the page only. Ranks and
+ * order are the board's (balance descending, then user uuid; competition ranks).
+ */
+
+/** take/skip of the ranking lists: at most 100 rows a page. */
+export const rankingPage = takeSkip(100, 20);
+export const userUuidParam = z.object({ userUuid: z.uuid({ error: "userUuid must be a UUID" }) });
+
+export interface RankRow extends RankedUser {
+  nickname: string | null;
+  avatarId: string | null;
+}
+
+type Board = ReturnType<typeof boardOf>;
+const lifetimeBoard = (env: Env): Board => env.Leaderboard.getByName(LIFETIME_BOARD);
+/** The season's board, or the lifetime board for `null`. */
+export const boardFor = (env: Env, season: SeasonRow | null): Board =>
+  season ? boardOf(env, season.id) : lifetimeBoard(env);
+
+/** nickname and avatarId of `uuids` (one D1 read; a JSON list binds as one value). */
+async function profiles(
+  env: Env,
+  uuids: string[],
+): Promise<Map<string, { nickname: string; avatarId: string | null }>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db(env)
+    .select({ uuid: users.uuid, nickname: users.nickname, avatarId: users.avatarId })
+    .from(users)
+    .where(sql`${users.uuid} IN (SELECT value FROM json_each(${JSON.stringify(uuids)}))`)
+    .all();
+  return new Map(rows.map((r) => [r.uuid, { nickname: r.nickname, avatarId: r.avatarId }]));
+}
+
+export async function withProfiles(env: Env, rows: RankedUser[]): Promise<RankRow[]> {
+  const p = await profiles(
+    env,
+    rows.map((r) => r.userUuid),
+  );
+  return rows.map((r) => ({
+    userUuid: r.userUuid,
+    nickname: p.get(r.userUuid)?.nickname ?? null,
+    avatarId: p.get(r.userUuid)?.avatarId ?? null,
+    balance: r.balance,
+    rank: r.rank,
+  }));
+}
+
+/**
+ * One ranking page of a season (or lifetime for `null`), with the caller's own row when
+ * `me` is given (so a page can show "your rank" even when it is off the page).
+ */
+export async function rankingOf(
+  env: Env,
+  season: SeasonRow | null,
+  take: number,
+  skip: number,
+  me?: string,
+) {
+  const board = boardFor(env, season);
+  const [page, mine] = await Promise.all([
+    board.page(take, skip),
+    me ? board.rankOf(me) : Promise.resolve(null),
+  ]);
+  const rows = await withProfiles(env, mine ? [...page.rows, mine] : page.rows);
+  return {
+    season: season ? seasonDto(season) : null,
+    data: mine ? rows.slice(0, -1) : rows,
+    total: page.total,
+    take,
+    skip,
+    ...(me !== undefined ? { me: mine ? rows[rows.length - 1] : null } : {}),
+  };
+}
+
+/** One user's standing on a season's board (or lifetime): balance 0 and rank null when absent. */
+export async function standingOf(env: Env, season: SeasonRow | null, userUuid: string) {
+  const r = await boardFor(env, season).rankOf(userUuid);
+  const [row] = await withProfiles(env, [r ?? { userUuid, balance: 0, rank: 0 }]);
+  return { ...row, rank: r ? row.rank : null, season: season ? seasonDto(season) : null };
+}
