@@ -5,7 +5,7 @@ import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 // Local test mode, as `npm run dev` runs it with no Stripe key: a user buys a token bundle
 // on the local checkout page and sees the new balance; subscribes to the seeded plan and
 // cancels in the local portal; an admin manages products. Demo products come from
-// scripts/seed-store.mjs.
+// scripts/seed-shop.mjs.
 const getBrowser = useBrowser();
 
 const BUYER = "lou@hangout.local";

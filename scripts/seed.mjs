@@ -4,7 +4,7 @@ import { pbkdf2Sync, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { avatarSeedSql, putAvatarArt } from "./seed-avatars.mjs";
-import { storeSeedSql } from "./seed-store.mjs";
+import { shopSeedSql } from "./seed-shop.mjs";
 
 /** The seeded logins (development only; printed by `npm run dev`). */
 export const SEED_USERS = [
@@ -67,7 +67,7 @@ export function seedSql() {
       `INSERT INTO user_emails (user_id, email, type, status, verified_at) SELECT id, email, 'personal', 'CREATED_BY_ADMIN', unixepoch() * 1000 FROM users WHERE uuid = ${q(u.uuid)} AND NOT EXISTS (SELECT 1 FROM user_emails e WHERE e.user_id = users.id);`,
     );
   }
-  stmts.push(storeSeedSql());
+  stmts.push(shopSeedSql());
   return stmts.join("\n");
 }
 

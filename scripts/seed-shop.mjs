@@ -34,7 +34,7 @@ export const SEED_PRODUCTS = [
 
 const q = (s) => (s === null || s === undefined ? "NULL" : `'${String(s).replace(/'/g, "''")}'`);
 
-export function storeSeedSql() {
+export function shopSeedSql() {
   const stmts = [];
   for (const p of SEED_PRODUCTS) {
     stmts.push(
