@@ -1,4 +1,4 @@
-// Demo store data for `npm run dev` and the browser tests: two token bundles and a
+// Demo shop data for `npm run dev` and the browser tests: two token bundles and a
 // subscription plan, sold in local test mode (no Stripe key needed). Idempotent: fixed
 // product ids (INSERT OR IGNORE) and one bundle per product (inserted only if missing),
 // so it runs on every start. The bundle rows are the merch-service's table; they are
