@@ -13,22 +13,15 @@
  *   socket sees it in the next frame.
  */
 import { z } from "zod";
-import { CONSUMABLE_DISPLAY_TYPES } from "../../workers/db/shop-schema";
-import type { ChatMessage } from "../../shared/protocol";
+import { chatConsumable, type ChatMessage } from "../../shared/protocol";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
 
 export const deliveryArgs = z.object({
-  purchaseId: z.string().min(1).max(64),
+  purchaseId: chatConsumable.shape.purchaseId,
   userUuid: z.string().min(1).max(64),
-  consumable: z.object({
-    consumableId: z.number().int().positive(),
-    name: z.string().min(1).max(100),
-    imageUrl: z.string().max(300).nullable(),
-    displayType: z.enum(CONSUMABLE_DISPLAY_TYPES),
-    tokenCost: z.number().int().positive(),
-  }),
+  consumable: chatConsumable.omit({ purchaseId: true }),
 });
 export type DeliveryArgs = z.input<typeof deliveryArgs>;
 

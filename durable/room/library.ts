@@ -12,7 +12,7 @@
  * - Nothing here touches the room's SQLite; callers re-check their state after each await.
  */
 import { and, asc, count, eq } from "drizzle-orm";
-import { SPECIAL_CRATES } from "../../shared/songs";
+import { SPECIAL_CRATES, type CrateSongDto } from "../../shared/songs";
 import { db } from "../../workers/db/client";
 import { crateSongs, crates, recentSongPlays, songs, users } from "../../workers/db/schema";
 import type { Env } from "../../workers/env";
@@ -22,7 +22,7 @@ import {
   setCurrentPosition,
   specialCrate,
 } from "../../workers/crates/crate-repo";
-import { toCrateSongDto, type CrateSongDto } from "../../workers/songs/dto";
+import { toCrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
 import type { PlayRow } from "./storage";
 
