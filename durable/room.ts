@@ -157,6 +157,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #actions: StageActions;
   readonly #chat: ChatActions;
   readonly #moderation: Moderation;
+  readonly #deliveries: ConsumableDeliveries;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -182,6 +183,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections(userTag(u)),
       (u, r, e) => this.setRole(u, r, e),
     );
+    this.#deliveries = new ConsumableDeliveries(this.#storage, this.#publisher);
     // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
     void ctx.blockConcurrencyWhile(async () => this.#boot());
   }
@@ -513,15 +515,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return removed;
   }
 
-  #deliveries?: ConsumableDeliveries;
-
   /** Posts a bought consumable into the chat (the merch-service's purchase); idempotent by purchaseId. */
   deliverConsumable(args: DeliveryArgs): DeliveryResult {
-    this.#deliveries ??= new ConsumableDeliveries(
-      this.ctx.storage.sql,
-      this.#storage,
-      this.#publisher,
-    );
     return this.#deliveries.deliver(args);
   }
 

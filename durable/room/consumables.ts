@@ -2,9 +2,9 @@
  * Consumables delivered into the room (the merch-service's purchase: hold, deliver, commit).
  *
  * Invariants:
- * - A purchase is delivered once: `room_consumables` keeps every purchase id it has posted
- *   (not only the last 300 chat lines), so a retried or resumed purchase answers the first
- *   delivery and posts nothing.
+ * - A purchase is delivered once: RoomStorage keeps every purchase id it has posted
+ *   (consumable-storage.ts), so a retried or resumed purchase answers the first delivery
+ *   and posts nothing.
  * - Only a user present in the room (a row in room_users, a dropped socket still in its
  *   grace included; guests never buy) receives; otherwise the answer is a refusal and the
  *   merch-service voids the hold. Refusals are returned values, not throws (a rejected RPC
@@ -36,30 +36,20 @@ export type DeliveryResult =
 
 export class ConsumableDeliveries {
   constructor(
-    private readonly sql: SqlStorage,
     private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly now: () => number = Date.now,
-  ) {
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS room_consumables (purchase_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, delivered_at INTEGER NOT NULL)`,
-    );
-  }
+  ) {}
 
   deliver(input: DeliveryArgs): DeliveryResult {
     const args = deliveryArgs.parse(input);
-    const prior = this.sql
-      .exec<{ message_id: string; delivered_at: number }>(
-        `SELECT message_id, delivered_at FROM room_consumables WHERE purchase_id = ?`,
-        args.purchaseId,
-      )
-      .toArray()[0];
+    const prior = this.storage.consumables.delivered(args.purchaseId);
     if (prior)
       return {
         ok: true,
-        messageId: prior.message_id,
+        messageId: prior.messageId,
         duplicate: true,
-        deliveredAt: prior.delivered_at,
+        deliveredAt: prior.deliveredAt,
       };
     const present = this.storage.user(args.userUuid);
     if (!present || present.guest)
@@ -91,12 +81,7 @@ export class ConsumableDeliveries {
     };
     // Both writes run inside this synchronous call, so they land together (one implicit
     // transaction of the object's storage) and no other call sees one without the other.
-    this.sql.exec(
-      `INSERT INTO room_consumables (purchase_id, message_id, delivered_at) VALUES (?, ?, ?)`,
-      args.purchaseId,
-      id,
-      now,
-    );
+    this.storage.consumables.record(args.purchaseId, id, now);
     this.storage.chat.add(message);
     this.publisher.mark(["chat"], "updatedChat");
     return { ok: true, messageId: id, duplicate: false, deliveredAt: now };
