@@ -13,7 +13,9 @@
  *   socket sees it in the next frame.
  */
 import { z } from "zod";
-import { chatConsumable, type ChatMessage } from "../../shared/protocol";
+import { chatConsumable } from "../../shared/protocol";
+import { chatLine } from "./chat";
+import { DELIVERY_MSG } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
@@ -24,11 +26,6 @@ export const deliveryArgs = z.object({
   consumable: chatConsumable.omit({ purchaseId: true }),
 });
 export type DeliveryArgs = z.input<typeof deliveryArgs>;
-
-export const DELIVERY_MSG = {
-  notInRoom: "You need to be in the room to send something there.",
-  noChat: "This room has chat turned off, so nothing can be sent there.",
-} as const;
 
 export type DeliveryResult =
   | { ok: true; messageId: string; duplicate: boolean; deliveredAt: number }
@@ -58,32 +55,20 @@ export class ConsumableDeliveries {
     if (!new RoomView(this.storage, now).settings.hasChat)
       return { ok: false, code: "no_chat", message: DELIVERY_MSG.noChat };
     const profile = this.storage.profile(args.userUuid);
-    const id = crypto.randomUUID();
-    const message: ChatMessage = {
-      id,
-      uuid: id,
-      type: "consumable",
+    const message = chatLine("consumable", now, {
       message: args.consumable.name,
       userUuid: args.userUuid,
       userName: profile?.nickname ?? null,
       avatarId: profile?.avatarId ?? null,
       color: profile?.color ?? null,
       badges: profile ? [...profile.badges] : [],
-      date: now,
-      replyTo: null,
-      reactions: {},
-      imageUrls: [],
-      media: null,
-      songs: [],
-      clientId: null,
-      edited: false,
       consumable: { purchaseId: args.purchaseId, ...args.consumable },
-    };
+    });
     // Both writes run inside this synchronous call, so they land together (one implicit
     // transaction of the object's storage) and no other call sees one without the other.
-    this.storage.consumables.record(args.purchaseId, id, now);
+    this.storage.consumables.record(args.purchaseId, message.id, now);
     this.storage.chat.add(message);
     this.publisher.mark(["chat"], "updatedChat");
-    return { ok: true, messageId: id, duplicate: false, deliveredAt: now };
+    return { ok: true, messageId: message.id, duplicate: false, deliveredAt: now };
   }
 }
