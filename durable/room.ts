@@ -1,23 +1,25 @@
 /**
  * Room: one durable object per room, reached at `/parties/room/<name>` (partyserver, with
- * hibernation). It serialises every seat change, vote and play of its room. The pieces:
- *   room/storage.ts      SQLite tables (everything that must survive eviction)
- *   room/view.ts       the state clients hold, computed from the tables; the seat rule
- *   room/diff.ts       RFC 6902 patches between two published states
- *   room/publisher.ts  coalescing: one frame, one seq per tick
- *   room/playback.ts   the rotation, songs starting and stopping, the play outbox
- *   room/actions.ts    the stage actions clients send (seats, skip, votes, next song)
- *   room/library.ts    D1: DJ facts, the queue crate, recent plays, the likes crate
- *   room/chat.ts       chat actions (chat-storage.ts keeps the capped history)
- *   room/moderation.ts bans and kicks at connect and after, role expiry, the owner
+ * hibernation). It serialises every seat change, vote and play of its room. This file keeps
+ * the partyserver hooks and the RPC methods; the pieces:
+ *   room/storage.ts      SQLite tables (everything that must survive eviction); it owns
+ *                        chat-storage.ts (the capped history) and consumable-storage.ts
+ *   room/view.ts         the state clients hold, computed from the tables; the seat rule
+ *   room/diff.ts         RFC 6902 patches between two published states
+ *   room/publisher.ts    coalescing: one frame, one seq per tick
+ *   room/presence.ts     the caller of each socket, admission at connect, presence and grace
+ *   room/playback.ts     the rotation, songs starting and stopping, the play outbox
+ *   room/actions.ts      the stage actions clients send (seats, skip, votes, next song)
+ *   room/points.ts       the points a vote earns (sent to the points queue)
+ *   room/library.ts      D1: DJ facts, the queue crate, recent plays, the likes crate
+ *   room/chat.ts         chat actions and the room's own chat lines
+ *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
+ *   room/moderation.ts   bans and kicks at connect and after, role expiry, the owner
+ *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
  *
  * Invariants:
- * - Every connection carries a caller verified by the gateway (`x-hangout-caller`, set by
- *   workers/room-connect.ts). Without one it is closed with 4001 before it sees anything.
- *   The caller (with the DJ facts read from D1 at connect) lives in the socket attachment.
- * - A user is present from their first socket until 30 s (GRACE_MS) after their last one
- *   closed without a new one arriving: the grace end (a schedule entry) removes them, and
- *   their seat with them. A reconnect inside the grace keeps the user's place and seat.
+ * - Every connection carries a caller verified by the gateway, and a user stays present
+ *   through a 30 s grace after their last socket (room/presence.ts says how).
  * - After eviction the object starts with no memory: the constructor rebuilds everything
  *   from SQLite and the live sockets, puts users without a socket into their grace, re-arms
  *   the alarm and the tick, and restarts a rotation that was interrupted between songs.
@@ -25,20 +27,20 @@
  *   always set to the earliest entry of `room_schedule`.
  * - A frame that fails to parse, or an action the rules refuse, gets `{ name: "error" }` on
  *   that socket alone and changes nothing.
- * - RPC methods (the room-service's) bypass partyserver's onStart; the constructor's
- *   blockConcurrencyWhile has prepared the object before any of them runs.
+ * - RPC methods (the room-service's and the merch-service's) bypass partyserver's onStart;
+ *   the constructor's blockConcurrencyWhile has prepared the object before any of them runs.
+ *   Callers reach them through the typed stub `DurableObjectStub<Room>`, so a changed
+ *   signature here fails to compile there.
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
 import {
   assertNever,
-  CLOSE_UNAUTHORIZED,
   parseClientMessage,
   type ChatMessage,
   type ClientMessage,
   type RoomState,
   type ServerMessage,
-  type TokenRole,
 } from "../shared/protocol";
 import {
   ROOM_ROLES,
@@ -46,18 +48,17 @@ import {
   type RoomRoleName,
   type RoomSettings,
 } from "../shared/rooms";
-import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../shared/roles";
 import type { Env } from "../workers/env";
-import { CALLER_HEADER } from "../workers/room-connect";
 import { StageActions, type Caller } from "./room/actions";
 import { ChatActions } from "./room/chat";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
+import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
-import { djFacts } from "./room/library";
 import { Playback } from "./room/playback";
+import { GRACE_PREFIX, Presence, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
-import { GRACE_MS, RoomStorage } from "./room/storage";
-import { guestName, PEOPLE_KEYS, STATE_KEYS } from "./room/view";
+import { RoomStorage } from "./room/storage";
+import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
 
@@ -78,38 +79,6 @@ export interface RoomSummary {
   } | null;
 }
 
-const callerHeader = z.object({
-  uuid: z.string().min(1).max(64),
-  type: z.enum(TOKEN_TYPES),
-  // Unknown role names are dropped rather than refused: the gateway verified the token.
-  roles: z
-    .array(z.string())
-    .transform((rs) =>
-      rs.filter((r): r is UserRole => (USER_ROLES as readonly string[]).includes(r)),
-    ),
-  /** The gateway verified a join ticket (the password was checked by the REST join). */
-  joined: z.boolean().default(false),
-});
-
-/** Token roles from most to least powerful: a token with several shows the first it holds. */
-const ROLE_PRECEDENCE: readonly UserRole[] = [
-  "superUser",
-  "admin",
-  "globalModerator",
-  "moderator",
-  "staff",
-  "promoter",
-  "bot",
-  "user",
-];
-
-function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): TokenRole {
-  if (p.tokenType === "guest") return "guest";
-  return (
-    ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user")
-  );
-}
-
 /** Actions that reset a DJ's AFK clock: votes, chat, seat actions, the next song (never ping, joinRoom, loadChat). */
 const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMessage["action"]>([
   "voteOnSong",
@@ -123,11 +92,6 @@ const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMessage["
   "updateNextSong",
   "playOneTimeAnimation",
 ]);
-
-/** Connections are tagged with their user, so "this user's sockets" is a lookup, not a scan. */
-const userTag = (uuid: string) => `u:${uuid}`;
-/** A schedule key for one user's grace end. */
-const graceKey = (uuid: string) => `grace:${uuid}`;
 
 /** RPC input checks: the room-service is trusted, but a wrong call must fail loudly, not corrupt. */
 const roleArgs = z.object({
@@ -157,6 +121,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #actions: StageActions;
   readonly #chat: ChatActions;
   readonly #moderation: Moderation;
+  readonly #deliveries: ConsumableDeliveries;
+  readonly #presence: Presence;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -182,6 +148,16 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections(userTag(u)),
       (u, r, e) => this.setRole(u, r, e),
     );
+    this.#deliveries = new ConsumableDeliveries(this.#storage, this.#publisher);
+    this.#presence = new Presence(
+      env,
+      this.#storage,
+      this.#publisher,
+      this.#moderation,
+      this.#playback,
+      (u) => this.getConnections(userTag(u)),
+      () => this.#rearm(),
+    );
     // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
     void ctx.blockConcurrencyWhile(async () => this.#boot());
   }
@@ -190,11 +166,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const now = Date.now();
     this.#publisher.ensurePublished();
     // Users whose sockets vanished without a close (eviction) start their grace now.
-    for (const u of this.#storage.users()) {
-      if (u.disconnected_at !== null || this.#hasSocket(u.uuid)) continue;
-      this.#storage.markDisconnected(u.uuid, now);
-      this.#storage.schedule(graceKey(u.uuid), now + GRACE_MS);
-    }
+    this.#presence.recover(now);
     this.#rearm();
     if (this.#storage.pending()) this.#publisher.arm();
     // A rotation cut off between two songs (eviction during a D1 read) resumes.
@@ -203,75 +175,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    const parsed = callerHeader.safeParse(safeJson(ctx.request.headers.get(CALLER_HEADER)));
-    return parsed.success ? [userTag(parsed.data.uuid)] : [];
+    return this.#presence.tags(ctx);
   }
 
-  async onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
-    const parsed = callerHeader.safeParse(safeJson(ctx.request.headers.get(CALLER_HEADER)));
-    if (!parsed.success) {
-      // Only reachable by going around the gateway, which always sets the header or answers 401.
-      connection.close(CLOSE_UNAUTHORIZED, "A verified caller is needed to join a room.");
-      return;
-    }
-    const { uuid, type, roles, joined } = parsed.data;
-    const refused = this.#moderation.entryRefusal(uuid);
-    if (refused) return this.#moderation.refuse(connection, refused);
-    // A password-protected room admits only sockets that went through the REST join.
-    const settings = this.#storage.settings();
-    if (
-      (settings.isPasswordProtected || settings.isGuestPasswordProtected) &&
-      !joined &&
-      settings.ownerUuid !== uuid
-    ) {
-      connection.send(
-        JSON.stringify({
-          name: "error",
-          params: { message: "This room is password protected: join it from its page." },
-        }),
-      );
-      connection.close(CLOSE_UNAUTHORIZED, "Join ticket required.");
-      return;
-    }
-    const user = type === "user" || type === "bot";
-    // Read once per connection: the token says neither whether the e-mail is verified nor
-    // whether the user subscribes, and the seat rule needs both.
-    const none = { emailVerified: false, pro: false, profile: null };
-    const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
-    if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
-    connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
-    if (type !== "ghost") {
-      const known = this.#storage.user(uuid);
-      this.#storage.upsertUser(
-        {
-          uuid,
-          token_role: tokenRoleOf({ tokenType: type, roles }),
-          guest: type === "guest" ? 1 : 0,
-          email_verified: facts.emailVerified ? 1 : 0,
-          pro: facts.pro ? 1 : 0,
-        },
-        Date.now(),
-      );
-      // allUserData's profile: D1's once per connection; a guest (or a user D1 did not answer for) gets a made-up name.
-      const p = facts.profile;
-      this.#storage.setProfile(uuid, {
-        uuid,
-        nickname:
-          p?.name ??
-          (type === "guest" ? guestName(uuid) : `User ${uuid.slice(0, 4).toUpperCase()}`),
-        avatarId: p?.avatarId ?? "default",
-        color: p?.color ?? null,
-        badges: p ? [...p.badges] : [],
-      });
-      if (known?.disconnected_at != null) {
-        this.#storage.unschedule(graceKey(uuid));
-        this.#rearm();
-      }
-      // A second tab, or a return inside the grace, changes no list; the diff finds that.
-      this.#publisher.mark(PEOPLE_KEYS, "userJoined");
-    }
-    // The newcomer's full state goes out with the next tick, already including them.
-    this.#publisher.arm();
+  onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
+    return this.#presence.connect(connection, ctx);
   }
 
   async onMessage(connection: Connection<Caller>, raw: WSMessage) {
@@ -309,8 +217,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       case "skipSong": {
         const dj = this.#storage.playing()?.dj_uuid;
         error = this.#actions.skipSong(who);
-        if (!error && dj !== who.uuid)
-          this.#chat.roomMessage("The song was skipped by a moderator.");
+        if (!error && dj !== who.uuid) this.#chat.roomMessage(ROOM_LINE.skippedByModerator);
         break;
       }
       case "voteOnSong":
@@ -350,9 +257,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
       case "playOneTimeAnimation": {
-        if (who.tokenType === "ghost") error = "Ghost connections cannot do that.";
+        if (who.tokenType === "ghost") error = STAGE_MSG.ghost;
         else if (!this.#chat.limiter.allow(`animation:${who.uuid}`))
-          error = "You are sending animations too fast; wait a few seconds.";
+          error = STAGE_MSG.animationRate;
         else {
           const text = JSON.stringify({
             name: "playedOneTimeAnimation",
@@ -370,25 +277,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   onClose(connection: Connection<Caller>) {
-    this.#socketGone(connection);
+    this.#presence.socketGone(connection);
   }
 
   onError(connection: Connection<Caller>, error: unknown) {
     // A socket that errors may never deliver a close; treat it as gone. A later close finds
     // the grace already running and changes nothing.
     console.error(`room ${this.name}: socket error`, error);
-    this.#socketGone(connection);
-  }
-
-  /** The user's last socket closed: their grace starts (the lists change only when it ends). */
-  #socketGone(connection: Connection<Caller>) {
-    const who = connection.state;
-    if (!who || who.tokenType === "ghost" || this.#hasSocket(who.uuid, connection.id)) return;
-    if (!this.#storage.user(who.uuid)) return; // kicked or banned: already removed
-    const now = Date.now();
-    this.#storage.markDisconnected(who.uuid, now);
-    this.#storage.schedule(graceKey(who.uuid), now + GRACE_MS);
-    this.#rearm();
+    this.#presence.socketGone(connection);
   }
 
   async onAlarm() {
@@ -403,7 +299,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
       if (key === "song-end") void this.#playback.end("playedSong");
       else if (key === "advance") void this.#playback.advance();
       else if (key === "outbox") void this.#playback.retryOutbox();
-      else if (key.startsWith("grace:")) this.#graceEnded(key.slice("grace:".length));
+      else if (key.startsWith(GRACE_PREFIX))
+        this.#presence.graceEnded(key.slice(GRACE_PREFIX.length));
       else if (key.startsWith("role:")) this.#moderation.roleExpired(key);
       else if (key.startsWith("afk:")) this.#playback.afkDue(key.slice("afk:".length), now);
       else console.error(`room ${this.name}: unknown schedule entry ${key}`);
@@ -412,19 +309,15 @@ export class Room extends Server<Env & Cloudflare.Env> {
     await this.#playback.idle();
   }
 
-  #graceEnded(uuid: string) {
-    const u = this.#storage.user(uuid);
-    if (!u || u.disconnected_at === null || this.#hasSocket(uuid)) return;
-    this.#storage.deleteUser(uuid);
-    this.#publisher.mark(PEOPLE_KEYS, "userLeft");
-    this.#playback.removeFromStage(uuid, "userLeft");
-  }
-
   /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
   onRequest(request: Request) {
     const { pathname } = new URL(request.url);
     return Response.json(
-      { statusCode: 404, message: `Cannot ${request.method} ${pathname}`, error: "Not Found" },
+      {
+        statusCode: 404,
+        message: CONNECT_MSG.noRoute(request.method, pathname),
+        error: "Not Found",
+      },
       { status: 404 },
     );
   }
@@ -513,15 +406,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return removed;
   }
 
-  #deliveries?: ConsumableDeliveries;
-
   /** Posts a bought consumable into the chat (the merch-service's purchase); idempotent by purchaseId. */
   deliverConsumable(args: DeliveryArgs): DeliveryResult {
-    this.#deliveries ??= new ConsumableDeliveries(
-      this.ctx.storage.sql,
-      this.#storage,
-      this.#publisher,
-    );
     return this.#deliveries.deliver(args);
   }
 
@@ -575,7 +461,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#playback.stop(false, "removedDj");
     this.#storage.clearDjs();
     this.#storage.clearVotes();
-    this.#storage.unscheduleLike("grace:");
+    this.#storage.unscheduleLike(GRACE_PREFIX);
     this.#storage.unscheduleLike("afk:");
     this.#storage.unschedule("advance");
     for (const u of this.#storage.users())
@@ -586,11 +472,6 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   // ---- helpers -----------------------------------------------------------------------------
-
-  #hasSocket(uuid: string, except?: string): boolean {
-    for (const c of this.getConnections(userTag(uuid))) if (c.id !== except) return true;
-    return false;
-  }
 
   #rearm() {
     const first = this.#storage.scheduled()[0];
@@ -605,14 +486,5 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #sendTo(uuid: string, message: ServerMessage) {
     const text = JSON.stringify(message);
     for (const c of this.getConnections(userTag(uuid))) send(c, text);
-  }
-}
-
-function safeJson(text: string | null): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

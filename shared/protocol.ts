@@ -16,8 +16,8 @@
  *   fails, it sends `joinRoom` again and replaces its state with the answer.
  */
 import { z } from "zod";
-import type { CrateSongDto } from "../workers/songs/dto";
-import type { ConsumableDisplayType } from "../workers/db/shop-schema";
+import { CONSUMABLE_DISPLAY_TYPES } from "./shop";
+import type { CrateSongDto } from "./songs";
 import type { JsonPatchOp } from "./json-patch";
 import type { RoomRoleName, RoomSettings } from "./rooms";
 
@@ -325,15 +325,19 @@ export interface ChatMessage {
   consumable?: ChatConsumable;
 }
 
-/** A consumable as the room shows it (the merch-service's purchase, delivered once). */
-export interface ChatConsumable {
-  purchaseId: string;
-  consumableId: number;
-  name: string;
-  imageUrl: string | null;
-  displayType: ConsumableDisplayType;
-  tokenCost: number;
-}
+/**
+ * A consumable as the room shows it (the merch-service's purchase, delivered once). The Room
+ * checks a delivery against this schema (durable/room/consumables.ts).
+ */
+export const chatConsumable = z.object({
+  purchaseId: z.string().min(1).max(64),
+  consumableId: z.number().int().positive(),
+  name: z.string().min(1).max(100),
+  imageUrl: z.string().max(300).nullable(),
+  displayType: z.enum(CONSUMABLE_DISPLAY_TYPES),
+  tokenCost: z.number().int().positive(),
+});
+export type ChatConsumable = z.infer<typeof chatConsumable>;
 
 // ---- server to client ----------------------------------------------------------------------
 

@@ -61,6 +61,44 @@ export const SPECIAL_CRATES = {
 export type SpecialCrate = keyof typeof SPECIAL_CRATES;
 export type CrateType = (typeof SPECIAL_CRATES)[SpecialCrate]["crateType"];
 
+/**
+ * A song as the API shows it (seed 001 Song): every route, the room protocol and the web app
+ * use this shape; workers/songs/dto.ts builds it from a row.
+ */
+export type SongDto = {
+  songId: string;
+  songShortId: string;
+  isrc: string | null;
+  trackName: string;
+  artistName: string;
+  genre: string | null;
+  /** Seconds. */
+  duration: number;
+  explicit: boolean;
+  releaseYear: number | null;
+  albumName: string | null;
+  status: SongStatus;
+  musicProviders: ProviderIds;
+  thumbnails: Partial<Record<MusicProvider, string>>;
+  links: Partial<Record<MusicProvider, string>>;
+  previews: string[];
+  streamUrls: Partial<Record<MusicProvider, string>>;
+  ownerUuid: string | null;
+  isPublic: boolean;
+  /** ISO 8601. */
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** A song as it sits in a crate: the song plus its place there (REFERENCE.md MinimalCrateSongResDTO). */
+export type CrateSongDto = SongDto & {
+  crateSongUuid: string;
+  position: number;
+  /** ISO 8601. */
+  addedAt: string;
+  playbackToken: null;
+};
+
 /** Playback priority (seed 001, Playback): default, and the hangout brand's order. */
 export const PROVIDER_PRIORITY: Record<"default" | "hangout", readonly MusicProvider[]> = {
   default: ["spotify", "apple", "youtube", "soundCloudPublic", "audius", "uploadService"],

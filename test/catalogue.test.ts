@@ -450,7 +450,7 @@ describe("/rooms/{slug}/recent-songs", () => {
 
 describe("appending to a crate deleted meanwhile", () => {
   it("writes nothing and does not fail (the playlist import's last step after a delete)", async () => {
-    const { appendSongs } = await import("../workers/playlist-service/crate-positions");
+    const { appendSongs } = await import("../workers/crates/crate-repo");
     const song = await seedSong({ ownerUuid: null });
     const before = await env.DB.prepare("select count(*) as n from crate_songs").first<{
       n: number;

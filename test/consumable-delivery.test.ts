@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DELIVERY_MSG, type DeliveryArgs, type DeliveryResult } from "../durable/room/consumables";
+import type { DeliveryArgs, DeliveryResult } from "../durable/room/consumables";
+import { DELIVERY_MSG } from "../durable/room/messages";
 import { account, applySettings, connect, newRoom, stub } from "./room-helpers";
 
 /** Room.deliverConsumable, the purchase's delivery step, called as the merch-service does. */

@@ -1,7 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { randomPermutation } from "../workers/playlist-service/crate-positions";
-import { CRATE_MSG } from "../workers/playlist-service/crate-repo";
+import { CRATE_MSG, randomPermutation } from "../workers/crates/crate-repo";
 import { SONG_MSG } from "../workers/songs/messages";
 import {
   addSongs,

@@ -14,8 +14,7 @@ import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
 import { users, type SongRow } from "../workers/db/schema";
 import { signToken } from "../workers/lib/jwt";
-import { appendSongs } from "../workers/playlist-service/crate-positions";
-import { specialCrate } from "../workers/playlist-service/crate-repo";
+import { appendSongs, specialCrate } from "../workers/crates/crate-repo";
 import { seedSong } from "./crate-helpers";
 import { signUp } from "./helpers";
 

@@ -6,8 +6,7 @@ vi.setConfig({ testTimeout: 20_000 });
 import type { StatefulMessage } from "../shared/protocol";
 import { db } from "../workers/db/client";
 import { recentSongPlays } from "../workers/db/schema";
-import { clearSongs } from "../workers/playlist-service/crate-positions";
-import { specialCrate } from "../workers/playlist-service/crate-repo";
+import { clearSongs, specialCrate } from "../workers/crates/crate-repo";
 import { crateRows } from "./crate-helpers";
 import {
   applySettings,

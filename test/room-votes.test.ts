@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
 import { crateSongs } from "../workers/db/schema";
-import { specialCrate } from "../workers/playlist-service/crate-repo";
+import { specialCrate } from "../workers/crates/crate-repo";
 import {
   applySettings,
   connect,

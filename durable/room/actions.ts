@@ -14,6 +14,7 @@ import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import { queueLength, starToLikes } from "./library";
+import { STAGE_MSG } from "./messages";
 import { awardVotePoints } from "./points";
 import type { ChatProfile } from "./chat";
 import type { Playback } from "./playback";
@@ -32,20 +33,6 @@ export interface Caller extends NeedsState {
   profile: ChatProfile | null;
 }
 
-export const MSG = {
-  full: "The DJ booth is full.",
-  ghost: "Ghost connections cannot do that.",
-  alreadyDj: "You are already on the stage.",
-  emptyQueue: "Your queue is empty: add a song to it before taking a seat.",
-  notDj: "That user is not on the stage.",
-  notMod: "Only a moderator or the room's owner can remove another DJ.",
-  noSong: "No song is playing.",
-  skipForbidden: "Only the current DJ, a moderator or the room's owner can skip the song.",
-  guestStar: "Guests cannot star songs.",
-  nextSongNotDj: "Only a DJ has a next song.",
-  queueUnavailable: "Your queue could not be read; try again.",
-} as const;
-
 /** A caller as handlers see it (the attachment is read-only). */
 export type Who = Readonly<Omit<Caller, "roles">> & { readonly roles: readonly UserRole[] };
 
@@ -60,8 +47,8 @@ export class StageActions {
   ) {}
 
   #refusal(view: RoomView, who: Who): string | null {
-    if (who.tokenType === "ghost") return MSG.ghost;
-    if (this.storage.djs().some((d) => d.uuid === who.uuid)) return MSG.alreadyDj;
+    if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    if (this.storage.djs().some((d) => d.uuid === who.uuid)) return STAGE_MSG.alreadyDj;
     const refused = view.djRefusal({
       uuid: who.uuid,
       guest: who.tokenType === "guest" ? 1 : 0,
@@ -69,7 +56,7 @@ export class StageActions {
       pro: who.pro ? 1 : 0,
     });
     if (refused) return refused;
-    if (this.storage.djs().length >= view.settings.numberOfDjs) return MSG.full;
+    if (this.storage.djs().length >= view.settings.numberOfDjs) return STAGE_MSG.full;
     return null;
   }
 
@@ -81,9 +68,9 @@ export class StageActions {
       songs = await queueLength(this.env, who.uuid);
     } catch (e) {
       console.error("room: queue length failed", e);
-      return MSG.queueUnavailable;
+      return STAGE_MSG.queueUnavailable;
     }
-    if (songs === 0) return MSG.emptyQueue;
+    if (songs === 0) return STAGE_MSG.emptyQueue;
     // Checked again: the booth may have filled (or the user sat down in another tab) meanwhile.
     const late = this.#refusal(new RoomView(this.storage, Date.now()), who);
     if (late) return late;
@@ -100,30 +87,30 @@ export class StageActions {
       target !== who.uuid &&
       !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
     )
-      return MSG.notMod;
-    if (!this.storage.djs().some((d) => d.uuid === target)) return MSG.notDj;
+      return STAGE_MSG.notMod;
+    if (!this.storage.djs().some((d) => d.uuid === target)) return STAGE_MSG.notDj;
     this.playback.removeFromStage(target, "removedDj");
     return null;
   }
 
   skipSong(who: Who): string | null {
     const p = this.storage.playing();
-    if (!p) return MSG.noSong;
+    if (!p) return STAGE_MSG.noSong;
     if (
       p.dj_uuid !== who.uuid &&
       !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
     )
-      return MSG.skipForbidden;
+      return STAGE_MSG.skipForbidden;
     void this.playback.end("playedSong");
     return null;
   }
 
   voteOnSong(who: Who, msg: Act<"voteOnSong">): string | null {
-    if (who.tokenType === "ghost") return MSG.ghost;
+    if (who.tokenType === "ghost") return STAGE_MSG.ghost;
     const p = this.storage.playing();
-    if (!p) return MSG.noSong;
+    if (!p) return STAGE_MSG.noSong;
     const { like, star } = msg.songVotes;
-    if (star && who.tokenType === "guest") return MSG.guestStar;
+    if (star && who.tokenType === "guest") return STAGE_MSG.guestStar;
     const before = this.storage.userVote(p.play_id, who.uuid);
     this.storage.vote(p.play_id, who.uuid, like, star);
     awardVotePoints(this.env, {
@@ -167,7 +154,7 @@ export class StageActions {
   }
 
   updateNextSong(who: Who, msg: Act<"updateNextSong">): string | null {
-    if (!this.storage.setNextSong(who.uuid, msg.song)) return MSG.nextSongNotDj;
+    if (!this.storage.setNextSong(who.uuid, msg.song)) return STAGE_MSG.nextSongNotDj;
     this.publisher.mark(["djs"], "updatedNextSong");
     return null;
   }

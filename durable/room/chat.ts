@@ -14,8 +14,11 @@
  * - 5 messages per 5 s per user; the window is in memory (an object that hibernated was
  *   idle, so a reset window gives nothing away). Animations have their own window.
  * - Every change marks `chat` in the publisher: clients see it as a patch on /chat.
+ * - Every chat line (a user's, the room's, a delivered consumable) is made by `chatLine`, so
+ *   each carries every ChatMessage field.
  */
 import type { ChatMessage, ClientMessage } from "../../shared/protocol";
+import { CHAT_MSG } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
@@ -41,21 +44,36 @@ const SONG_HOSTS = [
   "spinrilla",
 ];
 
-export const CHAT_MSG = {
-  noChat: "Chat is turned off in this room.",
-  guest: "Guests cannot chat.",
-  noProfile: "Your profile could not be read; reconnect to chat.",
-  disabled: "Chat is disabled for you in this room.",
-  invalid: "A message needs text, or both an image and media.",
-  rate: "You are sending messages too fast; wait a few seconds.",
-  notFound: "That message does not exist.",
-  notAuthor: "Only the author can edit a message.",
-  notText: "Only a text message can be edited.",
-  tooLate: "A message can only be edited within 20 seconds.",
-  notAllowed: "Only the author or a moderator can delete a message.",
-} as const;
-
 type Act<A extends ClientMessage["action"]> = Extract<ClientMessage, { action: A }>;
+
+/** A new chat line with a fresh id: every field empty (nobody's, no media, unedited) unless given. */
+export function chatLine(
+  type: ChatMessage["type"],
+  date: number,
+  fields: Partial<Omit<ChatMessage, "id" | "uuid" | "type" | "date">>,
+): ChatMessage {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    uuid: id,
+    type,
+    message: null,
+    userUuid: null,
+    userName: null,
+    avatarId: null,
+    color: null,
+    badges: [],
+    date,
+    replyTo: null,
+    reactions: {},
+    imageUrls: [],
+    media: null,
+    songs: [],
+    clientId: null,
+    edited: false,
+    ...fields,
+  };
+}
 
 /** The chat identity read from D1 at connect. */
 export interface ChatProfile {
@@ -129,52 +147,28 @@ export class ChatActions {
     if (!text && !(images.length && msg.media)) return CHAT_MSG.invalid;
     if (msg.replyTo && !this.storage.chat.get(msg.replyTo)) return CHAT_MSG.notFound;
     if (!this.limiter.allow(`chat:${who.uuid}`)) return CHAT_MSG.rate;
-    const id = crypto.randomUUID();
-    this.storage.chat.add({
-      id,
-      uuid: id,
-      type: "user",
-      message: text,
-      userUuid: who.uuid,
-      userName: profile!.name,
-      avatarId: profile!.avatarId,
-      color: profile!.color,
-      badges: [...profile!.badges],
-      date: this.now(),
-      replyTo: msg.replyTo ?? null,
-      reactions: {},
-      imageUrls: images,
-      media: msg.media ?? null,
-      songs: songLinks(text),
-      clientId: msg.clientId,
-      edited: false,
-    });
+    this.storage.chat.add(
+      chatLine("user", this.now(), {
+        message: text,
+        userUuid: who.uuid,
+        userName: profile!.name,
+        avatarId: profile!.avatarId,
+        color: profile!.color,
+        badges: [...profile!.badges],
+        replyTo: msg.replyTo ?? null,
+        imageUrls: images,
+        media: msg.media ?? null,
+        songs: songLinks(text),
+        clientId: msg.clientId,
+      }),
+    );
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
 
   /** A message from the room itself (a kick, a moderator's skip). */
   roomMessage(text: string) {
-    const id = crypto.randomUUID();
-    this.storage.chat.add({
-      id,
-      uuid: id,
-      type: "room",
-      message: text,
-      userUuid: null,
-      userName: null,
-      avatarId: null,
-      color: null,
-      badges: [],
-      date: this.now(),
-      replyTo: null,
-      reactions: {},
-      imageUrls: [],
-      media: null,
-      songs: [],
-      clientId: null,
-      edited: false,
-    });
+    this.storage.chat.add(chatLine("room", this.now(), { message: text }));
     this.publisher.mark(["chat"], "updatedChat");
   }
 

@@ -1,7 +1,8 @@
 /**
  * What the Room object reads from and writes to D1: a caller's DJ facts, their queue crate,
- * the played-song record, and the likes crate. The crate rules themselves are the
- * playlist-service's (crate-storage.ts, crate-positions.ts); this module only calls them.
+ * the played-song record, and the likes crate. The crate operations themselves are the crates
+ * domain's (workers/crates/crate-repo.ts, shared with the playlist-service); this module only
+ * calls them.
  *
  * Invariants:
  * - The queue is read at the moment a song starts, never cached: a DJ's edits to their
@@ -11,17 +12,17 @@
  * - Nothing here touches the room's SQLite; callers re-check their state after each await.
  */
 import { and, asc, count, eq } from "drizzle-orm";
-import { SPECIAL_CRATES } from "../../shared/songs";
+import { SPECIAL_CRATES, type CrateSongDto } from "../../shared/songs";
 import { db } from "../../workers/db/client";
 import { crateSongs, crates, recentSongPlays, songs, users } from "../../workers/db/schema";
 import type { Env } from "../../workers/env";
 import {
+  addSong,
   moveSong,
   setCurrentPosition,
-  addSong,
-} from "../../workers/playlist-service/crate-positions";
-import { specialCrate } from "../../workers/playlist-service/crate-repo";
-import { toCrateSongDto, type CrateSongDto } from "../../workers/songs/dto";
+  specialCrate,
+} from "../../workers/crates/crate-repo";
+import { toCrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
 import type { PlayRow } from "./storage";
 

@@ -20,6 +20,7 @@ import type { RoomRoleName } from "../../shared/rooms";
 import type { UserRole } from "../../shared/roles";
 import type { Who } from "./actions";
 import type { ChatActions } from "./chat";
+import { MOD_MSG, ROOM_LINE } from "./messages";
 import type { Playback } from "./playback";
 import { send, type Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
@@ -29,12 +30,6 @@ export const KICK_MS = 5 * 60_000;
 /** Token roles that may kick in any room. */
 const PLATFORM_KICKERS: readonly UserRole[] = ["admin", "superUser", "globalModerator"];
 const ROOM_KICKERS: readonly RoomRoleName[] = ["owner", "coOwner", "moderator"];
-
-export const MOD_MSG = {
-  notAllowed: "Only a moderator or the room's owner can kick a user.",
-  owner: "The room's owner cannot be kicked.",
-  self: "You cannot kick yourself.",
-} as const;
 
 export const roleKey = (uuid: string, role: string) => `role:${role}:${uuid}`;
 
@@ -93,9 +88,7 @@ export class Moderation {
     // Out first, so the frame others get is named userLeft; the role follows in the same tick.
     const present = this.eject(target, reason);
     this.grant(target, "kicked", Date.now() + KICK_MS);
-    this.chat.roomMessage(
-      `A user was kicked from the room${byUuid ? " by a moderator" : ""}${reason ? `: ${reason}` : "."}`,
-    );
+    this.chat.roomMessage(ROOM_LINE.kicked(!!byUuid, reason));
     return present;
   }
 

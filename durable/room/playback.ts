@@ -20,6 +20,7 @@
 import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { pickSong, recordPlay, type PickedSong } from "./library";
+import { NAMES, ROOM_LINE } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS } from "./view";
@@ -137,8 +138,7 @@ export class Playback {
       return;
     }
     if (this.storage.playing()?.dj_uuid === uuid) return; // at the end of their song
-    if (this.removeFromStage(uuid, "removedDj"))
-      this.say(`${this.#nameOf(uuid)} left the stage (away)`);
+    if (this.removeFromStage(uuid, "removedDj")) this.say(ROOM_LINE.away(this.#nameOf(uuid)));
   }
 
   /** Why the DJ whose song just ended steps down (a room message), or null if they stay. */
@@ -147,15 +147,15 @@ export class Playback {
     if (!st) return null;
     const s = this.storage.settings();
     if (s.afkMinutes > 0 && st.last_action + s.afkMinutes * 60_000 <= now)
-      return `${this.#nameOf(uuid)} left the stage (away)`;
+      return ROOM_LINE.away(this.#nameOf(uuid));
     if (s.songsPerDj !== null && st.songs >= s.songsPerDj) {
-      return `${this.#nameOf(uuid)} left the stage after ${st.songs} ${st.songs === 1 ? "song" : "songs"} (the room allows ${s.songsPerDj} per turn)`;
+      return ROOM_LINE.turnOver(this.#nameOf(uuid), st.songs, s.songsPerDj);
     }
     return null;
   }
 
   #nameOf(uuid: string): string {
-    return this.storage.profile(uuid)?.nickname || "A DJ";
+    return this.storage.profile(uuid)?.nickname || NAMES.someDj;
   }
 
   /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */

@@ -5,7 +5,9 @@
  * Invariants:
  * - Everything that must survive eviction is here: settings, roles, present users (with
  *   their grace deadline), DJ seats, what is playing, votes, recent plays, the schedule,
- *   the seq, the published state and the pending (unflushed) change set.
+ *   the seq, the published state and the pending (unflushed) change set; the chat history
+ *   (chat-storage.ts) and the delivered consumables (consumable-storage.ts) in modules of
+ *   their own that only RoomStorage creates.
  * - `room_djs.seat` orders the stage; a DJ moved to the back gets max(seat) + 1, so seats
  *   never repeat.
  * - A vote row is keyed (play_id, user_uuid): a retried vote overwrites itself, it never
@@ -17,6 +19,7 @@
  */
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import { ChatStorage } from "./chat-storage";
+import { ConsumableStorage } from "./consumable-storage";
 import type {
   ClientSong,
   NowPlaying,
@@ -80,6 +83,8 @@ type Sql = SqlStorage;
 export class RoomStorage {
   /** The chat history (room_chat). */
   readonly chat: ChatStorage;
+  /** The consumables delivered here (room_consumables). */
+  readonly consumables: ConsumableStorage;
 
   constructor(
     private readonly sql: Sql,
@@ -129,6 +134,7 @@ export class RoomStorage {
       `CREATE TABLE IF NOT EXISTS room_dj_stats (uuid TEXT PRIMARY KEY, last_action INTEGER NOT NULL, songs INTEGER NOT NULL DEFAULT 0)`,
     );
     this.chat = new ChatStorage(sql);
+    this.consumables = new ConsumableStorage(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------

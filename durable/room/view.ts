@@ -22,6 +22,7 @@ import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
 import { CHAT_IN_STATE } from "./chat-storage";
+import { NAMES, SEAT_MSG } from "./messages";
 import type { RoomStorage, UserRow } from "./storage";
 
 export type StateKey = keyof RoomState;
@@ -47,9 +48,6 @@ export const PEOPLE_KEYS: readonly StateKey[] = [
   "floorUsers",
   "allUserData",
 ];
-
-/** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
-export const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
 
 /**
  * A stable pseudo-random spot on the floor for a uuid: FNV-1a over the uuid, two 16-bit
@@ -114,18 +112,18 @@ export class RoomView {
 
   /** Why `u` may not DJ here, or null if they may (the seat rule, seed 001 djType). */
   djRefusal(u: Pick<UserRow, "uuid" | "guest" | "email_verified" | "pro">): string | null {
-    if (u.guest) return "Guests cannot DJ.";
+    if (u.guest) return SEAT_MSG.guest;
     const held = this.rolesOf(u.uuid);
-    if (held.has("djDisabled") || held.has("banned")) return "You may not DJ in this room.";
+    if (held.has("djDisabled") || held.has("banned")) return SEAT_MSG.barred;
     switch (this.settings.djType) {
       case "EVERYONE":
         return null;
       case "VERIFIED_ONLY":
-        return u.email_verified ? null : "Only users with a verified e-mail may DJ in this room.";
+        return u.email_verified ? null : SEAT_MSG.verifiedOnly;
       case "PRO_PLAN_OWNER":
-        return u.pro ? null : "Only subscribers may DJ in this room.";
+        return u.pro ? null : SEAT_MSG.subscribersOnly;
       case "INVITE_ONLY":
-        return INVITED.some((r) => held.has(r)) ? null : "This room's DJ booth is invite only.";
+        return INVITED.some((r) => held.has(r)) ? null : SEAT_MSG.inviteOnly;
       default:
         return assertNever(this.settings.djType);
     }
@@ -181,7 +179,7 @@ export class RoomView {
         for (const u of this.storage.users()) {
           const userProfile = profiles.get(u.uuid) ?? {
             uuid: u.uuid,
-            nickname: u.guest ? guestName(u.uuid) : "",
+            nickname: u.guest ? NAMES.guest(u.uuid) : "",
             avatarId: "default",
             color: null,
             badges: [],

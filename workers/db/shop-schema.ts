@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { ConsumableDisplayType } from "../../shared/shop";
 
 /**
  * The token shop and payments (seed 000: token accounts, bundles, consumables, purchases;
@@ -13,8 +14,6 @@ const timestamps = {
   updatedAt: integer("updated_at").notNull().default(now),
 };
 
-export const CONSUMABLE_DISPLAY_TYPES = ["cover", "small"] as const;
-export type ConsumableDisplayType = (typeof CONSUMABLE_DISPLAY_TYPES)[number];
 export const PAYMENT_TYPES = ["one_time", "recurring"] as const;
 export type PaymentType = (typeof PAYMENT_TYPES)[number];
 export const PURCHASE_STATUSES = ["held", "committed", "voided"] as const;

@@ -14,7 +14,7 @@ import type { Caller } from "../lib/auth";
 import { badRequest, isUniqueViolation, notFound } from "../lib/errors";
 import { newShortId } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { songVisibleTo } from "./crate-repo";
+import { songVisibleTo } from "../crates/crate-repo";
 
 /**
  * Track import (seed 001, "Import needs a song with at least one id from seven-digital,

@@ -10,7 +10,7 @@ import { limitOffset, takeSkip } from "../lib/paging";
 import { valid } from "../lib/validate";
 import { toSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { songVisibleTo } from "./crate-repo";
+import { songVisibleTo } from "../crates/crate-repo";
 
 /** The catalogue: genres, songs, albums and artists. Any token may read it. */
 export const catalogueRoutes = new Hono<AppEnv>();

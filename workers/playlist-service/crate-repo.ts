@@ -1,41 +1,29 @@
-import { and, asc, count, desc, eq, getTableColumns, is, isNull, or, SQL, sql } from "drizzle-orm";
-import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
-import { SPECIAL_CRATES, type SpecialCrate } from "../../shared/songs";
+import { asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { db } from "../db/client";
-import { crates, songs, type CrateRow } from "../db/schema";
+import { crates, type CrateRow } from "../db/schema";
 import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
-import { ApiError, forbidden, notFound } from "../lib/errors";
+import { forbidden, notFound } from "../lib/errors";
 import { toCrateDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
+import {
+  CRATE_MSG,
+  findCrate,
+  reloadCrate,
+  runBatch,
+  withCount,
+  type CountedCrate,
+} from "../crates/crate-repo";
 
 /**
- * Crates as stored: loading by uuid, who may read or change one, the special crates, new
- * crates and copies, and lists with their song counts. Song positions inside a crate are
- * kept in crate-positions.ts. Routes call these and stay thin.
+ * The playlist-service's crate rules: who may read or change a crate, new crates and
+ * copies, and lists with their song counts. Loading a crate, the special crates and song
+ * positions are the crates domain's (workers/crates/crate-repo.ts), which the Room object
+ * uses too. Routes call these and stay thin.
  */
-
-/** Messages of ours that SONG_MSG does not have. */
-export const CRATE_MSG = {
-  specialLocked: "The queue and likes crates cannot be deleted or renamed.",
-  positionRange: (n: number) =>
-    n === 0
-      ? "currentPosition must be 0 for an empty crate."
-      : `currentPosition must be between 0 and ${n - 1}.`,
-} as const;
 
 /** The default name of an unnamed crate is this plus the lowest free number (seed 001). */
 export const DEFAULT_NAME_PREFIX = "New Playlist #";
-
-/** Songs in the crate, as a correlated subquery: a list of crates is counted in one query, not one per crate. */
-// Spelled out: drizzle writes a column of the one table selected from without its table
-// name, and a bare "id" here would be crate_songs.id.
-const songCount =
-  sql<number>`(select count(*) from crate_songs where crate_songs.crate_id = crates.id)`.mapWith(
-    Number,
-  );
-const withCount = { ...getTableColumns(crates), songCount };
-export type CountedCrate = CrateRow & { songCount: number };
 
 export const crateDto = (c: CountedCrate) => toCrateDto(c, c.songCount);
 
@@ -44,37 +32,6 @@ export const SQL_UUID = sql.raw(
   `lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || ` +
     `substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`,
 );
-
-const dialect = new SQLiteAsyncDialect();
-/** Raw SQL, or a drizzle query builder (anything with toSQL). */
-export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
-
-/**
- * Runs statements as one D1 batch: one transaction, all or nothing, and no other write in
- * between. (drizzle's own batch cannot carry raw SQL with parameters, so this binds them.)
- */
-export function runBatch(env: Env, items: Statement[]): Promise<D1Result[]> {
-  return env.DB.batch(
-    items.map((q) => {
-      const built = is(q, SQL) ? dialect.sqlToQuery(q) : (q as Exclude<Statement, SQL>).toSQL();
-      return env.DB.prepare(built.sql).bind(...built.params);
-    }),
-  );
-}
-
-async function findOne(env: Env, where: SQL | undefined): Promise<CountedCrate | undefined> {
-  return db(env).select(withCount).from(crates).where(where).get();
-}
-
-export const findCrate = (env: Env, crateUuid: string) =>
-  findOne(env, eq(crates.crateUuid, crateUuid));
-
-/** Reloads a crate (with its count) after a change. */
-export async function reloadCrate(env: Env, id: number): Promise<CountedCrate> {
-  const row = await findOne(env, eq(crates.id, id));
-  if (!row) throw notFound(SONG_MSG.crateNotFound); // deleted meanwhile by its owner
-  return row;
-}
 
 /**
  * A crate the caller may read: a public one, or their own. A private crate is 404 to
@@ -95,28 +52,6 @@ export async function ownedCrate(env: Env, crateUuid: string, who: Caller): Prom
   const row = await readableCrate(env, crateUuid, who);
   if (row.userUuid !== who.uuid) throw forbidden(SONG_MSG.crateForbidden);
   return row;
-}
-
-/**
- * The user's queue or likes crate, made on first use. Many first uses can race: the
- * unique index crates_user_special (user_uuid, crate_type) lets one insert win and the
- * others do nothing, and every caller then reads the one row. Special crates are private:
- * the queue and the likes are the owner's own.
- */
-export async function specialCrate(
-  env: Env,
-  userUuid: string,
-  kind: SpecialCrate,
-): Promise<CountedCrate> {
-  const { crateType, crateName } = SPECIAL_CRATES[kind];
-  const where = and(eq(crates.userUuid, userUuid), eq(crates.crateType, crateType));
-  const found = await findOne(env, where);
-  if (found) return found;
-  await db(env)
-    .insert(crates)
-    .values({ crateUuid: crypto.randomUUID(), userUuid, crateName, crateType, isPublic: false })
-    .onConflictDoNothing();
-  return (await findOne(env, where))!;
 }
 
 export const isSpecial = (c: CrateRow) => c.crateType !== null;
@@ -234,17 +169,4 @@ export async function listAllCrates(env: Env, take: number, skip: number) {
     d.select({ n: count() }).from(crates),
   ]);
   return { data: rows.map(crateDto), total: total[0]?.n ?? 0 };
-}
-
-/** Songs a user may put in a crate or open: public verified ones, the catalogue, and their own uploads. */
-export const songVisibleTo = (userUuid: string | undefined) =>
-  or(
-    and(eq(songs.status, "VERIFIED"), eq(songs.isPublic, true)),
-    isNull(songs.ownerUuid),
-    userUuid ? eq(songs.ownerUuid, userUuid) : undefined,
-  );
-
-/** 400 for a current position outside 0..n-1 (0 when empty). */
-export function positionRangeError(n: number) {
-  return new ApiError(400, CRATE_MSG.positionRange(n));
 }

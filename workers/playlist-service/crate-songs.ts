@@ -14,19 +14,15 @@ import {
   addSong,
   listCrateSongs,
   moveSong,
+  reloadCrate,
   removeSongs,
   setCurrentPosition,
   shuffleSongs,
-  visibleBefore,
-} from "./crate-positions";
-import {
-  crateDto,
-  ownedCrate,
-  readableCrate,
-  reloadCrate,
   songVisibleTo,
+  visibleBefore,
   type CountedCrate,
-} from "./crate-repo";
+} from "../crates/crate-repo";
+import { crateDto, ownedCrate, readableCrate } from "./crate-repo";
 
 /**
  * The songs of a crate: list, add, remove, move, shuffle and the current position. The

@@ -1,6 +1,10 @@
-import { PROVIDER_PRIORITY, songsMatch, type MusicProvider } from "../../shared/songs";
+import {
+  PROVIDER_PRIORITY,
+  songsMatch,
+  type MusicProvider,
+  type SongDto,
+} from "../../shared/songs";
 import { ADAPTER_KEYS, type Brand, type ProviderSong } from "../adapters/music";
-import type { SongDto } from "../songs/dto";
 
 /** How many 7digital results lead the hangout brand's list before SoundCloud joins in. */
 export const SEVEN_DIGITAL_LEAD = 5;

@@ -1,11 +1,10 @@
 import { Hono } from "hono";
 import { z } from "zod";
-import type { MusicProvider } from "../../shared/songs";
+import type { MusicProvider, SongDto } from "../../shared/songs";
 import { ADAPTER_KEYS, brandOf, MUSIC_ADAPTERS, type ProviderSong } from "../adapters/music";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAnyToken, type Caller } from "../lib/auth";
 import { fields, valid } from "../lib/validate";
-import type { SongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
 import { BY_TRACK_NAME, catalogueSearchWhere, matchesSearch, songPage } from "../songs/search";
 import { mergeSearch } from "./search-merge";

@@ -4,9 +4,9 @@ import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { forbidden } from "../lib/errors";
 import { valid } from "../lib/validate";
-import { clearSongs } from "./crate-positions";
 import { crateSongRoutesFor } from "./crate-songs";
-import { CRATE_MSG, crateDto, specialCrate, updateCrate } from "./crate-repo";
+import { clearSongs, CRATE_MSG, specialCrate } from "../crates/crate-repo";
+import { crateDto, updateCrate } from "./crate-repo";
 import { updateBody } from "./crates";
 
 /**

@@ -7,10 +7,11 @@ import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
-import { toSongDto, type SongDto } from "../songs/dto";
+import type { SongDto } from "../../shared/songs";
+import { toSongDto } from "../songs/dto";
 import { importSongSchema, importTrack } from "./catalogue-import";
-import { appendSongs } from "./crate-positions";
-import { crateDto, ownedCrate, reloadCrate } from "./crate-repo";
+import { appendSongs, reloadCrate } from "../crates/crate-repo";
+import { crateDto, ownedCrate } from "./crate-repo";
 
 /** Importing songs from providers into the catalogue, one at a time or into a crate. */
 export const trackImportRoutes = new Hono<AppEnv>();

@@ -9,12 +9,11 @@ import { ApiError, forbidden } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { roomSettingsOf, withLiveCounts, withTimeout } from "./room-dto";
+import { roomSettingsOf, roomStub, withLiveCounts, withTimeout } from "./room-dto";
 import {
   activeRoles,
   isPlatformModerator,
   liveState,
-  moderationStub,
   OBJECT_DOWN,
   onObject,
   rolesOf,
@@ -144,7 +143,7 @@ roomChatRoutes.delete(
       await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], CLEAR_REFUSED);
     let removed: number;
     try {
-      removed = await withTimeout((await moderationStub(c.env, room.uuid)).clearChat(), 5000);
+      removed = await withTimeout((await roomStub(c.env, room.uuid)).clearChat(), 5000);
     } catch (err) {
       console.error(`room ${room.uuid}: clearChat failed`, err);
       throw new ApiError(503, OBJECT_DOWN);

@@ -2,7 +2,7 @@ import { getServerByName } from "partyserver";
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import type { RoomRow } from "../db/schema";
 import type { Env } from "../env";
-import type { RoomSummary } from "../../durable/room";
+import type { Room, RoomSummary } from "../../durable/room";
 
 /**
  * The two shapes a room row becomes: the RoomDto clients see (REFERENCE.md) and the
@@ -110,25 +110,15 @@ export function roomSettingsOf(r: RoomRow): RoomSettings {
 }
 
 /**
- * The Room object's RPC surface this service uses (durable/room.ts provides it). Declared
- * here rather than read off the class so the service compiles while the object grows; the
- * names and arguments are the agreed ones.
+ * The Room object's RPC surface: the typed stub of the class itself (env.Room is a
+ * `DurableObjectNamespace<Room>`), so a call that does not match durable/room.ts fails to
+ * compile here instead of at run time.
  */
-export interface RoomRpc {
-  applySettings(settings: RoomSettings): Promise<unknown>;
-  getState(): Promise<unknown>;
-  getUserUuids(): Promise<string[]>;
-  setRole(userUuid: string, role: RoomRoleName, expirationTime: number | null): Promise<unknown>;
-  removeRole(userUuid: string, role: RoomRoleName): Promise<unknown>;
-  resetRoom(): Promise<unknown>;
-  getSummary(): Promise<RoomSummary>;
-  clearChat(): Promise<number>;
-  joinChat(userUuid: string): Promise<{ joinedAt: number; created: boolean; members: number }>;
-}
+export type RoomRpc = DurableObjectStub<Room>;
 
 /** The room's object, named by the room's uuid (partyserver needs the name set first). */
-export async function roomStub(env: Env, roomUuid: string): Promise<RoomRpc> {
-  return (await getServerByName(env.Room, roomUuid)) as unknown as RoomRpc;
+export function roomStub(env: Env, roomUuid: string): Promise<RoomRpc> {
+  return getServerByName(env.Room, roomUuid);
 }
 
 /** A promise that gives up after `ms`, so one slow object cannot hold a whole list. */

@@ -6,11 +6,11 @@ import { db } from "../db/client";
 import { recentRooms, rooms, type RoomRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAnyToken, requireUser } from "../lib/auth";
-import { ApiError } from "../lib/errors";
 import { limitOffset } from "../lib/paging";
 import { verifyPassword } from "../lib/password";
 import { fields, valid } from "../lib/validate";
-import { presentUsers, roomStub, withLiveCounts, withTimeout } from "./room-dto";
+import { presentUsers, withLiveCounts } from "./room-dto";
+import { liveState } from "./room-moderation";
 import { passwordBucket, roomIdParam, roomOr404 } from "./room-repo";
 
 /**
@@ -262,16 +262,6 @@ roomListRoutes.get(
   valid("param", roomIdParam),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    try {
-      return c.json(
-        (await withTimeout((await roomStub(c.env, room.uuid)).getState(), 5000)) as Record<
-          string,
-          unknown
-        >,
-      );
-    } catch (err) {
-      console.error(`room ${room.uuid}: getState failed`, err);
-      throw new ApiError(503, "The live room is not reachable right now; please try again.");
-    }
+    return c.json(await liveState(c.env, room));
   },
 );

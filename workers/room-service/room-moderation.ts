@@ -18,20 +18,6 @@ import { roomStub, withTimeout, type RoomRpc } from "./room-dto";
 
 export const OBJECT_DOWN = "The live room is not reachable right now; please try again.";
 
-/**
- * RPCs another session is adding to the Room object (kickUser, changeOwner). They are
- * called, not feature-tested: an RPC stub answers `typeof` with "function" for any name,
- * so only the call tells whether the object has them (isMissingMethod).
- */
-export type ModerationRpc = RoomRpc & {
-  kickUser(userUuid: string, reason: string, byUuid: string): Promise<unknown>;
-  changeOwner(newOwnerUuid: string): Promise<unknown>;
-};
-
-export async function moderationStub(env: Env, roomUuid: string): Promise<ModerationRpc> {
-  return (await roomStub(env, roomUuid)) as ModerationRpc;
-}
-
 /** Whether an RPC failed because the object has no such method (workerd's TypeError text). */
 export const isMissingMethod = (err: unknown) =>
   /does not implement|is not a function|no such method|method not found|not implemented/i.test(
@@ -43,11 +29,11 @@ export async function onObject<T>(
   env: Env,
   room: RoomRow,
   what: string,
-  call: (stub: ModerationRpc) => Promise<T>,
+  call: (stub: RoomRpc) => Promise<T>,
   ms = 5000,
 ): Promise<T> {
   try {
-    return await withTimeout(moderationStub(env, room.uuid).then(call), ms);
+    return await withTimeout(roomStub(env, room.uuid).then(call), ms);
   } catch (err) {
     console.error(`room ${room.uuid}: ${what} failed`, err);
     throw new ApiError(503, OBJECT_DOWN);
@@ -57,7 +43,7 @@ export async function onObject<T>(
 /** The object's full state, or 503. */
 export async function liveState(env: Env, room: RoomRow): Promise<RoomState> {
   try {
-    return (await withTimeout((await roomStub(env, room.uuid)).getState(), 5000)) as RoomState;
+    return await withTimeout((await roomStub(env, room.uuid)).getState(), 5000);
   } catch (err) {
     console.error(`room ${room.uuid}: getState failed`, err);
     throw new ApiError(503, OBJECT_DOWN);

@@ -6,14 +6,13 @@ import { caller, requireAnyToken, requireUser } from "../lib/auth";
 import { ApiError, badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { pushSettings, toRoomDto, withTimeout } from "./room-dto";
+import { pushSettings, roomStub, toRoomDto, withTimeout } from "./room-dto";
 import {
   accountExists,
   activeRoles,
   isMissingMethod,
   liveState,
   moderationRefusal,
-  moderationStub,
   OBJECT_DOWN,
   onObject,
   previousRole,
@@ -110,7 +109,7 @@ roomRoleRoutes.post(
     if (userUuid === who.uuid) throw forbidden("You cannot kick yourself.");
     const refusal = moderationRefusal(room, roles, who, userUuid, "kicked", true);
     if (refusal) throw forbidden(refusal);
-    const stub = await moderationStub(c.env, room.uuid).catch(() => {
+    const stub = await roomStub(c.env, room.uuid).catch(() => {
       throw new ApiError(503, OBJECT_DOWN);
     });
     let liveKick = true;
@@ -186,7 +185,7 @@ roomRoleRoutes.put(
     const row = await updateRoom(c.env, room, { ownerUuid: newOwnerUuid });
     const pushed = await pushSettings(c.env, row);
     try {
-      await withTimeout((await moderationStub(c.env, room.uuid)).changeOwner(newOwnerUuid), 5000);
+      await withTimeout((await roomStub(c.env, room.uuid)).changeOwner(newOwnerUuid), 5000);
     } catch (err) {
       // Not there yet, or down: applySettings already carries the owner, and join pushes again.
       if (!isMissingMethod(err)) console.error(`room ${room.uuid}: changeOwner failed`, err);

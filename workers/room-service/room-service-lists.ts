@@ -9,13 +9,7 @@ import { ApiError, badRequest, forbidden, notFound } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { pushSettings, roomStub, toRoomDto, withLiveCounts, withTimeout } from "./room-dto";
-import {
-  accountExists,
-  isMissingMethod,
-  moderationStub,
-  OBJECT_DOWN,
-  roomRef,
-} from "./room-moderation";
+import { accountExists, isMissingMethod, OBJECT_DOWN, roomRef } from "./room-moderation";
 import { isAdmin, roomIdParam, roomOr404 } from "./room-repo";
 
 /**
@@ -239,7 +233,7 @@ roomServiceListRoutes.patch(
       moved.map(async (r) => {
         const ok = await pushSettings(c.env, r);
         try {
-          await withTimeout((await moderationStub(c.env, r.uuid)).changeOwner(toUuid), 5000);
+          await withTimeout((await roomStub(c.env, r.uuid)).changeOwner(toUuid), 5000);
         } catch (err) {
           if (!isMissingMethod(err)) console.error(`room ${r.uuid}: changeOwner failed`, err);
         }

@@ -1,15 +1,19 @@
+import type { CrateSongDto, SongDto } from "../../shared/songs";
 import type { CrateRow, SongRow } from "../db/schema";
+
+export type { CrateSongDto, SongDto } from "../../shared/songs";
 
 /**
  * The shapes songs and crates leave the API in (seed 001 Song and Crate; REFERENCE.md
- * MinimalCrateSongResDTO). Every route and the web app use these; nothing restates them.
+ * MinimalCrateSongResDTO). Every route and the web app use these; the song shapes are
+ * shared/songs.ts's (the room protocol carries them too), built here from rows.
  */
 
 /** Where an uploaded song streams from (its HLS playlist). */
 export const hlsPlaylistPath = (songId: string) =>
   `/api/upload-service/songs/${songId}/hls-playlist`;
 
-export function toSongDto(s: SongRow) {
+export function toSongDto(s: SongRow): SongDto {
   const uploaded = s.musicProviders.uploadService !== undefined;
   return {
     songId: s.songId,
@@ -38,13 +42,12 @@ export function toSongDto(s: SongRow) {
     updatedAt: new Date(s.updatedAt).toISOString(),
   };
 }
-export type SongDto = ReturnType<typeof toSongDto>;
 
 /** A song as it sits in a crate: the song plus its place there. */
 export function toCrateSongDto(
   s: SongRow,
   cs: { crateSongUuid: string; position: number; createdAt: number },
-) {
+): CrateSongDto {
   return {
     ...toSongDto(s),
     crateSongUuid: cs.crateSongUuid,
@@ -53,7 +56,6 @@ export function toCrateSongDto(
     playbackToken: null,
   };
 }
-export type CrateSongDto = ReturnType<typeof toCrateSongDto>;
 
 export function toCrateDto(c: CrateRow, crateSongsNumber: number) {
   return {

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { getServerByName } from "partyserver";
 import { z } from "zod";
-import type { DeliveryArgs, DeliveryResult } from "../../../durable/room/consumables";
+import type { DeliveryResult } from "../../../durable/room/consumables";
 import type { TransactionOk } from "../../../durable/token-account";
 import { db } from "../../db/client";
 import {
@@ -81,10 +81,6 @@ const idempotencyHeader = z
   .optional();
 
 const holdKey = (id: string) => `purchase:${id}`;
-
-interface RoomDelivery {
-  deliverConsumable(args: DeliveryArgs): Promise<DeliveryResult>;
-}
 
 async function sha256(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
@@ -222,8 +218,8 @@ async function resume(
   const dto = toConsumableDto(consumable);
   let delivered: DeliveryResult;
   try {
-    const roomStub = (await getServerByName(env.Room, row.roomUuid)) as unknown as RoomDelivery;
-    delivered = await roomStub.deliverConsumable({
+    const room = await getServerByName(env.Room, row.roomUuid);
+    delivered = await room.deliverConsumable({
       purchaseId: row.id,
       userUuid: row.userUuid,
       consumable: {

@@ -1,23 +1,118 @@
-import { and, asc, count, eq, lt, sql, type SQL } from "drizzle-orm";
+/**
+ * Crates in D1 as every caller needs them: the playlist-service's routes and the Room object
+ * (durable/room/library.ts: the queue, its rotation, the likes crate) import these, and
+ * nobody restates them. Loading a crate with its song count, the special crates, batches,
+ * which songs a user may see, and song positions inside a crate. Who may read or change a
+ * crate, and crate lists, are the playlist-service's (playlist-service/crate-repo.ts).
+ *
+ * Invariants:
+ * - The queue and the likes crate exist at most once per user (unique index
+ *   crates_user_special); `specialCrate` makes them on first use, race-free.
+ * - Song positions in a crate are dense, 0..n-1. D1 has no interactive transactions, so a
+ *   change never writes numbers computed from an earlier read: every statement computes its
+ *   positions from the rows as they are when it runs, all statements of one change go in one
+ *   `db.batch` (a transaction), and each multi-row change ends with `renumber`, which
+ *   rewrites positions as 0..n-1 in their current order. However changes interleave, a crate
+ *   can never hold a duplicate or missing position, and no song is lost.
+ * - The crate's currentPosition follows its song: whatever moves, the same song stays
+ *   current (when the current song itself is removed, the next one takes its place).
+ */
+import { and, asc, count, eq, getTableColumns, is, isNull, lt, or, sql, SQL } from "drizzle-orm";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { SPECIAL_CRATES, type SpecialCrate } from "../../shared/songs";
 import { db } from "../db/client";
 import { crateSongs, crates, songs, type CrateRow, type SongRow } from "../db/schema";
 import type { Env } from "../env";
-import { notFound } from "../lib/errors";
+import { ApiError, notFound } from "../lib/errors";
 import { toCrateSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
-import { positionRangeError, runBatch, songVisibleTo, type Statement } from "./crate-repo";
+
+/** Messages of ours that SONG_MSG does not have. */
+export const CRATE_MSG = {
+  specialLocked: "The queue and likes crates cannot be deleted or renamed.",
+  positionRange: (n: number) =>
+    n === 0
+      ? "currentPosition must be 0 for an empty crate."
+      : `currentPosition must be between 0 and ${n - 1}.`,
+} as const;
+
+/** Songs in the crate, as a correlated subquery: a list of crates is counted in one query, not one per crate. */
+// Spelled out: drizzle writes a column of the one table selected from without its table
+// name, and a bare "id" here would be crate_songs.id.
+const songCount =
+  sql<number>`(select count(*) from crate_songs where crate_songs.crate_id = crates.id)`.mapWith(
+    Number,
+  );
+export const withCount = { ...getTableColumns(crates), songCount };
+export type CountedCrate = CrateRow & { songCount: number };
+
+const dialect = new SQLiteAsyncDialect();
+/** Raw SQL, or a drizzle query builder (anything with toSQL). */
+export type Statement = SQL | { toSQL(): { sql: string; params: unknown[] } };
 
 /**
- * Song positions in a crate are dense, 0..n-1. D1 has no interactive transactions, so a
- * change never writes numbers computed from an earlier read: every statement computes its
- * positions from the rows as they are when it runs, all statements of one change go in one
- * `db.batch` (a transaction), and each multi-row change ends with `renumber`, which
- * rewrites positions as 0..n-1 in their current order. However changes interleave, a crate
- * can never hold a duplicate or missing position, and no song is lost.
- *
- * The crate's currentPosition follows its song: whatever moves, the same song stays
- * current (when the current song itself is removed, the next one takes its place).
+ * Runs statements as one D1 batch: one transaction, all or nothing, and no other write in
+ * between. (drizzle's own batch cannot carry raw SQL with parameters, so this binds them.)
  */
+export function runBatch(env: Env, items: Statement[]): Promise<D1Result[]> {
+  return env.DB.batch(
+    items.map((q) => {
+      const built = is(q, SQL) ? dialect.sqlToQuery(q) : (q as Exclude<Statement, SQL>).toSQL();
+      return env.DB.prepare(built.sql).bind(...built.params);
+    }),
+  );
+}
+
+async function findOne(env: Env, where: SQL | undefined): Promise<CountedCrate | undefined> {
+  return db(env).select(withCount).from(crates).where(where).get();
+}
+
+export const findCrate = (env: Env, crateUuid: string) =>
+  findOne(env, eq(crates.crateUuid, crateUuid));
+
+/** Reloads a crate (with its count) after a change. */
+export async function reloadCrate(env: Env, id: number): Promise<CountedCrate> {
+  const row = await findOne(env, eq(crates.id, id));
+  if (!row) throw notFound(SONG_MSG.crateNotFound); // deleted meanwhile by its owner
+  return row;
+}
+
+/**
+ * The user's queue or likes crate, made on first use. Many first uses can race: the
+ * unique index crates_user_special (user_uuid, crate_type) lets one insert win and the
+ * others do nothing, and every caller then reads the one row. Special crates are private:
+ * the queue and the likes are the owner's own.
+ */
+export async function specialCrate(
+  env: Env,
+  userUuid: string,
+  kind: SpecialCrate,
+): Promise<CountedCrate> {
+  const { crateType, crateName } = SPECIAL_CRATES[kind];
+  const where = and(eq(crates.userUuid, userUuid), eq(crates.crateType, crateType));
+  const found = await findOne(env, where);
+  if (found) return found;
+  await db(env)
+    .insert(crates)
+    .values({ crateUuid: crypto.randomUUID(), userUuid, crateName, crateType, isPublic: false })
+    .onConflictDoNothing();
+  return (await findOne(env, where))!;
+}
+
+/** Songs a user may put in a crate or open: public verified ones, the catalogue, and their own uploads. */
+export const songVisibleTo = (userUuid: string | undefined) =>
+  or(
+    and(eq(songs.status, "VERIFIED"), eq(songs.isPublic, true)),
+    isNull(songs.ownerUuid),
+    userUuid ? eq(songs.ownerUuid, userUuid) : undefined,
+  );
+
+/** 400 for a current position outside 0..n-1 (0 when empty). */
+export function positionRangeError(n: number) {
+  return new ApiError(400, CRATE_MSG.positionRange(n));
+}
+
+// ---- song positions ----------------------------------------------------------------------
 
 /** Rewrites the crate's positions as 0..n-1 in (position, id) order; rows already right are not touched. */
 const renumber = (crateId: number | SQL) =>

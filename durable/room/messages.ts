@@ -1,0 +1,91 @@
+/**
+ * Every text the Room object shows people: the `error` replies to refused actions, the
+ * reasons it closes a socket with, the lines it posts into the chat as the room, and the
+ * names it makes up. The Worker's texts are in its services' catalogues, not here.
+ *
+ * Invariants:
+ * - The texts are word for word what clients (and tests) see: changing one changes what
+ *   people read, so it is done here and nowhere else.
+ * - No module of the room writes a user-facing text inline; it names one of these.
+ */
+
+/** A socket refused at connect (presence.ts) and plain HTTP (room.ts). */
+export const CONNECT_MSG = {
+  unauthorized: "A verified caller is needed to join a room.",
+  passwordProtected: "This room is password protected: join it from its page.",
+  joinTicket: "Join ticket required.",
+  /** The answer to plain HTTP (the room-service uses RPC instead). */
+  noRoute: (method: string, pathname: string) => `Cannot ${method} ${pathname}`,
+} as const;
+
+/** Stage actions (actions.ts) and one-time animations. */
+export const STAGE_MSG = {
+  full: "The DJ booth is full.",
+  ghost: "Ghost connections cannot do that.",
+  alreadyDj: "You are already on the stage.",
+  emptyQueue: "Your queue is empty: add a song to it before taking a seat.",
+  notDj: "That user is not on the stage.",
+  notMod: "Only a moderator or the room's owner can remove another DJ.",
+  noSong: "No song is playing.",
+  skipForbidden: "Only the current DJ, a moderator or the room's owner can skip the song.",
+  guestStar: "Guests cannot star songs.",
+  nextSongNotDj: "Only a DJ has a next song.",
+  queueUnavailable: "Your queue could not be read; try again.",
+  animationRate: "You are sending animations too fast; wait a few seconds.",
+} as const;
+
+/** The seat rule (view.ts djRefusal, by the room's djType). */
+export const SEAT_MSG = {
+  guest: "Guests cannot DJ.",
+  barred: "You may not DJ in this room.",
+  verifiedOnly: "Only users with a verified e-mail may DJ in this room.",
+  subscribersOnly: "Only subscribers may DJ in this room.",
+  inviteOnly: "This room's DJ booth is invite only.",
+} as const;
+
+/** Chat actions (chat.ts). */
+export const CHAT_MSG = {
+  noChat: "Chat is turned off in this room.",
+  guest: "Guests cannot chat.",
+  noProfile: "Your profile could not be read; reconnect to chat.",
+  disabled: "Chat is disabled for you in this room.",
+  invalid: "A message needs text, or both an image and media.",
+  rate: "You are sending messages too fast; wait a few seconds.",
+  notFound: "That message does not exist.",
+  notAuthor: "Only the author can edit a message.",
+  notText: "Only a text message can be edited.",
+  tooLate: "A message can only be edited within 20 seconds.",
+  notAllowed: "Only the author or a moderator can delete a message.",
+} as const;
+
+/** Kicks (moderation.ts). */
+export const MOD_MSG = {
+  notAllowed: "Only a moderator or the room's owner can kick a user.",
+  owner: "The room's owner cannot be kicked.",
+  self: "You cannot kick yourself.",
+} as const;
+
+/** Consumable deliveries (consumables.ts): refusals the merch-service passes on as 409. */
+export const DELIVERY_MSG = {
+  notInRoom: "You need to be in the room to send something there.",
+  noChat: "This room has chat turned off, so nothing can be sent there.",
+} as const;
+
+/** Lines the room posts into its chat as itself (chat.ts roomMessage). */
+export const ROOM_LINE = {
+  skippedByModerator: "The song was skipped by a moderator.",
+  kicked: (byModerator: boolean, reason: string) =>
+    `A user was kicked from the room${byModerator ? " by a moderator" : ""}${reason ? `: ${reason}` : "."}`,
+  away: (name: string) => `${name} left the stage (away)`,
+  turnOver: (name: string, songs: number, perTurn: number) =>
+    `${name} left the stage after ${songs} ${songs === 1 ? "song" : "songs"} (the room allows ${perTurn} per turn)`,
+} as const;
+
+/** Names the room makes up when it has none from D1. */
+export const NAMES = {
+  /** A DJ whose profile the room does not hold, in a room line. */
+  someDj: "A DJ",
+  /** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
+  guest: (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`,
+  user: (uuid: string) => `User ${uuid.slice(0, 4).toUpperCase()}`,
+} as const;
