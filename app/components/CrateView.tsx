@@ -34,7 +34,7 @@ import {
 import { Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
-import { useSongsClient } from "~/lib/useSongsClient";
+import { useSongsClient } from "~/hooks/useSongsClient";
 import {
   CRATE_PAGE,
   IMPORT_REFRESH_MS,

@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { BadgeCheck, CalendarDays, Mail, Sparkles, UserRound } from "lucide-react";
 import type { ReactNode } from "react";
-import { useImageFallback } from "~/lib/useImageFallback";
+import { useImageFallback } from "~/hooks/useImageFallback";
 import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate, fullName, textOn, userColor } from "~/lib/format";
 import type { PublicProfile, User } from "~/lib/types";

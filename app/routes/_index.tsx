@@ -11,7 +11,7 @@ import {
 import { Avatar } from "~/components/Avatar";
 import { button } from "~/components/ui";
 import { pageMeta, useT, type MessageKey } from "~/i18n";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 
 export const meta = pageMeta("home.title");
 

@@ -20,7 +20,7 @@ import { useToast } from "~/components/Toaster";
 import { IconButton, button, LoadError } from "~/components/ui";
 import { pageMeta, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
-import { useSongsClient } from "~/lib/useSongsClient";
+import { useSongsClient } from "~/hooks/useSongsClient";
 import { setMyCrates } from "~/lib/crate-cache";
 import { requireUser } from "~/lib/session.server";
 import { IMPORT_REFRESH_MS, isSpecialCrate, type CrateDto, type ListPage } from "~/lib/songs";

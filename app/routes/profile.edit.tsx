@@ -21,7 +21,7 @@ import { userApi } from "~/lib/api.server";
 import { userColor } from "~/lib/format";
 import { checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
 import { clearTokenCookie, getToken, loginRedirect, setTokenCookie } from "~/lib/session.server";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 import type { AuthResult, User } from "~/lib/types";
 
 export const meta = pageMeta("edit.title");

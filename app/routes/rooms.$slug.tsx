@@ -34,7 +34,7 @@ import {
   type RoomProfile,
 } from "~/lib/rooms";
 import { getSession } from "~/lib/session.server";
-import { useRoom, type RoomConnection } from "~/lib/useRoom";
+import { useRoom, type RoomConnection } from "~/hooks/useRoom";
 import type { RoomUser } from "../../shared/protocol";
 import { NowPlaying, useRoomAudio } from "~/components/room/NowPlaying";
 import { Floor } from "~/components/room/Floor";

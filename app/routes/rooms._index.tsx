@@ -11,7 +11,7 @@ import { callApi } from "~/lib/api.server";
 import { errorText } from "~/lib/errors";
 import { ROOM_FAVORITES, ROOM_SERVICE, type RoomDto } from "~/lib/rooms";
 import { getSession } from "~/lib/session.server";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 
 export const meta = pageMeta("rooms.title");
 

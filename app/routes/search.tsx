@@ -7,7 +7,7 @@ import { EmptyState, SongRow, SongRowSkeleton, Tag } from "~/components/SongRow"
 import { Alert, button, LoadError } from "~/components/ui";
 import { hasKey, pageMeta, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
-import { useSongsClient } from "~/lib/useSongsClient";
+import { useSongsClient } from "~/hooks/useSongsClient";
 import { requireUser } from "~/lib/session.server";
 import { loaded, playlistApi, type Loaded } from "~/lib/songs.server";
 import {

@@ -7,7 +7,7 @@ import { Alert, button, buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { MERCH, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 
 export const meta = pageMeta("shop.title");
 

@@ -27,7 +27,7 @@ import { Alert, Field, button, LoadError } from "~/components/ui";
 import { pageMeta, useT, type MessageKey } from "~/i18n";
 import { uploadSong, type UploadHandle } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
-import { useSongsClient } from "~/lib/useSongsClient";
+import { useSongsClient } from "~/hooks/useSongsClient";
 import { requireUser } from "~/lib/session.server";
 import {
   MAX_SONG_BYTES,
@@ -40,8 +40,8 @@ import {
   type UploadDto,
 } from "~/lib/songs";
 import { loaded, uploadApi } from "~/lib/songs.server";
-import { useGenres } from "~/lib/useGenres";
-import { useRootData } from "~/lib/useRootData";
+import { useGenres } from "~/hooks/useGenres";
+import { useRootData } from "~/hooks/useRootData";
 
 export const meta = pageMeta("songUpload.title");
 

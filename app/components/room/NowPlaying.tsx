@@ -11,7 +11,7 @@ import { useT } from "~/i18n";
 import { roomPlayContext, startOffsetSeconds } from "~/lib/rooms";
 import { formatDuration, uploadStream } from "~/lib/songs";
 import { roomPlayback } from "~/lib/youtube";
-import { type RoomConnection } from "~/lib/useRoom";
+import { type RoomConnection } from "~/hooks/useRoom";
 import type { RoomState, VoteCounts } from "../../../shared/protocol";
 
 const ZERO: VoteCounts = { likes: 0, dislikes: 0, stars: 0 };

@@ -6,7 +6,7 @@ import { LoadError } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
 import { ApiError, displayError, type DisplayError } from "~/lib/errors";
 import { fetchConsumables, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 import { ConsumableGrid } from "./ConsumableGrid";
 
 /**
