@@ -1,0 +1,443 @@
+import type { loader } from "~/routes/crates._index";
+import { Await, Link, useLoaderData, useRevalidator } from "@remix-run/react";
+import {
+  Check,
+  Copy,
+  Heart,
+  Library,
+  ListMusic,
+  Loader2,
+  Pencil,
+  Plus,
+  Trash2,
+  X,
+} from "lucide-react";
+import { Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { GradientTile } from "~/components/Artwork";
+import { ConfirmDialog } from "~/components/Dialog";
+import { EmptyState, Tag } from "~/components/SongRow";
+import { useToast } from "~/components/Toaster";
+import { IconButton, button, LoadError } from "~/components/ui";
+import { plural, useT } from "~/i18n";
+import { errorText } from "~/lib/errors";
+import { useSongsClient } from "~/hooks/useSongsClient";
+import { setMyCrates } from "~/lib/crate-cache";
+import { IMPORT_REFRESH_MS, isSpecialCrate, type CrateDto } from "~/lib/songs";
+import { type Loaded } from "~/lib/songs.server";
+
+export function CratesScreen() {
+  const t = useT();
+  const { crates, queue, likes } = useLoaderData<typeof loader>();
+  const revalidator = useRevalidator();
+  return (
+    <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
+      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+        {t("crates.heading")}
+      </h1>
+      <p className="mt-2 text-ink-200">{t("crates.lede")}</p>
+
+      <div className="mt-6 grid gap-3 sm:grid-cols-2">
+        <SpecialCard
+          to="/queue"
+          icon={<ListMusic aria-hidden className="size-6" />}
+          title={t("queue.heading")}
+          data={queue}
+          testId="card-queue"
+        />
+        <SpecialCard
+          to="/likes"
+          icon={<Heart aria-hidden className="size-6" />}
+          title={t("likes.heading")}
+          data={likes}
+          testId="card-likes"
+        />
+      </div>
+
+      <Suspense fallback={<CratesSkeleton />}>
+        <Await resolve={crates}>
+          {(res) =>
+            res.ok ? (
+              <CrateList initial={res.data.data.filter((c) => !isSpecialCrate(c))} />
+            ) : (
+              <LoadError error={res} onRetry={() => revalidator.revalidate()} className="mt-8" />
+            )
+          }
+        </Await>
+      </Suspense>
+    </div>
+  );
+}
+
+function SpecialCard({
+  to,
+  icon,
+  title,
+  data,
+  testId,
+}: {
+  to: string;
+  icon: ReactNode;
+  title: string;
+  data: Promise<Loaded<CrateDto>>;
+  testId: string;
+}) {
+  const t = useT();
+  return (
+    <Link
+      to={to}
+      prefetch="intent"
+      data-testid={testId}
+      className="group flex items-center gap-4 rounded-2xl border border-line bg-linear-to-br from-brand/25 via-panel/80 to-neon/10 p-4 transition hover:border-white/30"
+    >
+      <span className="grid size-12 place-items-center rounded-xl bg-white/10 text-white ring-1 ring-white/15">
+        {icon}
+      </span>
+      <span className="min-w-0">
+        <span className="block font-bold text-white group-hover:underline">{title}</span>
+        <span className="block text-sm text-ink-300">
+          <Suspense
+            fallback={
+              <span className="inline-block h-3 w-16 animate-pulse rounded bg-white/10 align-middle" />
+            }
+          >
+            <Await resolve={data}>
+              {(res) => (res.ok ? plural(t, "crate.songCount", res.data.crateSongsNumber) : "–")}
+            </Await>
+          </Suspense>
+        </span>
+      </span>
+    </Link>
+  );
+}
+
+function CratesSkeleton() {
+  const t = useT();
+  return (
+    <div role="status" className="mt-8" data-testid="skeleton">
+      <span className="sr-only">{t("common.loading")}</span>
+      <div aria-hidden className="mb-4 h-11 w-full animate-pulse rounded-2xl bg-white/[0.06]" />
+      <ul aria-hidden className="space-y-2">
+        {[0, 1, 2].map((i) => (
+          <li key={i} className="flex items-center gap-4 rounded-2xl border border-line/60 p-3">
+            <div className="size-14 animate-pulse rounded-xl bg-white/10" />
+            <div className="flex-1 space-y-2">
+              <div className="h-4 w-1/3 animate-pulse rounded bg-white/10" />
+              <div className="h-3 w-20 animate-pulse rounded bg-white/[0.07]" />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+type Row = CrateDto & { pending?: boolean };
+
+/**
+ * The user's crates with create, rename, copy and delete. Every edit shows at once and is
+ * undone, with the server's message in a toast, if the server refuses (seed 001, Optimistic edits).
+ */
+function CrateList({ initial }: { initial: CrateDto[] }) {
+  const t = useT();
+  const client = useSongsClient();
+  const toast = useToast();
+  const [crates, setCrates] = useState<Row[]>(initial);
+  const [name, setName] = useState("");
+  const [editing, setEditing] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Row | null>(null);
+  const tmp = useRef(0);
+
+  useEffect(() => setCrates(initial), [initial]);
+  // Seed 001: crates being imported are refreshed every 5 s until the import is done.
+  const importing = crates.some((c) => c.importStatus === "IN_PROGRESS");
+  useEffect(() => {
+    if (!importing) return;
+    const timer = setInterval(async () => {
+      try {
+        const page = await client.crates(100, 0);
+        const fresh = new Map(page.data.map((c) => [c.crateUuid, c]));
+        setCrates((cs) => cs.map((c) => (c.pending ? c : (fresh.get(c.crateUuid) ?? c))));
+      } catch {
+        /* the next tick tries again */
+      }
+    }, IMPORT_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [importing, client]);
+  // Keep the "Add to crate" menus in step.
+  useEffect(() => setMyCrates(crates.filter((c) => !c.pending)), [crates]);
+
+  const placeholder = (crateName: string, from?: Row): Row =>
+    ({
+      ...(from ?? ({} as CrateDto)),
+      crateUuid: `pending-${++tmp.current}`,
+      crateName,
+      crateSongsNumber: from?.crateSongsNumber ?? 0,
+      count: from?.count ?? 0,
+      crateType: null,
+      importStatus: null,
+      pending: true,
+    }) as Row;
+
+  async function create(e: FormEvent) {
+    e.preventDefault();
+    const wanted = name.trim();
+    const temp = placeholder(wanted || t("crates.naming"));
+    setCrates((cs) => [temp, ...cs]);
+    setName("");
+    try {
+      const made = await client.createCrate(wanted || undefined);
+      setCrates((cs) => cs.map((c) => (c.crateUuid === temp.crateUuid ? made : c)));
+      toast.success(t("crates.created", { name: made.crateName }));
+    } catch (err) {
+      setCrates((cs) => cs.filter((c) => c.crateUuid !== temp.crateUuid));
+      setName(wanted);
+      toast.error(errorText(err, t));
+    }
+  }
+
+  async function rename(crate: Row, next: string) {
+    setEditing(null);
+    const wanted = next.trim();
+    if (!wanted || wanted === crate.crateName) return;
+    setCrates((cs) =>
+      cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: wanted } : c)),
+    );
+    try {
+      const saved = await client.renameCrate(crate.crateUuid, wanted);
+      setCrates((cs) => cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, ...saved } : c)));
+    } catch (err) {
+      setCrates((cs) =>
+        cs.map((c) => (c.crateUuid === crate.crateUuid ? { ...c, crateName: crate.crateName } : c)),
+      );
+      toast.error(
+        t("crates.renameFailed", { message: errorText(err, t) }),
+        () => void rename(crate, wanted),
+      );
+    }
+  }
+
+  async function copy(crate: Row) {
+    const temp = placeholder(t("crates.copyOf", { name: crate.crateName }), crate);
+    setCrates((cs) => {
+      const i = cs.findIndex((c) => c.crateUuid === crate.crateUuid);
+      return [...cs.slice(0, i + 1), temp, ...cs.slice(i + 1)];
+    });
+    try {
+      const made = await client.copyCrate(crate.crateUuid);
+      setCrates((cs) => cs.map((c) => (c.crateUuid === temp.crateUuid ? made : c)));
+      toast.success(t("crates.copied", { name: made.crateName }));
+    } catch (err) {
+      setCrates((cs) => cs.filter((c) => c.crateUuid !== temp.crateUuid));
+      toast.error(errorText(err, t), () => void copy(crate));
+    }
+  }
+
+  async function remove(crate: Row) {
+    const before = crates;
+    setCrates((cs) => cs.filter((c) => c.crateUuid !== crate.crateUuid));
+    try {
+      await client.deleteCrate(crate.crateUuid);
+      toast.success(t("crates.deleted", { name: crate.crateName }));
+    } catch (err) {
+      // Put it back where it was.
+      setCrates((cs) => {
+        const i = before.findIndex((c) => c.crateUuid === crate.crateUuid);
+        const next = cs.filter((c) => c.crateUuid !== crate.crateUuid);
+        next.splice(Math.min(i, next.length), 0, crate);
+        return next;
+      });
+      toast.error(
+        t("crates.deleteFailed", { message: errorText(err, t) }),
+        () => void remove(crate),
+      );
+    }
+  }
+
+  return (
+    <section aria-labelledby="my-crates" className="mt-10">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <h2 id="my-crates" className="text-xl font-bold text-white">
+          {t("crates.mine")}{" "}
+          <span className="text-base font-medium text-ink-300">({crates.length})</span>
+        </h2>
+      </div>
+      <form onSubmit={create} className="mt-4 flex flex-col gap-2 sm:flex-row">
+        <label htmlFor="new-crate" className="sr-only">
+          {t("crates.newName")}
+        </label>
+        <input
+          id="new-crate"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={t("crates.newPlaceholder")}
+          maxLength={100}
+          data-testid="new-crate-name"
+          className="block min-w-0 flex-1 rounded-full border border-line bg-ink-900/70 px-4 py-2.5 text-ink-50 placeholder:text-ink-300 transition hover:border-white/30 focus:border-brand-light"
+        />
+        <button type="submit" className={button("primary", "md")} data-testid="create-crate">
+          <Plus aria-hidden className="size-4" />
+          <span>{t("crates.create")}</span>
+        </button>
+      </form>
+
+      {crates.length === 0 ? (
+        <div className="mt-6">
+          <EmptyState
+            icon={<Library aria-hidden className="size-7" />}
+            title={t("crates.emptyTitle")}
+            body={t("crates.emptyBody")}
+          >
+            <Link to="/search" className={button("secondary", "sm")}>
+              {t("nav.search")}
+            </Link>
+          </EmptyState>
+        </div>
+      ) : (
+        <ul className="mt-6 space-y-2" data-testid="crate-list">
+          {crates.map((c) => (
+            <li key={c.crateUuid} data-testid="crate-row" aria-busy={c.pending || undefined}>
+              <div
+                className={`flex items-center gap-3 rounded-2xl border border-line bg-panel/60 p-3 transition sm:gap-4 ${
+                  c.pending ? "opacity-70" : "hover:border-white/25"
+                }`}
+              >
+                <GradientTile
+                  seed={c.crateName + c.crateUuid}
+                  size={56}
+                  rounded="rounded-xl"
+                  className="max-sm:!size-12"
+                />
+                <div className="min-w-0 flex-1">
+                  {editing === c.crateUuid ? (
+                    <RenameField
+                      crate={c}
+                      onSave={(v) => void rename(c, v)}
+                      onCancel={() => setEditing(null)}
+                    />
+                  ) : c.pending ? (
+                    <p className="flex items-center gap-2 truncate font-semibold text-white">
+                      <Loader2 aria-hidden className="size-4 shrink-0 animate-spin" />
+                      <span className="truncate">{c.crateName}</span>
+                    </p>
+                  ) : (
+                    <Link
+                      to={`/crates/${c.crateUuid}`}
+                      prefetch="intent"
+                      className="block truncate font-semibold text-white hover:underline"
+                      data-testid="crate-name"
+                    >
+                      {c.crateName}
+                    </Link>
+                  )}
+                  <p className="mt-0.5 flex flex-wrap items-center gap-2 text-sm text-ink-300">
+                    {plural(t, "crate.songCount", c.crateSongsNumber)}
+                    {c.importStatus === "IN_PROGRESS" && (
+                      <Tag tone="warning">{t("crate.importing")}</Tag>
+                    )}
+                    {c.importStatus === "FAILED" && (
+                      <Tag tone="danger">{t("crate.importFailed")}</Tag>
+                    )}
+                  </p>
+                </div>
+                {!c.pending && editing !== c.crateUuid && (
+                  <div className="flex shrink-0 items-center gap-0.5 sm:gap-1">
+                    <IconButton
+                      label={t("crates.renameFor", { name: c.crateName })}
+                      onClick={() => setEditing(c.crateUuid)}
+                      testId="rename-crate"
+                    >
+                      <Pencil aria-hidden className="size-4" />
+                    </IconButton>
+                    <IconButton
+                      label={t("crates.copyFor", { name: c.crateName })}
+                      onClick={() => void copy(c)}
+                      testId="copy-crate"
+                    >
+                      <Copy aria-hidden className="size-4" />
+                    </IconButton>
+                    <IconButton
+                      label={t("crates.deleteFor", { name: c.crateName })}
+                      onClick={() => setDeleting(c)}
+                      danger
+                      testId="delete-crate"
+                    >
+                      <Trash2 aria-hidden className="size-4" />
+                    </IconButton>
+                  </div>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <ConfirmDialog
+        open={!!deleting}
+        title={t("crates.deleteTitle", { name: deleting?.crateName ?? "" })}
+        confirmLabel={t("crates.delete")}
+        danger
+        onConfirm={() => deleting && void remove(deleting)}
+        onClose={() => setDeleting(null)}
+      >
+        {plural(t, "crates.deleteBody", deleting?.crateSongsNumber ?? 0)}
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+/** The name as an input: Enter (or the tick) saves, Escape (or the cross) cancels. */
+function RenameField({
+  crate,
+  onSave,
+  onCancel,
+}: {
+  crate: Row;
+  onSave: (v: string) => void;
+  onCancel: () => void;
+}) {
+  const t = useT();
+  const [value, setValue] = useState(crate.crateName);
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+    ref.current?.select();
+  }, []);
+  return (
+    <form
+      className="flex items-center gap-1"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(value);
+      }}
+    >
+      <label htmlFor={`rename-${crate.crateUuid}`} className="sr-only">
+        {t("crates.newName")}
+      </label>
+      <input
+        ref={ref}
+        id={`rename-${crate.crateUuid}`}
+        value={value}
+        maxLength={100}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => e.key === "Escape" && (e.preventDefault(), onCancel())}
+        data-testid="rename-input"
+        className="block min-w-0 flex-1 rounded-lg border border-brand-light bg-ink-900 px-2.5 py-1.5 font-semibold text-white"
+      />
+      <button
+        type="submit"
+        aria-label={t("common.save")}
+        className="grid size-8 place-items-center rounded-full text-success hover:bg-white/10"
+      >
+        <Check aria-hidden className="size-4" />
+      </button>
+      <button
+        type="button"
+        aria-label={t("common.cancel")}
+        onClick={onCancel}
+        className="grid size-8 place-items-center rounded-full text-ink-200 hover:bg-white/10"
+      >
+        <X aria-hidden className="size-4" />
+      </button>
+    </form>
+  );
+}
