@@ -4,7 +4,7 @@ import { CalendarPlus, Pencil, Trash2, Trophy, X } from "lucide-react";
 import { useEffect, useState } from "react";
 import { AdminNav } from "~/components/AdminNav";
 import { ConfirmDialog } from "~/components/Dialog";
-import { Alert, Field, IconButton, SubmitButton, button } from "~/components/ui";
+import { Alert, Field, IconButton, SubmitButton, button, PageTitle } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
 import { formatDateTime } from "~/lib/format";
 import { toLocalInput, type Season } from "~/lib/points";
@@ -82,9 +82,7 @@ export function SeasonsScreen() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-          {t("seasons.heading")}
-        </h1>
+        <PageTitle>{t("seasons.heading")}</PageTitle>
         <p className="text-ink-200">{t("seasons.total", { total })}</p>
       </div>
       <p className="mt-2 max-w-3xl text-ink-200">{t("seasons.lede")}</p>

@@ -5,6 +5,7 @@ import { artworkUrl, type CrateDto, type CrateSongDto } from "~/lib/songs";
 import { Artwork, GradientTile } from "~/components/Artwork";
 import { Tag } from "~/components/SongRow";
 import type { CrateKind } from "./kind";
+import { PageTitle } from "~/components/ui";
 
 /** The crate's header: cover, name, count, import status and the actions. */
 export function CrateHeader({
@@ -57,12 +58,9 @@ export function CrateHeader({
         <p className="text-sm font-semibold uppercase tracking-widest text-brand-light">
           {eyebrow}
         </p>
-        <h1
-          className="mt-1 break-words text-3xl font-extrabold tracking-tight text-white sm:text-4xl"
-          data-testid="crate-heading"
-        >
+        <PageTitle className="mt-1 break-words" data-testid="crate-heading">
           {name}
-        </h1>
+        </PageTitle>
         <div className="mt-2 flex flex-wrap items-center gap-2 text-ink-200">
           <span data-testid="crate-count">
             {total === null ? "–" : plural(t, "crate.songCount", total)}

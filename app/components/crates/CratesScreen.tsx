@@ -17,7 +17,7 @@ import { GradientTile } from "~/components/Artwork";
 import { ConfirmDialog } from "~/components/Dialog";
 import { EmptyState, Tag } from "~/components/SongRow";
 import { useToast } from "~/components/Toaster";
-import { IconButton, button, LoadError } from "~/components/ui";
+import { IconButton, button, LoadError, PageTitle } from "~/components/ui";
 import { plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/hooks/useSongsClient";
@@ -31,9 +31,7 @@ export function CratesScreen() {
   const revalidator = useRevalidator();
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-        {t("crates.heading")}
-      </h1>
+      <PageTitle>{t("crates.heading")}</PageTitle>
       <p className="mt-2 text-ink-200">{t("crates.lede")}</p>
 
       <div className="mt-6 grid gap-3 sm:grid-cols-2">

@@ -2,7 +2,7 @@ import type { loader } from "~/routes/dev.outbox";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Filter, Inbox, Mail, MessageSquare, Smartphone } from "lucide-react";
 import { Fragment } from "react";
-import { buttonClass, Field } from "~/components/ui";
+import { buttonClass, Field, PageTitle } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
 import { formatDateTime } from "~/lib/format";
 
@@ -38,10 +38,10 @@ export function OutboxScreen() {
   const { to, messages } = useLoaderData<typeof loader>();
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="flex items-center gap-3 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+      <PageTitle className="flex items-center gap-3">
         <Inbox aria-hidden className="size-8 text-brand-light" />
         {t("outbox.heading")}
-      </h1>
+      </PageTitle>
       <p className="mt-2 text-ink-200">{t("outbox.lede")}</p>
 
       <Form

@@ -10,6 +10,7 @@ import {
   TextArea,
   buttonClass,
   useFocusFirstError,
+  PageTitle,
 } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import { userColor } from "~/lib/format";
@@ -52,9 +53,7 @@ export function EditProfileScreen() {
         <ArrowLeft aria-hidden className="size-4" />
         {t("edit.back")}
       </Link>
-      <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-        {t("edit.heading")}
-      </h1>
+      <PageTitle className="mt-2">{t("edit.heading")}</PageTitle>
 
       <section aria-labelledby="pictures" className="mt-8">
         <h2 id="pictures" className="text-xl font-bold text-white">

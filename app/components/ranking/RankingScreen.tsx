@@ -2,7 +2,7 @@ import type { loader } from "~/routes/ranking";
 import { Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Crown, Trophy } from "lucide-react";
 import { Avatar } from "~/components/Avatar";
-import { button, buttonClass } from "~/components/ui";
+import { button, buttonClass, PageTitle } from "~/components/ui";
 import { plural, useLocale, useT } from "~/i18n";
 import { formatDate } from "~/lib/format";
 import { RANKING_PAGE, type RankingRow, type Season } from "~/lib/points";
@@ -137,14 +137,11 @@ export function RankingScreen() {
           <Trophy aria-hidden className="size-7 text-white" />
         </span>
         <div className="min-w-0">
-          <h1
-            className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl"
-            data-testid="ranking-heading"
-          >
+          <PageTitle data-testid="ranking-heading">
             {scope === "lifetime"
               ? t("ranking.lifetimeHeading")
               : (season?.name ?? t("ranking.heading"))}
-          </h1>
+          </PageTitle>
           {season && (
             <p className="mt-1 text-ink-200">
               {t("ranking.dates", {

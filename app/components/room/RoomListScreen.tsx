@@ -4,7 +4,7 @@ import { Plus } from "lucide-react";
 import { useState } from "react";
 import { RoomCard } from "~/components/room/RoomCard";
 import { useToast } from "~/components/Toaster";
-import { button } from "~/components/ui";
+import { button, PageTitle } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
@@ -62,9 +62,7 @@ export function RoomListScreen() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("rooms.heading")}
-          </h1>
+          <PageTitle>{t("rooms.heading")}</PageTitle>
           <p className="mt-2 text-ink-200">{t("rooms.lede")}</p>
         </div>
         {d.signedIn ? (

@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import { ArrowLeft, Users, WifiOff } from "lucide-react";
 import { useEffect, useMemo } from "react";
 import { useToast } from "~/components/Toaster";
-import { button } from "~/components/ui";
+import { button, PageTitle } from "~/components/ui";
 import { useProfiles } from "~/hooks/useProfiles";
 import { useRoom } from "~/hooks/useRoom";
 import { useT } from "~/i18n";
@@ -195,12 +195,9 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
               <ArrowLeft aria-hidden className="size-4" />
               {t("room.backToRooms")}
             </Link>
-            <h1
-              className="mt-1 break-words text-3xl font-extrabold tracking-tight text-white sm:text-4xl"
-              data-testid="room-name"
-            >
+            <PageTitle className="mt-1 break-words" data-testid="room-name">
               {state?.settings.name ?? room.name}
-            </h1>
+            </PageTitle>
             {room.description && <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>}
           </div>
           <div className="flex flex-wrap items-center gap-2">

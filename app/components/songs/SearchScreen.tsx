@@ -5,7 +5,7 @@ import { Loader2, Search as SearchIcon, SearchX } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
 import { EmptyState, SongRow, SongRowSkeleton, Tag } from "~/components/SongRow";
-import { Alert, button, LoadError } from "~/components/ui";
+import { Alert, button, LoadError, PageTitle } from "~/components/ui";
 import { hasKey, plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/hooks/useSongsClient";
@@ -79,9 +79,7 @@ export function SearchScreen() {
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-        {t("search.heading")}
-      </h1>
+      <PageTitle>{t("search.heading")}</PageTitle>
       <p className="mt-2 text-ink-200">{t("search.lede")}</p>
 
       <Form

@@ -1,7 +1,7 @@
 import { Await, useRevalidator } from "@remix-run/react";
 import { Suspense, useCallback, useEffect, useState } from "react";
 import { SongRowSkeleton } from "~/components/SongRow";
-import { LoadError } from "~/components/ui";
+import { LoadError, PageTitle } from "~/components/ui";
 import { useSongsClient } from "~/hooks/useSongsClient";
 import { useT } from "~/i18n";
 import type { ListPage, UploadDto } from "~/lib/songs";
@@ -46,9 +46,7 @@ export function UploadScreen({ uploads }: { uploads: Promise<Loaded<ListPage<Upl
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-        {t("songUpload.heading")}
-      </h1>
+      <PageTitle>{t("songUpload.heading")}</PageTitle>
       <p className="mt-2 text-ink-200">{t("songUpload.lede")}</p>
 
       {currentSong ? (
