@@ -7,8 +7,8 @@ import {
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { ArrowLeft, Trash2 } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { AvatarArt } from "~/components/AvatarArt";
-import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/AvatarFields";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
+import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/avatars/AvatarFields";
 import {
   Alert,
   buttonClass,

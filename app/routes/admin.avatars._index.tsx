@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { Plus, Users } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { AvatarArt } from "~/components/AvatarArt";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
 import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass, Select, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";

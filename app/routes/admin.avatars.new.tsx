@@ -7,7 +7,7 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/AvatarFields";
+import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/avatars/AvatarFields";
 import {
   Alert,
   buttonClass,

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Gift, Plus } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { AdminPager } from "~/components/admin/AdminPager";
 import { buttonClass, PageTitle } from "~/components/ui";

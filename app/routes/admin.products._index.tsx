@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { Plus } from "lucide-react";
 import { buttonClass, PageTitle } from "~/components/ui";

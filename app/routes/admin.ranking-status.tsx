@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { Loader2, Search } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { Avatar } from "~/components/Avatar";
 import { AdminPager } from "~/components/admin/AdminPager";

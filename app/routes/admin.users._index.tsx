@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";

@@ -1,7 +1,7 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useFetcher, useLoaderData } from "@remix-run/react";
 import { ArrowLeft, Check, Loader2, Lock } from "lucide-react";
-import { AvatarArt } from "~/components/AvatarArt";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
 import { Alert, button, PageTitle } from "~/components/ui";
 import { pageMeta, useT, type T } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";

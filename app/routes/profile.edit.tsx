@@ -4,7 +4,7 @@ import {
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
-import { checkImage, type ImageKind } from "~/components/ImageUpload";
+import { checkImage, type ImageKind } from "~/components/profile/ImageUpload";
 import { pageMeta, type MessageKey } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { userColor } from "~/lib/format";

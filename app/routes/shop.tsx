@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Coins, Gift, Radio } from "lucide-react";
 import { ConsumableGrid } from "~/components/shop/ConsumableGrid";
-import { useTokenBalance } from "~/components/TokenBalance";
+import { useTokenBalance } from "~/components/shop/TokenBalance";
 import { Alert, button, buttonClass, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";

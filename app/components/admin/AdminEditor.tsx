@@ -1,7 +1,7 @@
 import { Form, Link } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import type { ReactNode } from "react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { Alert, SubmitButton, buttonClass, useFocusFirstError, PageTitle } from "~/components/ui";
 import type { DisplayError } from "~/lib/errors";
 import { useT } from "~/i18n";

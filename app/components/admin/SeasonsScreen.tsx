@@ -2,7 +2,7 @@ import type { action, ActionResult, loader } from "~/routes/admin.seasons";
 import { Form, Link, useActionData, useLoaderData, useSubmit } from "@remix-run/react";
 import { CalendarPlus, Pencil, Trash2, Trophy, X } from "lucide-react";
 import { useEffect, useState } from "react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { ConfirmDialog } from "~/components/Dialog";
 import { Alert, Field, IconButton, SubmitButton, button, PageTitle } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";

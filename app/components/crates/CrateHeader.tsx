@@ -2,8 +2,8 @@ import { Heart, ListMusic, Loader2 } from "lucide-react";
 import { type ReactNode } from "react";
 import { plural, useT } from "~/i18n";
 import { artworkUrl, type CrateDto, type CrateSongDto } from "~/lib/songs";
-import { Artwork, GradientTile } from "~/components/Artwork";
-import { Tag } from "~/components/SongRow";
+import { Artwork, GradientTile } from "~/components/songs/Artwork";
+import { Tag } from "~/components/songs/SongRow";
 import type { CrateKind } from "./kind";
 import { PageTitle } from "~/components/ui";
 

@@ -5,7 +5,7 @@ import { useT } from "~/i18n";
 import { useSongsClient } from "~/hooks/useSongsClient";
 import { IMPORT_REFRESH_MS, type CrateDto, type CrateSongDto, type ListPage } from "~/lib/songs";
 import type { Loaded } from "~/lib/songs.server";
-import { SongRowSkeleton } from "~/components/SongRow";
+import { SongRowSkeleton } from "~/components/songs/SongRow";
 import { button, LoadError } from "~/components/ui";
 import type { CrateKind } from "./kind";
 import { CrateHeader } from "./CrateHeader";

@@ -13,9 +13,9 @@ import {
   X,
 } from "lucide-react";
 import { Suspense, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
-import { GradientTile } from "~/components/Artwork";
+import { GradientTile } from "~/components/songs/Artwork";
 import { ConfirmDialog } from "~/components/Dialog";
-import { EmptyState, Tag } from "~/components/SongRow";
+import { EmptyState, Tag } from "~/components/songs/SongRow";
 import { useToast } from "~/components/Toaster";
 import { IconButton, button, LoadError, PageTitle } from "~/components/ui";
 import { plural, useT } from "~/i18n";

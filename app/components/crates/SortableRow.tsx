@@ -3,8 +3,8 @@ import { CSS } from "@dnd-kit/utilities";
 import { GripVertical, Trash2 } from "lucide-react";
 import { useT } from "~/i18n";
 import { type CrateSongDto } from "~/lib/songs";
-import { AddToQueueButton, PlayButton } from "~/components/SongActions";
-import { SongRow } from "~/components/SongRow";
+import { AddToQueueButton, PlayButton } from "~/components/songs/SongActions";
+import { SongRow } from "~/components/songs/SongRow";
 import { IconButton } from "~/components/ui";
 import type { CrateKind } from "./kind";
 

@@ -1,7 +1,7 @@
 import type { loader, action } from "~/routes/profile.edit";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
-import { ImageUpload, type ImageKind } from "~/components/ImageUpload";
+import { ImageUpload, type ImageKind } from "~/components/profile/ImageUpload";
 import {
   Alert,
   Field,

@@ -1,8 +1,8 @@
 // The room's now-playing panel and the hook that plays the song in sync with the server clock.
 import { Headphones, Music2, Play } from "lucide-react";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { Artwork } from "~/components/Artwork";
-import { usePlayer } from "~/components/Player";
+import { Artwork } from "~/components/songs/Artwork";
+import { usePlayer } from "~/components/songs/Player";
 import { VibeMeter, VoteButton } from "~/components/room/RoomParts";
 import { RoomYouTube } from "~/components/room/RoomYouTube";
 import { useToast } from "~/components/Toaster";

@@ -1,7 +1,7 @@
 import { Link } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Coins, Gift, Loader2, X } from "lucide-react";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { useTokenBalance } from "~/components/TokenBalance";
+import { useTokenBalance } from "~/components/shop/TokenBalance";
 import { LoadError } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
 import { ApiError, displayError, type DisplayError } from "~/lib/errors";

@@ -1,7 +1,7 @@
 import { Loader2, UploadCloud } from "lucide-react";
 import { useEffect, useState } from "react";
-import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
-import { EmptyState, SongRow, Tag } from "~/components/SongRow";
+import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/songs/SongActions";
+import { EmptyState, SongRow, Tag } from "~/components/songs/SongRow";
 import { button } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import type { UploadDto } from "~/lib/songs";

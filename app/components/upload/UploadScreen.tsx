@@ -1,6 +1,6 @@
 import { Await, useRevalidator } from "@remix-run/react";
 import { Suspense, useCallback, useEffect, useState } from "react";
-import { SongRowSkeleton } from "~/components/SongRow";
+import { SongRowSkeleton } from "~/components/songs/SongRow";
 import { LoadError, PageTitle } from "~/components/ui";
 import { useSongsClient } from "~/hooks/useSongsClient";
 import { useT } from "~/i18n";

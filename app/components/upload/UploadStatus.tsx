@@ -1,6 +1,6 @@
 import { CheckCircle2, CircleAlert, Clock, FileMusic, Loader2, UploadCloud } from "lucide-react";
-import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/SongActions";
-import { SongRow } from "~/components/SongRow";
+import { AddToCrateMenu, AddToQueueButton, PlayButton } from "~/components/songs/SongActions";
+import { SongRow } from "~/components/songs/SongRow";
 import { button } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import type { UploadDto } from "~/lib/songs";

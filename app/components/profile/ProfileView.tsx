@@ -5,9 +5,9 @@ import { useImageFallback } from "~/hooks/useImageFallback";
 import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate, fullName, textOn, userColor } from "~/lib/format";
 import type { PublicProfile, User } from "~/lib/types";
-import { Avatar } from "./Avatar";
-import { AvatarArt } from "./AvatarArt";
-import { buttonClass } from "./ui";
+import { Avatar } from "~/components/Avatar";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
+import { buttonClass } from "~/components/ui";
 import { PageTitle } from "~/components/ui";
 
 /** The cover: the uploaded picture, or a wash of the user's colour when there is none (or it fails). */

@@ -18,7 +18,7 @@ import { formatDuration, pickProvider, songKey, type AnySong } from "~/lib/songs
 import type { PlayContext } from "~/lib/rooms";
 import { useAudioPlayTracking } from "~/hooks/usePlayTracking";
 import { useRootData } from "~/hooks/useRootData";
-import { Artwork } from "./Artwork";
+import { Artwork } from "~/components/songs/Artwork";
 
 export type PlayerState = "playing" | "paused" | "loading" | "error";
 

@@ -1,4 +1,4 @@
-import { AVATAR_SIZES, slugArtDataUrl } from "../../shared/avatar-art";
+import { AVATAR_SIZES, slugArtDataUrl } from "../../../shared/avatar-art";
 import { useImageFallback } from "~/hooks/useImageFallback";
 
 /** Where the merch-service serves an avatar's art (workers/merch-service/avatar-art.ts). */

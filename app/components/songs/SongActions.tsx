@@ -15,8 +15,8 @@ import {
   type SongDto,
 } from "~/lib/songs";
 import { useRootData } from "~/hooks/useRootData";
-import { usePlayer, type PlayOptions } from "./Player";
-import { useToast } from "./Toaster";
+import { usePlayer, type PlayOptions } from "~/components/songs/Player";
+import { useToast } from "~/components/Toaster";
 
 // Provider hits imported once per page life: adding the same hit twice reuses the song.
 const imports = new Map<string, Promise<SongDto>>();
