@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { AdminSearchButton } from "~/components/admin/AdminSearchButton";
 import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
-import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";
 import { Avatar } from "~/components/Avatar";
 import { AdminPager } from "~/components/admin/AdminPager";
-import { buttonClass, Field, Select, PageTitle } from "~/components/ui";
+import { Field, PageTitle, Select } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { userApi } from "~/lib/api.server";
@@ -83,14 +83,7 @@ export default function AdminUsers() {
             </option>
           ))}
         </Select>
-        <button type="submit" className={`${buttonClass.primary} h-[46px]`}>
-          {searching ? (
-            <Loader2 aria-hidden className="size-4 animate-spin" />
-          ) : (
-            <Search aria-hidden className="size-4" />
-          )}
-          {t("admin.searchButton")}
-        </button>
+        <AdminSearchButton busy={searching} />
       </Form>
 
       <AdminTable
