@@ -11,10 +11,10 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { RouteErrorBoundary } from "./components/ErrorPage";
-import { Header, LanguageSwitch, Logo } from "./components/Header";
-import { PlayerProvider } from "./components/Player";
+import { Header, LanguageSwitch, Logo } from "./components/layout/Header";
+import { PlayerProvider } from "./components/songs/Player";
 import { ToastProvider } from "./components/Toaster";
-import { TokenBalanceProvider } from "./components/TokenBalance";
+import { TokenBalanceProvider } from "./components/shop/TokenBalance";
 import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
 import { resolveLocale } from "./i18n/locale.server";
 import { callApi } from "./lib/api.server";

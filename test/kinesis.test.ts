@@ -106,7 +106,7 @@ describe("POST /kinesis", () => {
 
   it("a play in a room carries the room's slug, owner, DJ and playId; two listeners of one play are stored apart", async () => {
     const [a, b, owner, dj] = await Promise.all([signUp(), signUp(), signUp(), signUp()]);
-    // What the room page's player sends (app/lib/usePlayTracking.ts, roomPlayContext): the room object's playId.
+    // What the room page's player sends (app/hooks/usePlayTracking.ts, roomPlayContext): the room object's playId.
     const roomPlayId = crypto.randomUUID();
     const room = {
       roomSlug: "the-club",

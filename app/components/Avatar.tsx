@@ -1,5 +1,5 @@
 import { useId } from "react";
-import { useImageFallback } from "~/lib/useImageFallback";
+import { useImageFallback } from "~/hooks/useImageFallback";
 import { textOn, userColor } from "~/lib/format";
 
 interface AvatarProps {

@@ -1,7 +1,7 @@
 import { AlertTriangle } from "lucide-react";
 import { useEffect, useId, useRef, type ReactNode } from "react";
 import { useT } from "~/i18n";
-import { button } from "./ui";
+import { button } from "~/components/ui";
 
 interface ConfirmProps {
   open: boolean;

@@ -2,7 +2,7 @@ import { isRouteErrorResponse, Link, useLocation, useRouteError } from "@remix-r
 import { Ban, CircleOff, SearchX } from "lucide-react";
 import type { ReactNode } from "react";
 import { useT } from "~/i18n";
-import { buttonClass } from "./ui";
+import { buttonClass } from "~/components/ui";
 
 /** A friendly full-width message for 403, 404 and crashes. */
 export function StatusPage({

@@ -3,6 +3,7 @@ import { AlertCircle, CheckCircle2, Loader2, RotateCcw } from "lucide-react";
 import {
   useEffect,
   useId,
+  type HTMLAttributes,
   type InputHTMLAttributes,
   type ReactNode,
   type SelectHTMLAttributes,
@@ -263,6 +264,27 @@ export function Card({ children, className = "" }: { children: ReactNode; classN
   );
 }
 
+/** The page title's sizes: a page's (default), a card's (the auth pages), or one that stays put. */
+const PAGE_TITLE = {
+  page: "text-3xl font-extrabold tracking-tight text-white sm:text-4xl",
+  card: "text-2xl font-bold tracking-tight text-white sm:text-3xl",
+  fixed: "text-3xl font-extrabold tracking-tight text-white",
+} as const;
+
+/** The page's <h1>, the same on every page; `className` adds spacing or layout before it. */
+export function PageTitle({
+  size = "page",
+  className,
+  children,
+  ...rest
+}: { size?: keyof typeof PAGE_TITLE } & HTMLAttributes<HTMLHeadingElement>) {
+  return (
+    <h1 className={className ? `${className} ${PAGE_TITLE[size]}` : PAGE_TITLE[size]} {...rest}>
+      {children}
+    </h1>
+  );
+}
+
 /** A narrow centred column with a card: the auth pages. */
 export function AuthLayout({
   title,
@@ -276,7 +298,7 @@ export function AuthLayout({
   return (
     <div className="mx-auto w-full max-w-md px-4 py-10 sm:py-16">
       <Card>
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">{title}</h1>
+        <PageTitle size="card">{title}</PageTitle>
         {lede && <p className="mt-2 text-ink-200">{lede}</p>}
         <div className="mt-6">{children}</div>
       </Card>

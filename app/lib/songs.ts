@@ -191,3 +191,12 @@ export function searchQuery({ q, provider, explicit = true, offset = 0 }: Search
   if (provider) qs.set("providers", provider);
   return qs.toString();
 }
+
+/** The search page's query string: the words (at most 200 characters), the provider and the clean filter. */
+export function readSearchParams(url: URL) {
+  return {
+    q: (url.searchParams.get("q") ?? "").trim().slice(0, 200),
+    provider: url.searchParams.get("provider") ?? "",
+    clean: url.searchParams.get("clean") === "1",
+  };
+}

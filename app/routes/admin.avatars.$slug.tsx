@@ -7,9 +7,16 @@ import {
 import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { ArrowLeft, Trash2 } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { AvatarArt } from "~/components/AvatarArt";
-import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/AvatarFields";
-import { Alert, buttonClass, Card, SubmitButton, useFocusFirstError } from "~/components/ui";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
+import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/avatars/AvatarFields";
+import {
+  Alert,
+  buttonClass,
+  Card,
+  SubmitButton,
+  useFocusFirstError,
+  PageTitle,
+} from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -103,12 +110,9 @@ export default function EditAvatar() {
           alt={t("avatars.artAlt", { name: avatar.name })}
         />
         <div className="min-w-0">
-          <h1
-            className="truncate text-3xl font-extrabold tracking-tight text-white"
-            data-testid="admin-avatar-name"
-          >
+          <PageTitle size="fixed" className="truncate" data-testid="admin-avatar-name">
             {avatar.name}
-          </h1>
+          </PageTitle>
           <p className="font-mono text-sm text-ink-300">{avatar.slug}</p>
           <p className="mt-1 text-sm text-ink-200">
             {t(`avatars.status.${avatar.status}`)} ·{" "}

@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { Plus, Users } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { AvatarArt } from "~/components/AvatarArt";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
 import { AdminPager } from "~/components/admin/AdminPager";
-import { buttonClass, Select } from "~/components/ui";
+import { buttonClass, Select, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -64,9 +64,7 @@ export default function AdminAvatars() {
             <Users aria-hidden className="size-4" />
             {t("adminAvatars.users")}
           </Link>
-          <h1 className="mt-2 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("adminAvatars.heading")}
-          </h1>
+          <PageTitle className="mt-2">{t("adminAvatars.heading")}</PageTitle>
           <p className="mt-1 text-ink-200" data-testid="admin-avatars-total">
             {t("adminAvatars.total", { total })}
           </p>

@@ -7,8 +7,15 @@ import {
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/AvatarFields";
-import { Alert, buttonClass, Card, SubmitButton, useFocusFirstError } from "~/components/ui";
+import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/avatars/AvatarFields";
+import {
+  Alert,
+  buttonClass,
+  Card,
+  SubmitButton,
+  useFocusFirstError,
+  PageTitle,
+} from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -64,9 +71,7 @@ export default function NewAvatar() {
         {t("adminAvatars.back")}
       </Link>
       <Card className="mt-4">
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
-          {t("adminAvatars.new")}
-        </h1>
+        <PageTitle size="card">{t("adminAvatars.new")}</PageTitle>
         <Form method="post" encType="multipart/form-data" className="mt-6 space-y-5" noValidate>
           {result?.error && <Alert error={result.error} />}
           <AvatarFields statuses={statuses} values={result?.values} errors={result?.fieldErrors} />

@@ -14,6 +14,7 @@ import {
   TextArea,
   buttonClass,
   useFocusFirstError,
+  PageTitle,
 } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
@@ -99,9 +100,9 @@ export default function AdminProduct() {
         <ArrowLeft aria-hidden className="size-4" />
         {t("adminProducts.back")}
       </Link>
-      <h1 className="mt-4 text-3xl font-extrabold tracking-tight text-white">
+      <PageTitle size="fixed" className="mt-4">
         {creating ? t("adminProducts.createHeading") : t("adminProducts.editHeading")}
-      </h1>
+      </PageTitle>
       {p?.tokenBundle && (
         <p className="mt-2 text-ink-200">
           {t("adminProducts.bundleNote", {

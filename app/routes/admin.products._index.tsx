@@ -1,9 +1,9 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { Plus } from "lucide-react";
-import { buttonClass } from "~/components/ui";
+import { buttonClass, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -32,9 +32,7 @@ export default function AdminProducts() {
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("adminProducts.heading")}
-          </h1>
+          <PageTitle>{t("adminProducts.heading")}</PageTitle>
           <p className="mt-1 text-ink-200" data-testid="products-total">
             {t("adminProducts.total", { total })}
           </p>

@@ -1,11 +1,11 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
-import { Loader2, Search } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminSearchButton } from "~/components/admin/AdminSearchButton";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { Avatar } from "~/components/Avatar";
 import { AdminPager } from "~/components/admin/AdminPager";
-import { buttonClass, Field, Select } from "~/components/ui";
+import { Field, PageTitle, Select } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -92,9 +92,7 @@ export default function AdminRankingStatus() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-          {t("rankingStatus.heading")}
-        </h1>
+        <PageTitle>{t("rankingStatus.heading")}</PageTitle>
         <p className="text-ink-200" data-testid="ranking-status-total">
           {t("rankingStatus.total", { total: num.format(total) })}
         </p>
@@ -126,14 +124,7 @@ export default function AdminRankingStatus() {
           key={`u-${user}`}
           error={badUser ? t("rankingStatus.invalidUser") : null}
         />
-        <button type="submit" className={`${buttonClass.primary} h-[46px]`}>
-          {busy ? (
-            <Loader2 aria-hidden className="size-4 animate-spin" />
-          ) : (
-            <Search aria-hidden className="size-4" />
-          )}
-          {t("admin.searchButton")}
-        </button>
+        <AdminSearchButton busy={busy} />
       </Form>
 
       <AdminTable

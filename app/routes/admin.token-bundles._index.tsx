@@ -1,10 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Coins, Plus } from "lucide-react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { AdminPager } from "~/components/admin/AdminPager";
-import { buttonClass } from "~/components/ui";
+import { buttonClass, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -38,9 +38,7 @@ export default function AdminTokenBundles() {
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("adminShop.bundlesHeading")}
-          </h1>
+          <PageTitle>{t("adminShop.bundlesHeading")}</PageTitle>
           <p className="mt-1 text-ink-200" data-testid="bundles-total">
             {t("adminShop.total", { total })}
           </p>

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { ArrowLeft, ExternalLink } from "lucide-react";
 import type { ReactNode } from "react";
 import { Avatar } from "~/components/Avatar";
-import { buttonClass } from "~/components/ui";
+import { buttonClass, PageTitle } from "~/components/ui";
 import { hasKey, pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { userApi } from "~/lib/api.server";
@@ -60,9 +60,9 @@ export default function AdminUser() {
         <Avatar name={user.nickname} src={user.profilePicture} color={user.color} size={72} />
         <div className="min-w-0">
           <p className="text-sm text-ink-300">{t("admin.detailTitle", { id: user.id })}</p>
-          <h1 className="break-all text-3xl font-extrabold tracking-tight text-white">
+          <PageTitle size="fixed" className="break-all">
             {user.nickname}
-          </h1>
+          </PageTitle>
         </div>
         <Link to={`/profile/${user.uuid}`} className={`${buttonClass.secondary} sm:ml-auto`}>
           <ExternalLink aria-hidden className="size-4" />

@@ -1,12 +1,12 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
-import { AdminNav } from "~/components/AdminNav";
+import { AdminSearchButton } from "~/components/admin/AdminSearchButton";
+import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
-import { Loader2, Search } from "lucide-react";
 import { USER_ROLES } from "../../shared/roles";
 import { Avatar } from "~/components/Avatar";
 import { AdminPager } from "~/components/admin/AdminPager";
-import { buttonClass, Field, Select } from "~/components/ui";
+import { Field, PageTitle, Select } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { userApi } from "~/lib/api.server";
@@ -63,9 +63,7 @@ export default function AdminUsers() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-          {t("admin.heading")}
-        </h1>
+        <PageTitle>{t("admin.heading")}</PageTitle>
         <p className="text-ink-200" data-testid="admin-total">
           {t("admin.total", { total })}
         </p>
@@ -85,14 +83,7 @@ export default function AdminUsers() {
             </option>
           ))}
         </Select>
-        <button type="submit" className={`${buttonClass.primary} h-[46px]`}>
-          {searching ? (
-            <Loader2 aria-hidden className="size-4 animate-spin" />
-          ) : (
-            <Search aria-hidden className="size-4" />
-          )}
-          {t("admin.searchButton")}
-        </button>
+        <AdminSearchButton busy={searching} />
       </Form>
 
       <AdminTable

@@ -1,8 +1,8 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useFetcher, useLoaderData } from "@remix-run/react";
 import { ArrowLeft, Check, Loader2, Lock } from "lucide-react";
-import { AvatarArt } from "~/components/AvatarArt";
-import { Alert, button } from "~/components/ui";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
+import { Alert, button, PageTitle } from "~/components/ui";
 import { pageMeta, useT, type T } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
@@ -95,9 +95,7 @@ export default function AvatarPicker() {
           )}
         </div>
         <div className="min-w-0 flex-1">
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("avatars.heading")}
-          </h1>
+          <PageTitle>{t("avatars.heading")}</PageTitle>
           <p className="mt-2 text-ink-200">{t("avatars.lede")}</p>
           <p className="mt-3 font-semibold text-white" data-testid="avatar-current">
             {wornAvatar ? `${t("avatars.wearingNow")}: ${wornAvatar.name}` : t("avatars.noneWorn")}

@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs, MetaArgs } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { CrateView } from "~/components/CrateView";
+import { CrateView } from "~/components/crates/CrateView";
 import { pageMeta } from "~/i18n";
 import { loadCrateView } from "~/lib/songs.server";
 

@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { ProfileView } from "~/components/ProfileView";
+import { ProfileView } from "~/components/profile/ProfileView";
 import { isLocale, translate } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import type { PublicProfile } from "~/lib/types";

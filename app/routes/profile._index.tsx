@@ -1,8 +1,8 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { Eye, Pencil } from "lucide-react";
-import { ProfileView } from "~/components/ProfileView";
-import { RankCard } from "~/components/RankCard";
+import { ProfileView } from "~/components/profile/ProfileView";
+import { RankCard } from "~/components/ranking/RankCard";
 import { buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";

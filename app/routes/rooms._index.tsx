@@ -1,17 +1,9 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
-import { Plus } from "lucide-react";
-import { useState } from "react";
-import { RoomCard } from "~/components/room/RoomCard";
-import { useToast } from "~/components/Toaster";
-import { button } from "~/components/ui";
-import { pageMeta, useT, type MessageKey } from "~/i18n";
-import { apiRequest } from "~/lib/api.client";
+import { pageMeta } from "~/i18n";
 import { callApi } from "~/lib/api.server";
-import { errorText } from "~/lib/errors";
-import { ROOM_FAVORITES, ROOM_SERVICE, type RoomDto } from "~/lib/rooms";
+import { ROOM_SERVICE, type RoomDto } from "~/lib/rooms";
 import { getSession } from "~/lib/session.server";
-import { useRootData } from "~/lib/useRootData";
+import { RoomListScreen } from "~/components/room/RoomListScreen";
 
 export const meta = pageMeta("rooms.title");
 
@@ -36,131 +28,7 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 export default function RoomsPage() {
-  const d = useLoaderData<typeof loader>();
-  const t = useT();
-  const toast = useToast();
-  const token = useRootData()?.token ?? null;
-  const [favs, setFavs] = useState(() => new Set(d.favorites.map((r) => r.uuid)));
-  const [favRooms, setFavRooms] = useState<RoomDto[]>(d.favorites as RoomDto[]);
-
-  // Optimistic: the star flips at once; a failure flips it back and says why (with a retry).
-  const toggle = (room: RoomDto) => {
-    const was = favs.has(room.uuid);
-    const apply = (on: boolean) => {
-      setFavs((s) => {
-        const n = new Set(s);
-        if (on) n.add(room.uuid);
-        else n.delete(room.uuid);
-        return n;
-      });
-      setFavRooms((list) =>
-        on
-          ? list.some((r) => r.uuid === room.uuid)
-            ? list
-            : [room, ...list]
-          : list.filter((r) => r.uuid !== room.uuid),
-      );
-    };
-    apply(!was);
-    const req = was
-      ? apiRequest(`${ROOM_FAVORITES}/${room.uuid}`, { method: "DELETE", token })
-      : apiRequest(ROOM_FAVORITES, { method: "POST", json: { roomUuid: room.uuid }, token });
-    req.catch((err) => {
-      apply(was);
-      toast.error(
-        t(was ? "rooms.unfavoriteFailed" : "rooms.favoriteFailed", { reason: errorText(err, t) }),
-        () => toggle(room),
-      );
-    });
-  };
-  const card = (room: RoomDto) => (
-    <RoomCard
-      key={room.uuid}
-      room={room}
-      favorite={favs.has(room.uuid)}
-      onToggleFavorite={d.signedIn ? () => toggle(room) : undefined}
-    />
-  );
-
-  return (
-    <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
-      <div className="flex flex-wrap items-end justify-between gap-4">
-        <div>
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("rooms.heading")}
-          </h1>
-          <p className="mt-2 text-ink-200">{t("rooms.lede")}</p>
-        </div>
-        {d.signedIn ? (
-          <Link to="/rooms/new" className={button("primary")} data-testid="create-room">
-            <Plus aria-hidden className="size-5" />
-            {t("rooms.create")}
-          </Link>
-        ) : (
-          <Link
-            to={`/login?redirectTo=${encodeURIComponent("/rooms/new")}`}
-            className={button("secondary")}
-          >
-            {t("rooms.loginToCreate")}
-          </Link>
-        )}
-      </div>
-      {d.promoted.length > 0 && (
-        <Section title="rooms.promoted">{(d.promoted as RoomDto[]).map(card)}</Section>
-      )}
-      {d.signedIn && (
-        <Section
-          title="rooms.favorites"
-          empty={favRooms.length === 0 ? "rooms.favoritesEmpty" : undefined}
-          testId="favorites"
-        >
-          {favRooms.map(card)}
-        </Section>
-      )}
-      {d.recent.length > 0 && (
-        <Section title="rooms.recent">{(d.recent as RoomDto[]).map(card)}</Section>
-      )}
-      <Section
-        title="rooms.public"
-        empty={
-          d.publicRooms.length === 0
-            ? d.publicError
-              ? "errors.generic"
-              : "rooms.publicEmpty"
-            : undefined
-        }
-        testId="public-rooms"
-      >
-        {(d.publicRooms as RoomDto[]).map(card)}
-      </Section>
-    </div>
-  );
-}
-
-function Section({
-  title,
-  children,
-  empty,
-  testId,
-}: {
-  title: MessageKey;
-  children: React.ReactNode;
-  empty?: MessageKey;
-  testId?: string;
-}) {
-  const t = useT();
-  return (
-    <section className="mt-10" data-testid={testId}>
-      <h2 className="mb-4 text-xl font-bold text-white">{t(title)}</h2>
-      {empty ? (
-        <p className="rounded-2xl border border-dashed border-white/20 px-4 py-6 text-ink-200">
-          {t(empty)}
-        </p>
-      ) : (
-        <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">{children}</ul>
-      )}
-    </section>
-  );
+  return <RoomListScreen />;
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

@@ -14,6 +14,7 @@ import {
   SubmitButton,
   TextArea,
   useFocusFirstError,
+  PageTitle,
 } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
@@ -74,9 +75,7 @@ export default function NewRoom() {
   return (
     <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6">
       <Card>
-        <h1 className="text-2xl font-bold tracking-tight text-white sm:text-3xl">
-          {t("roomNew.heading")}
-        </h1>
+        <PageTitle size="card">{t("roomNew.heading")}</PageTitle>
         <p className="mt-2 text-ink-200">{t("roomNew.lede")}</p>
         <Form method="post" className="mt-6 space-y-5" noValidate>
           <Alert error={result?.error} />

@@ -2,12 +2,12 @@ import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Link, useLoaderData } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Coins, Gift, Radio } from "lucide-react";
 import { ConsumableGrid } from "~/components/shop/ConsumableGrid";
-import { useTokenBalance } from "~/components/TokenBalance";
-import { Alert, button, buttonClass } from "~/components/ui";
+import { useTokenBalance } from "~/components/shop/TokenBalance";
+import { Alert, button, buttonClass, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { MERCH, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 
 export const meta = pageMeta("shop.title");
 
@@ -47,10 +47,10 @@ export default function Shop() {
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6 sm:py-12">
       <div className="flex flex-wrap items-end justify-between gap-4">
         <div className="max-w-2xl">
-          <h1 className="flex items-center gap-3 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+          <PageTitle className="flex items-center gap-3">
             <Gift aria-hidden className="size-8 text-amber-300" />
             {t("shop.heading")}
-          </h1>
+          </PageTitle>
           <p className="mt-2 text-ink-200">{roomUuid ? t("shop.ledeRoom") : t("shop.lede")}</p>
         </div>
         {root?.user && (

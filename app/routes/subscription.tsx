@@ -6,7 +6,7 @@ import {
 } from "@remix-run/cloudflare";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Crown, Settings } from "lucide-react";
-import { Alert, SubmitButton } from "~/components/ui";
+import { Alert, SubmitButton, PageTitle } from "~/components/ui";
 import { hasKey, pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formatDate } from "~/lib/format";
@@ -86,9 +86,7 @@ export default function SubscriptionPage() {
 
   return (
     <div className="mx-auto max-w-4xl px-4 py-8 sm:px-6 sm:py-12">
-      <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-        {t("subscription.heading")}
-      </h1>
+      <PageTitle>{t("subscription.heading")}</PageTitle>
       <p className="mt-2 max-w-xl text-ink-200">{t("subscription.lede")}</p>
 
       <div className="mt-6 space-y-3">

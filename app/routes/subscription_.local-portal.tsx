@@ -5,7 +5,7 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { TestModeLede } from "~/components/TestModeLede";
+import { TestModeLede } from "~/components/payments/TestModeLede";
 import { Alert, AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";

@@ -6,7 +6,7 @@ import {
 } from "@remix-run/cloudflare";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { Coins, Loader2, Sparkles } from "lucide-react";
-import { Alert, buttonClass } from "~/components/ui";
+import { Alert, buttonClass, PageTitle } from "~/components/ui";
 import { pageMeta, useLocale, useT } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
@@ -82,9 +82,7 @@ export default function TokensPage() {
     <div className="mx-auto max-w-5xl px-4 py-8 sm:px-6 sm:py-12">
       <div className="flex flex-wrap items-end justify-between gap-6">
         <div className="max-w-xl">
-          <h1 className="text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
-            {t("tokens.heading")}
-          </h1>
+          <PageTitle>{t("tokens.heading")}</PageTitle>
           <p className="mt-2 text-ink-200">{t("tokens.lede")}</p>
         </div>
         <div

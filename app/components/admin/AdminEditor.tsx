@@ -1,8 +1,8 @@
 import { Form, Link } from "@remix-run/react";
 import { ArrowLeft } from "lucide-react";
 import type { ReactNode } from "react";
-import { AdminNav } from "~/components/AdminNav";
-import { Alert, SubmitButton, buttonClass, useFocusFirstError } from "~/components/ui";
+import { AdminNav } from "~/components/admin/AdminNav";
+import { Alert, SubmitButton, buttonClass, useFocusFirstError, PageTitle } from "~/components/ui";
 import type { DisplayError } from "~/lib/errors";
 import { useT } from "~/i18n";
 
@@ -41,7 +41,9 @@ export function AdminEditor({
         <ArrowLeft aria-hidden className="size-4" />
         {backLabel}
       </Link>
-      <h1 className="mt-4 text-3xl font-extrabold tracking-tight text-white">{title}</h1>
+      <PageTitle size="fixed" className="mt-4">
+        {title}
+      </PageTitle>
       <Form
         method="post"
         encType="multipart/form-data"

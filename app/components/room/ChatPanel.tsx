@@ -6,7 +6,7 @@ import { errorText } from "~/lib/errors";
 import { ROOM_SERVICE } from "~/lib/rooms";
 import { useToast } from "../Toaster";
 import type { RoomProfile } from "~/lib/rooms";
-import type { RoomConnection } from "~/lib/useRoom";
+import type { RoomConnection } from "~/hooks/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
 import { Avatar } from "../Avatar";

@@ -1,8 +1,8 @@
 // The room's now-playing panel and the hook that plays the song in sync with the server clock.
 import { Headphones, Music2, Play } from "lucide-react";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { Artwork } from "~/components/Artwork";
-import { usePlayer } from "~/components/Player";
+import { Artwork } from "~/components/songs/Artwork";
+import { usePlayer } from "~/components/songs/Player";
 import { VibeMeter, VoteButton } from "~/components/room/RoomParts";
 import { RoomYouTube } from "~/components/room/RoomYouTube";
 import { useToast } from "~/components/Toaster";
@@ -11,7 +11,7 @@ import { useT } from "~/i18n";
 import { roomPlayContext, startOffsetSeconds } from "~/lib/rooms";
 import { formatDuration, uploadStream } from "~/lib/songs";
 import { roomPlayback } from "~/lib/youtube";
-import { type RoomConnection } from "~/lib/useRoom";
+import { type RoomConnection } from "~/hooks/useRoom";
 import type { RoomState, VoteCounts } from "../../../shared/protocol";
 
 const ZERO: VoteCounts = { likes: 0, dislikes: 0, stars: 0 };

@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { useT } from "~/i18n";
 import type { RoomProfile } from "~/lib/rooms";
 import { Avatar } from "../Avatar";
-import { AvatarArt } from "../AvatarArt";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
 
 /** Seat, avatar and vote pieces shared by the room page (app/routes/rooms.$slug.tsx). */
 

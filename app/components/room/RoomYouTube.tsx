@@ -11,7 +11,7 @@ import {
   type YouTubePlayer,
 } from "~/lib/youtube";
 import type { PlayContext } from "~/lib/rooms";
-import { useYouTubePlayTracking } from "~/lib/usePlayTracking";
+import { useYouTubePlayTracking } from "~/hooks/usePlayTracking";
 import type { NowPlaying } from "../../../shared/protocol";
 
 type Status = "loading" | "playing" | "blocked" | "unavailable";

@@ -14,7 +14,7 @@ import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { activeRoomRoles, ROOM_SERVICE } from "~/lib/rooms";
-import type { RoomConnection } from "~/lib/useRoom";
+import type { RoomConnection } from "~/hooks/useRoom";
 import { useToast } from "../Toaster";
 
 /** Chat mutes last this long (issue 4, "Mute chat 15 min"). */

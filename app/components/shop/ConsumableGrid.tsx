@@ -2,7 +2,7 @@ import { Link } from "@remix-run/react";
 import { Coins, Gift, Loader2 } from "lucide-react";
 import { useRef, useState } from "react";
 import { ConfirmDialog } from "~/components/Dialog";
-import { useTokenBalance } from "~/components/TokenBalance";
+import { useTokenBalance } from "~/components/shop/TokenBalance";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";

@@ -1,12 +1,12 @@
 import { Link } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Coins, Gift, Loader2, X } from "lucide-react";
 import { useCallback, useEffect, useId, useRef, useState } from "react";
-import { useTokenBalance } from "~/components/TokenBalance";
+import { useTokenBalance } from "~/components/shop/TokenBalance";
 import { LoadError } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
 import { ApiError, displayError, type DisplayError } from "~/lib/errors";
 import { fetchConsumables, SHOP_PAGE, type Consumable, type ShopPage } from "~/lib/shop";
-import { useRootData } from "~/lib/useRootData";
+import { useRootData } from "~/hooks/useRootData";
 import { ConsumableGrid } from "./ConsumableGrid";
 
 /**

@@ -12,9 +12,9 @@ import {
 } from "lucide-react";
 import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
-import { Avatar } from "./Avatar";
-import { TokenBalanceBadge } from "./TokenBalance";
-import { buttonClass, button } from "./ui";
+import { Avatar } from "~/components/Avatar";
+import { TokenBalanceBadge } from "~/components/shop/TokenBalance";
+import { buttonClass, button } from "~/components/ui";
 
 /** The brand mark: a record lit in the venue colours. */
 export function Logo({ size = 28 }: { size?: number }) {

@@ -1,13 +1,14 @@
 import { Link } from "@remix-run/react";
 import { BadgeCheck, CalendarDays, Mail, Sparkles, UserRound } from "lucide-react";
 import type { ReactNode } from "react";
-import { useImageFallback } from "~/lib/useImageFallback";
+import { useImageFallback } from "~/hooks/useImageFallback";
 import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate, fullName, textOn, userColor } from "~/lib/format";
 import type { PublicProfile, User } from "~/lib/types";
-import { Avatar } from "./Avatar";
-import { AvatarArt } from "./AvatarArt";
-import { buttonClass } from "./ui";
+import { Avatar } from "~/components/Avatar";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
+import { buttonClass } from "~/components/ui";
+import { PageTitle } from "~/components/ui";
 
 /** The cover: the uploaded picture, or a wash of the user's colour when there is none (or it fails). */
 export function Cover({
@@ -118,7 +119,7 @@ export function ProfileView({
           className="-mt-16 ring-4! ring-ink-950! sm:-mt-20"
         />
         <div className="min-w-0 flex-1 sm:pt-4">
-          <h1 className="flex flex-wrap items-center gap-x-3 gap-y-1 text-3xl font-extrabold tracking-tight text-white sm:text-4xl">
+          <PageTitle className="flex flex-wrap items-center gap-x-3 gap-y-1">
             <span className="break-all" data-testid="profile-nickname">
               {profile.nickname}
             </span>
@@ -127,7 +128,7 @@ export function ProfileView({
               className="size-3.5 rounded-full ring-2 ring-white/30"
               style={{ backgroundColor: color }}
             />
-          </h1>
+          </PageTitle>
           <p className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-ink-200">
             {name && <span className="text-lg">{name}</span>}
             {showPronouns && <span className="text-ink-300">({profile.pronoun})</span>}

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { AvatarStatus } from "../../workers/db/points-schema";
+import type { AvatarStatus } from "../../../workers/db/points-schema";
 import { Field, Select, TextArea } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import type { AvatarDto } from "~/lib/avatars";

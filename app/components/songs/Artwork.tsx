@@ -1,5 +1,5 @@
 import { Music } from "lucide-react";
-import { useImageFallback } from "~/lib/useImageFallback";
+import { useImageFallback } from "~/hooks/useImageFallback";
 import { artworkUrl, hueOf, type AnySong } from "~/lib/songs";
 
 interface Props {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
-import { isAbort } from "./errors";
+import { isAbort } from "~/lib/errors";
 import { useSongsClient } from "./useSongsClient";
-import { SEARCH_DEBOUNCE_MS } from "./songs";
+import { SEARCH_DEBOUNCE_MS } from "~/lib/songs";
 
 /** Genre lists by prefix, kept 5 minutes (seed 001: genres debounced 300 ms, cached 5 min). */
 const CACHE_MS = 5 * 60_000;

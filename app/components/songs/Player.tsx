@@ -16,9 +16,9 @@ import { useT, type MessageKey, type Vars } from "~/i18n";
 import { displayError } from "~/lib/errors";
 import { formatDuration, pickProvider, songKey, type AnySong } from "~/lib/songs";
 import type { PlayContext } from "~/lib/rooms";
-import { useAudioPlayTracking } from "~/lib/usePlayTracking";
-import { useRootData } from "~/lib/useRootData";
-import { Artwork } from "./Artwork";
+import { useAudioPlayTracking } from "~/hooks/usePlayTracking";
+import { useRootData } from "~/hooks/useRootData";
+import { Artwork } from "~/components/songs/Artwork";
 
 export type PlayerState = "playing" | "paused" | "loading" | "error";
 

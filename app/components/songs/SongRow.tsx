@@ -1,8 +1,8 @@
 import type { ReactNode } from "react";
 import { useT } from "~/i18n";
 import { formatDuration, type AnySong } from "~/lib/songs";
-import { Artwork } from "./Artwork";
-import { usePlayer } from "./Player";
+import { Artwork } from "~/components/songs/Artwork";
+import { usePlayer } from "~/components/songs/Player";
 
 interface Props {
   song: AnySong;

@@ -1,5 +1,5 @@
 import { useMemo } from "react";
-import { songsClient, type SongsClient } from "./api.client";
+import { songsClient, type SongsClient } from "~/lib/api.client";
 import { useRootData } from "./useRootData";
 
 /**

@@ -5,8 +5,8 @@ import {
   type PlayTopic,
   type PlayTracker,
 } from "../../shared/play-tracking";
-import type { PlayContext } from "./rooms";
-import { pickProvider, songKey, type AnySong } from "./songs";
+import type { PlayContext } from "~/lib/rooms";
+import { pickProvider, songKey, type AnySong } from "~/lib/songs";
 import { useRootData } from "./useRootData";
 
 /** Where play events go (seed 001, Audit service: `POST /kinesis`). */

@@ -3,9 +3,9 @@ import { CheckCircle2, ImageUp, RotateCcw } from "lucide-react";
 import { useEffect, useRef, useState, type ChangeEvent, type FormEvent } from "react";
 import { useT, type MessageKey } from "~/i18n";
 import { displayError, type DisplayError } from "~/lib/errors";
-import { Avatar } from "./Avatar";
-import { Cover } from "./ProfileView";
-import { Alert, button } from "./ui";
+import { Avatar } from "~/components/Avatar";
+import { Cover } from "~/components/profile/ProfileView";
+import { Alert, button } from "~/components/ui";
 
 /** What the API takes (and what we check first, to fail fast). */
 export const IMAGE_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif"];

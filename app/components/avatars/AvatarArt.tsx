@@ -1,5 +1,5 @@
-import { AVATAR_SIZES, slugArtDataUrl } from "../../shared/avatar-art";
-import { useImageFallback } from "~/lib/useImageFallback";
+import { AVATAR_SIZES, slugArtDataUrl } from "../../../shared/avatar-art";
+import { useImageFallback } from "~/hooks/useImageFallback";
 
 /** Where the merch-service serves an avatar's art (workers/merch-service/avatar-art.ts). */
 export const avatarArtUrl = (slug: string, px: number, version?: string | null) => {

@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { ClientMessage, RoomState, ServerMessage, SongVotes } from "../../shared/protocol";
+import {
+  CLOSE_KICKED,
+  type ClientMessage,
+  type RoomState,
+  type ServerMessage,
+  type SongVotes,
+} from "../../shared/protocol";
 import { applyPatch } from "../../shared/json-patch";
 
 /**
@@ -190,8 +196,8 @@ export function useRoom(
         }
       });
       ws.addEventListener("close", (e: CloseEvent) => {
-        if (e.code === 4003 && !stopped) {
-          // Banned or kicked (CLOSE_KICKED): do not knock again.
+        if (e.code === CLOSE_KICKED && !stopped) {
+          // Banned or kicked: do not knock again.
           stopped = true;
           setStatus("kicked");
           ws?.close();

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } f
 import { plural, useT } from "~/i18n";
 import type { SongsClient } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
-import { useSongsClient } from "~/lib/useSongsClient";
+import { useSongsClient } from "~/hooks/useSongsClient";
 import { updateMyCrates, useMyCrates } from "~/lib/crate-cache";
 import {
   hasSongId,
@@ -14,9 +14,9 @@ import {
   type CrateSongDto,
   type SongDto,
 } from "~/lib/songs";
-import { useRootData } from "~/lib/useRootData";
-import { usePlayer, type PlayOptions } from "./Player";
-import { useToast } from "./Toaster";
+import { useRootData } from "~/hooks/useRootData";
+import { usePlayer, type PlayOptions } from "~/components/songs/Player";
+import { useToast } from "~/components/Toaster";
 
 // Provider hits imported once per page life: adding the same hit twice reuses the song.
 const imports = new Map<string, Promise<SongDto>>();

@@ -1,0 +1,57 @@
+import { useT } from "~/i18n";
+import type { RoomProfile } from "~/lib/rooms";
+import type { RoomUser, UserData } from "../../../shared/protocol";
+import { Floor } from "./Floor";
+import type { ModMenu, NameOf } from "./people";
+import { UserAvatar } from "./RoomParts";
+
+/** The floor section: the listeners' avatars, a shimmer while connecting, or "nobody here". */
+export function RoomFloor({
+  audience,
+  userData,
+  connecting,
+  profiles,
+  nameOf,
+  modMenu,
+}: {
+  audience: RoomUser[];
+  userData: Record<string, UserData> | undefined;
+  connecting: boolean;
+  profiles: Record<string, RoomProfile>;
+  nameOf: NameOf;
+  modMenu: ModMenu;
+}) {
+  const t = useT();
+  return (
+    <section
+      aria-labelledby="floor-heading"
+      className="rounded-3xl border border-white/10 bg-black/25 p-4 sm:p-5"
+    >
+      <h2 id="floor-heading" className="mb-3 text-lg font-bold text-white">
+        {t("room.floor")}{" "}
+        <span className="text-sm font-medium text-ink-200">({audience.length})</span>
+      </h2>
+      {connecting ? (
+        <div className="flex h-48 items-center justify-center gap-2 sm:h-56" aria-hidden>
+          {Array.from({ length: 6 }, (_, i) => (
+            <span key={i} className="size-10 animate-pulse rounded-full bg-white/10" />
+          ))}
+        </div>
+      ) : audience.length === 0 ? (
+        <p className="text-sm text-ink-100">{t("room.floorEmpty")}</p>
+      ) : (
+        <Floor
+          audience={audience}
+          userData={userData}
+          label={nameOf}
+          render={(u) =>
+            modMenu(
+              u,
+              <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />,
+            )
+          }
+        />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,275 @@
+import { Link } from "@remix-run/react";
+import { ArrowLeft, Users, WifiOff } from "lucide-react";
+import { useEffect, useMemo } from "react";
+import { useToast } from "~/components/Toaster";
+import { button, PageTitle } from "~/components/ui";
+import { useProfiles } from "~/hooks/useProfiles";
+import { useRoom } from "~/hooks/useRoom";
+import { useT } from "~/i18n";
+import { errorText } from "~/lib/errors";
+import {
+  activeRoomRoles,
+  kickKind,
+  moderationRights,
+  paletteOf,
+  type JoinInfo,
+  type RoomDto,
+} from "~/lib/rooms";
+import { NowPlaying, useRoomAudio } from "./NowPlaying";
+import type { ModMenu, NameOf } from "./people";
+import { RestrictedList } from "./RestrictedList";
+import { ChatAside, ChatDrawer, type RoomMe } from "./RoomChat";
+import { RoomFace } from "./RoomFace";
+import { RoomFloor } from "./RoomFloor";
+import { Stage, STAGE_ACTIONS } from "./Stage";
+import { ROOM_PILL, StatusPill } from "./StatusPill";
+import { UserMenu } from "./UserMenu";
+
+export interface RoomScreenProps {
+  room: RoomDto;
+  join: JoinInfo | null;
+  joinError: { status: number; message: string; generic: boolean } | null;
+  token: string | null;
+  me: RoomMe;
+  roles: string[];
+}
+
+/**
+ * The room (issue 4, "Web pages"; UI.md, "The room is the product"): the server renders the
+ * room from REST (the stage's seats, name, design) and the browser fills it from the live
+ * socket, so nothing jumps when it connects.
+ */
+export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScreenProps) {
+  const t = useT();
+  const toast = useToast();
+  const palette = paletteOf(join?.settings.design ?? room.design);
+  const conn = useRoom(join?.partyPath ?? null, token, me?.uuid ?? null, join?.ticket ?? null);
+  const { state, status } = conn;
+
+  // Errors the room sends back: the stage shows its own, vote errors roll back (NowPlaying).
+  useEffect(() => {
+    if (!conn.error) return;
+    if (!STAGE_ACTIONS.has(conn.error.action) && conn.error.action !== "voteOnSong")
+      toast.error(conn.error.message);
+  }, [conn.error, toast]);
+
+  const stateDjs = state?.djs;
+  const djs = useMemo(() => stateDjs ?? [], [stateDjs]);
+  const numberOfDjs = state?.settings.numberOfDjs ?? join?.settings.numberOfDjs ?? room.numberOfDjs;
+  const np = state?.nowPlaying ?? null;
+  const stateAudience = state?.audienceUsers;
+  const audience = useMemo(() => stateAudience ?? [], [stateAudience]);
+  const chat = state?.chat;
+  const roomRoles = state?.settings.roomRoles;
+  const everyone = useMemo(
+    () => [
+      ...new Set([
+        ...djs.map((d) => d.uuid),
+        ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid),
+        ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : [])),
+        ...(roomRoles ?? []).map((r) => r.userUuid),
+      ]),
+    ],
+    [djs, audience, chat, roomRoles],
+  );
+  const profiles = useProfiles(everyone, token);
+  // The room's own profile (allUserData: guests get their "Guest ABCD" name) fills in until the user-service answers.
+  const nameOf: NameOf = (u) =>
+    profiles[u.uuid]?.nickname ??
+    (u.uuid === me?.uuid
+      ? me.nickname
+      : state?.allUserData?.[u.uuid]?.userProfile.nickname ||
+        (u.tokenRole === "guest" ? t("room.guest") : t("room.listener")));
+  const mine =
+    state && me
+      ? [...state.audienceUsers, ...state.djs].find((u) => u.uuid === me.uuid)
+      : undefined;
+  // Moderator actions (issue 4): the menu on each avatar, for those who may moderate.
+  const rights = moderationRights(state?.settings ?? null, me?.uuid, [...roles, mine?.tokenRole]);
+  const roomUuid = join?.roomUuid ?? room.uuid;
+  // Handing the room over is the owner's or an admin's alone (PUT /roomUserRoles/change-owner).
+  const ownerUuid = state?.settings.ownerUuid ?? join?.settings.ownerUuid ?? room.ownerUuid;
+  const giveRoom =
+    !!me &&
+    !me.guest &&
+    (me.uuid === ownerUuid || roles.some((r) => r === "admin" || r === "superUser"));
+  const modMenu: ModMenu = (u, node, extra = {}) =>
+    rights.moderate && u.uuid !== me?.uuid ? (
+      <UserMenu
+        target={{
+          uuid: u.uuid,
+          name: nameOf(u),
+          dj: false,
+          playing: false,
+          guest: u.tokenRole === "guest",
+          ...extra,
+        }}
+        conn={conn}
+        roomUuid={roomUuid}
+        token={token}
+        manage={rights.manage}
+        giveRoom={giveRoom}
+        testId="user-menu-trigger"
+      >
+        {node}
+      </UserMenu>
+    ) : (
+      node
+    );
+  const restricted = rights.moderate
+    ? [
+        ...new Set(
+          (state?.settings.roomRoles ?? [])
+            .filter((r) => r.role === "banned" || r.role === "chatDisabled")
+            .map((r) => r.userUuid),
+        ),
+      ]
+        .map((uuid) => ({
+          uuid,
+          held: activeRoomRoles(state?.settings, uuid),
+        }))
+        .filter((x) => x.held.has("banned") || x.held.has("chatDisabled"))
+    : [];
+  const chatMod = { moderate: rights.moderate, roomUuid, token };
+
+  useRoomAudio(conn, np, token);
+
+  if (!join) {
+    return (
+      <RoomFace
+        title={t("room.cannotJoin")}
+        body={errorText(joinError, t)}
+        backdrop={palette.backdrop}
+      >
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+      </RoomFace>
+    );
+  }
+  if (status === "kicked") {
+    const kind = kickKind(conn.kickReason);
+    return (
+      <RoomFace
+        title={kind === "banned" ? t("room.bannedTitle") : t("room.kickedTitle")}
+        body={
+          kind === "banned"
+            ? t("room.bannedBody")
+            : kind === "kicked"
+              ? conn.kickReason
+                ? t("room.kickedShortBody")
+                : t("room.kickedBody")
+              : t("room.kickedByReason")
+        }
+        quote={kind === "reason" ? conn.kickReason : null}
+        backdrop={palette.backdrop}
+        testId="room-kicked"
+        kind={kind}
+      >
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+      </RoomFace>
+    );
+  }
+
+  const stale = status === "reconnecting";
+  const connecting = status === "connecting" && !state;
+  const listeners = (state?.allUsers.length ?? room.numberOfUsersInRoom) || 0;
+
+  return (
+    <div
+      className="relative min-h-[calc(100dvh-4rem)]"
+      style={{ background: palette.backdrop }}
+      data-testid="room"
+      data-status={status}
+      data-design={room.design}
+    >
+      <div className="mx-auto max-w-7xl px-4 pb-10 pt-5 sm:px-6">
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <div className="min-w-0">
+            <Link
+              to="/rooms"
+              className="inline-flex items-center gap-1.5 rounded-full text-sm font-medium text-ink-100 hover:text-white"
+            >
+              <ArrowLeft aria-hidden className="size-4" />
+              {t("room.backToRooms")}
+            </Link>
+            <PageTitle className="mt-1 break-words" data-testid="room-name">
+              {state?.settings.name ?? room.name}
+            </PageTitle>
+            {room.description && <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>}
+          </div>
+          <div className="flex flex-wrap items-center gap-2">
+            <ChatDrawer conn={conn} me={me} profiles={profiles} mod={chatMod} />
+            <span className={ROOM_PILL}>
+              <Users aria-hidden className="size-4" />
+              {t("room.listeners", { count: listeners })}
+            </span>
+            <StatusPill status={status} />
+          </div>
+        </div>
+
+        {stale && (
+          <p
+            role="status"
+            className="mt-4 flex items-center gap-2 rounded-xl bg-black/55 px-4 py-2.5 text-sm font-medium text-white"
+          >
+            <WifiOff aria-hidden className="size-4" />
+            {t("room.reconnecting")}
+          </p>
+        )}
+
+        <div className="mt-5 grid gap-5 lg:grid-cols-[minmax(0,1fr)_20rem]">
+          <div
+            className={`min-w-0 space-y-5 transition ${stale ? "pointer-events-none opacity-50 grayscale" : ""}`}
+            aria-busy={connecting || stale}
+          >
+            <Stage
+              conn={conn}
+              me={me}
+              mine={mine}
+              slug={room.slug}
+              palette={palette}
+              numberOfDjs={numberOfDjs}
+              profiles={profiles}
+              nameOf={nameOf}
+              modMenu={modMenu}
+              connecting={connecting}
+            />
+
+            <NowPlaying
+              listenToken={token}
+              conn={conn}
+              state={state}
+              connecting={connecting}
+              accent={palette.accent}
+              djName={np ? nameOf({ uuid: np.djUuid, tokenRole: "user" }) : ""}
+            />
+
+            <RoomFloor
+              audience={audience}
+              userData={state?.allUserData}
+              connecting={connecting}
+              profiles={profiles}
+              nameOf={nameOf}
+              modMenu={modMenu}
+            />
+
+            {restricted.length > 0 && (
+              <RestrictedList
+                restricted={restricted}
+                present={(uuid) => [...djs, ...audience].some((x) => x.uuid === uuid)}
+                profiles={profiles}
+                nameOf={nameOf}
+                modMenu={modMenu}
+              />
+            )}
+          </div>
+
+          <ChatAside conn={conn} me={me} profiles={profiles} mod={chatMod} />
+        </div>
+      </div>
+    </div>
+  );
+}
