@@ -12,6 +12,7 @@ import { verifyPassword } from "../lib/password";
 import { fields, valid } from "../lib/validate";
 import { presentUsers, roomStub, withLiveCounts, withTimeout } from "./room-dto";
 import { passwordBucket, roomIdParam, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * Room lists and live reads. Mounted before rooms.ts so `/rooms/public` and friends are
@@ -271,7 +272,7 @@ roomListRoutes.get(
       );
     } catch (err) {
       console.error(`room ${room.uuid}: getState failed`, err);
-      throw new ApiError(503, "The live room is not reachable right now; please try again.");
+      throw new ApiError(503, MSG.objectDown);
     }
   },
 );

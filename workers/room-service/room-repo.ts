@@ -16,11 +16,9 @@ import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { hashPassword } from "../lib/password";
 import { roomStub, withTimeout } from "./room-dto";
+import { MSG } from "./messages";
 
 /** Room lookups, access rules, slugs and the field shapes every room route validates with. */
-
-export const ROOM_NOT_FOUND = "Room not found.";
-export const SLUG_TAKEN = "This room slug is already taken. Please choose another.";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const list = (xs: readonly string[]) => xs.join(", ");
@@ -127,7 +125,7 @@ export async function findRoom(env: Env, idOrSlug: string): Promise<RoomRow | un
 
 export async function roomOr404(env: Env, idOrSlug: string): Promise<RoomRow> {
   const room = await findRoom(env, idOrSlug);
-  if (!room) throw new ApiError(404, ROOM_NOT_FOUND);
+  if (!room) throw new ApiError(404, MSG.roomNotFound);
   return room;
 }
 
@@ -255,8 +253,8 @@ export async function updateRoom(
     .returning()
     .get()
     .catch((err) => {
-      throw isUniqueViolation(err) ? conflict(SLUG_TAKEN) : err;
+      throw isUniqueViolation(err) ? conflict(MSG.slugTaken) : err;
     });
-  if (!row) throw new ApiError(404, ROOM_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.roomNotFound);
   return row;
 }
