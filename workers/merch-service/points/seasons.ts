@@ -9,6 +9,7 @@ import { crudList, crudQuerySchema, type Columns } from "../../lib/crud-query";
 import { badRequest, conflict, isUniqueViolation } from "../../lib/errors";
 import { cleanText, valid } from "../../lib/validate";
 import { boardOf, instant, seasonAt, seasonDto, seasonIdParam, seasonOr404 } from "./season-repo";
+import { MSG } from "../messages";
 
 /**
  * Seasons (seed 000): create, change, delete, list, and the current one.
@@ -40,7 +41,7 @@ const windowCheck = (v: { startDate?: number; endDate?: number }) =>
   v.startDate === undefined || v.endDate === undefined || v.endDate > v.startDate;
 const createBody = z
   .object({ name, startDate: instant("startDate"), endDate: instant("endDate") })
-  .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
+  .refine(windowCheck, { message: MSG.endBeforeStart, path: ["endDate"] });
 const patchBody = z
   .object({
     name: name.optional(),
@@ -51,15 +52,7 @@ const patchBody = z
     (v) => v.name !== undefined || v.startDate !== undefined || v.endDate !== undefined,
     "Send at least one of name, startDate, endDate.",
   )
-  .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
-
-export const MSG = {
-  overlap: "Seasons cannot overlap: another season already covers part of these dates.",
-  nameTaken: (n: string) => `A season named "${n}" already exists.`,
-  startedStart: "This season has started: its start date can no longer change.",
-  endedFrozen: "This season has ended: its ranking is frozen and its dates can no longer change.",
-  endInPast: "A running season's end cannot be moved into the past.",
-};
+  .refine(windowCheck, { message: MSG.endBeforeStart, path: ["endDate"] });
 
 /** The season's row as written, or a 409 for a name already used. */
 async function writeSeason(
@@ -107,7 +100,7 @@ seasonRoutes.patch(
     const now = Date.now();
     const startDate = b.startDate ?? s.startDate;
     const endDate = b.endDate ?? s.endDate;
-    if (endDate <= startDate) throw badRequest("endDate must be after startDate");
+    if (endDate <= startDate) throw badRequest(MSG.endBeforeStart);
     if (startDate !== s.startDate && now >= s.startDate) throw conflict(MSG.startedStart);
     if (endDate !== s.endDate && now >= s.endDate) throw conflict(MSG.endedFrozen);
     if (endDate !== s.endDate && now >= s.startDate && endDate <= now)

@@ -16,7 +16,7 @@ import {
 } from "../../lib/uploads";
 import { valid } from "../../lib/validate";
 import { consumableFileUrl } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * The pictures and animations consumables show: `POST /api/v1/consumables/files` (admin,
@@ -84,7 +84,7 @@ consumableFileRoutes.get(
       .from(consumableFiles)
       .where(eq(consumableFiles.id, fileId))
       .get();
-    if (!row) throw notFound(STORE_MSG.fileNotFound);
+    if (!row) throw notFound(MSG.fileNotFound);
     return serveUpload(
       c.req.raw,
       c.env.UPLOADS,
@@ -95,7 +95,7 @@ consumableFileRoutes.get(
         etag: `"${row.id}"`,
         cacheControl: IMMUTABLE,
       },
-      STORE_MSG.fileNotFound,
+      MSG.fileNotFound,
     );
   },
 );
