@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { randomPermutation } from "../workers/playlist-service/crate-positions";
-import { CRATE_MSG } from "../workers/playlist-service/crate-repo";
+import { MSG as CRATE_MSG } from "../workers/playlist-service/messages";
 import { SONG_MSG } from "../workers/songs/messages";
 import {
   addSongs,

@@ -8,21 +8,13 @@ import type { Caller } from "../lib/auth";
 import { ApiError, forbidden, notFound } from "../lib/errors";
 import { toCrateDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
+import { MSG } from "./messages";
 
 /**
  * Crates as stored: loading by uuid, who may read or change one, the special crates, new
  * crates and copies, and lists with their song counts. Song positions inside a crate are
  * kept in crate-positions.ts. Routes call these and stay thin.
  */
-
-/** Messages of ours that SONG_MSG does not have. */
-export const CRATE_MSG = {
-  specialLocked: "The queue and likes crates cannot be deleted or renamed.",
-  positionRange: (n: number) =>
-    n === 0
-      ? "currentPosition must be 0 for an empty crate."
-      : `currentPosition must be between 0 and ${n - 1}.`,
-} as const;
 
 /** The default name of an unnamed crate is this plus the lowest free number (seed 001). */
 export const DEFAULT_NAME_PREFIX = "New Playlist #";
@@ -166,7 +158,7 @@ export async function updateCrate(
   crate: CountedCrate,
   f: CrateFields,
 ): Promise<CountedCrate> {
-  if (f.crateName !== undefined && isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
+  if (f.crateName !== undefined && isSpecial(crate)) throw forbidden(MSG.specialLocked);
   const set = { ...f, updatedAt: Date.now() };
   await db(env).update(crates).set(set).where(eq(crates.id, crate.id));
   return reloadCrate(env, crate.id);
@@ -174,7 +166,7 @@ export async function updateCrate(
 
 /** Deletes an ordinary crate and its songs in one batch. */
 export async function deleteCrate(env: Env, crate: CrateRow): Promise<void> {
-  if (isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
+  if (isSpecial(crate)) throw forbidden(MSG.specialLocked);
   // The foreign key cascades too; deleting the songs explicitly does not depend on it.
   await runBatch(env, [
     sql`delete from crate_songs where crate_id = ${crate.id}`,
@@ -246,5 +238,5 @@ export const songVisibleTo = (userUuid: string | undefined) =>
 
 /** 400 for a current position outside 0..n-1 (0 when empty). */
 export function positionRangeError(n: number) {
-  return new ApiError(400, CRATE_MSG.positionRange(n));
+  return new ApiError(400, MSG.positionRange(n));
 }

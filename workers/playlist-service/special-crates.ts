@@ -6,8 +6,9 @@ import { forbidden } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { clearSongs } from "./crate-positions";
 import { crateSongRoutesFor } from "./crate-songs";
-import { CRATE_MSG, crateDto, specialCrate, updateCrate } from "./crate-repo";
+import { crateDto, specialCrate, updateCrate } from "./crate-repo";
 import { updateBody } from "./crates";
+import { MSG } from "./messages";
 
 /**
  * The caller's queue and likes crates (`/crate/queue/...`, `/crate/likes/...`), made on
@@ -33,7 +34,7 @@ for (const kind of ["queue", "likes"] as const satisfies readonly SpecialCrate[]
 
   /** DELETE /crate/{queue|likes}: never (clear empties it instead). */
   specialCrateRoutes.delete(base, requireUser, () => {
-    throw forbidden(CRATE_MSG.specialLocked);
+    throw forbidden(MSG.specialLocked);
   });
 
   /** DELETE /crate/{queue|likes}/clear: removes every song; `{ removed }`. */
