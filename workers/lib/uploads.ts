@@ -1,5 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";
+import { LIB_MSG } from "./messages";
 
 /**
  * R2 uploads, written once (DESIGN.md, "Plumbing written once"): a type allow-list checked
@@ -128,7 +129,7 @@ export const tooLargeMessage = (r: UploadRules) =>
  */
 export async function checkUpload(file: Blob, rules: UploadRules): Promise<MediaType> {
   const field = rules.field ?? "file";
-  if (file.size === 0) throw new ApiError(400, `${field} is empty.`);
+  if (file.size === 0) throw new ApiError(400, LIB_MSG.fieldEmpty(field));
   if (file.size > rules.maxBytes) throw new ApiError(413, tooLargeMessage(rules));
   const declared = file.type.split(";")[0].trim().toLowerCase();
   const normal = ALIASES[declared] ?? declared;
@@ -235,7 +236,7 @@ export async function serveUpload(
       ? undefined
       : parseRange(req.headers.get("Range") ?? undefined, file.size);
   if (range === "unsatisfiable")
-    throw new ApiError(416, `Range not satisfiable: the file has ${file.size} bytes.`, {
+    throw new ApiError(416, LIB_MSG.rangeNotSatisfiable(file.size), {
       "Content-Range": `bytes */${file.size}`,
     });
   const object = await bucket.get(file.key, range ? { range } : undefined);
