@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { communities, type CommunityRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAdmin } from "../lib/auth";
@@ -127,9 +127,7 @@ adminCommunityRoutes.post(
     }
     const d = db(c.env);
     const stmts = rows.map((r) => d.insert(communities).values(r).returning());
-    const out = await d
-      .batch(stmts as [(typeof stmts)[number], ...(typeof stmts)[number][]])
-      .catch(slugClash(MSG.communitySlugTaken));
+    const out = await d.batch(batchOf(stmts)).catch(slugClash(MSG.communitySlugTaken));
     return c.json({ data: out.map((r) => toCommunityDto(r[0])) }, 201);
   },
 );

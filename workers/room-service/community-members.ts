@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { communityMembers, communityRooms, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
@@ -220,7 +220,7 @@ communityMemberRoutes.post(
           .onConflictDoNothing(),
       ),
     ];
-    await d.batch(stmts as [(typeof stmts)[number], ...(typeof stmts)[number][]]);
+    await d.batch(batchOf(stmts));
     return c.json({ roomIds, userUuids });
   },
 );

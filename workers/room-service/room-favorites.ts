@@ -129,7 +129,7 @@ roomFavoriteRoutes.delete(
     const fav = await d.select().from(roomFavorites).where(where).get();
     if (!fav) throw new ApiError(404, MSG.favouriteNotFound);
     if (fav.userUuid !== who.uuid && !isAdmin(who)) throw forbidden(MSG.favouriteNotYours);
-    await d.delete(roomFavorites).where(eq(roomFavorites.id, fav.id));
+    await d.delete(roomFavorites).where(eq(roomFavorites.id, fav.id)).run();
     return c.json({ ...favoriteDto(fav), deleted: true });
   },
 );

@@ -129,7 +129,8 @@ roomListRoutes.post("/rooms/recent", requireUser, valid("json", roomUuidBody), a
     .onConflictDoUpdate({
       target: [recentRooms.userUuid, recentRooms.roomUuid],
       set: { visitedAt },
-    });
+    })
+    .run();
   return c.json({ roomUuid: room.uuid, visitedAt: new Date(visitedAt).toISOString() }, 201);
 });
 

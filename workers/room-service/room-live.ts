@@ -122,7 +122,8 @@ roomLiveRoutes.post(
         .onConflictDoUpdate({
           target: [recentRooms.userUuid, recentRooms.roomUuid],
           set: { visitedAt: Date.now() },
-        });
+        })
+        .run();
     }
     // The websocket shows this ticket, so a password cannot be skipped by connecting directly.
     const ticket = await issueTicket(c.env, room.uuid, who.uuid);

@@ -1,7 +1,7 @@
 import { asc, count, eq, inArray } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { recentRooms, roomFavorites, rooms, users, type RoomRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAdmin, requireAnyToken, requireService, requireUser } from "../lib/auth";
@@ -184,7 +184,7 @@ roomServiceListRoutes.delete(
           d.delete(recentRooms).where(inArray(recentRooms.roomUuid, uuids)),
         ];
       });
-      await d.batch(stmts as [(typeof stmts)[number], ...typeof stmts]);
+      await d.batch(batchOf(stmts));
     }
     const resets = await Promise.all(owned.map((r) => resetLive(c.env, r)));
     for (const r of owned) {

@@ -70,7 +70,8 @@ customFieldRoutes.post(
       .onConflictDoUpdate({
         target: [customFields.userUuid, customFields.key],
         set: { value: v, updatedAt: now },
-      });
+      })
+      .run();
     return c.json(await allFields(c.env, who.uuid), exists ? 200 : 201);
   },
 );
