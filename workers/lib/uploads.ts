@@ -16,6 +16,9 @@ import { LIB_MSG } from "./messages";
 
 export const MB = 1024 * 1024;
 
+/** For bytes under a key that never names other bytes: caches may keep them for a year. */
+export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
+
 /** ISO media brands iTunes, ffmpeg and phones write for AAC/ALAC audio in an MP4 box. */
 const M4A_BRANDS = ["M4A ", "M4B ", "mp41", "mp42", "isom", "iso2", "dash"];
 

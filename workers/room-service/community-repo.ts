@@ -7,7 +7,7 @@ import type { AppEnv, Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { cleanText } from "../lib/validate";
-import { isAdmin, randomTail } from "./room-repo";
+import { isAdmin, randomTail, slugFrom } from "./room-repo";
 import { MSG } from "./messages";
 
 /** Community and event lookups, slugs, DTOs and field shapes, shared by their route files. */
@@ -27,19 +27,7 @@ export const slug60 = z
   .refine((s) => !UUID_RE.test(s), "slug must not look like a UUID");
 
 /** A slug made from a name; a random tail keeps it valid when the name gives too little. */
-export function slugOf(name: string): string {
-  let s = name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 54)
-    .replace(/-+$/g, "");
-  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
-    s = `${s ? `${s}-` : "x-"}${randomTail()}`;
-  return s;
-}
+export const slugOf = (name: string) => slugFrom(name, 54, "x-");
 
 export const line = (name: string, min: number, max: number) =>
   z

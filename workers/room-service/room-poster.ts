@@ -10,6 +10,7 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../lib/uploads";
 import { fields, valid } from "../lib/validate";
 import { toRoomDto } from "./room-dto";
@@ -24,7 +25,6 @@ import { MSG } from "./messages";
 export const roomPosterRoutes = new Hono<AppEnv>();
 
 export const POSTER_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 const posterKey = (roomUuid: string, posterId: string) => `rooms/${roomUuid}/poster/${posterId}`;
 export const posterUrl = (roomUuid: string, posterId: string) =>
   `/api/room-service/rooms/poster/${roomUuid}/${posterId}`;
@@ -54,7 +54,7 @@ roomPosterRoutes.post(
       posterKey(room.uuid, posterId),
       c.req.valid("form").file,
       POSTER_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     let row;
     try {
@@ -106,7 +106,7 @@ roomPosterRoutes.get(
         size: head.size,
         contentType: head.httpMetadata?.contentType ?? "application/octet-stream",
         etag,
-        cacheControl: IMMUTABLE,
+        cacheControl: IMMUTABLE_CACHE,
       },
       MSG.posterNotFound,
     );

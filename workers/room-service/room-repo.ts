@@ -177,21 +177,27 @@ export async function requireRoomAccess(
   throw forbidden(message);
 }
 
-/** A slug from a room's name: "My Room!" → "my-room", padded or suffixed to stay valid. */
-export function slugFromName(name: string): string {
+/**
+ * A slug from a name: "My Room!" → "my-room", cut to `maxLength`, padded or suffixed to stay
+ * valid (rooms and communities share the rule; only the cut and the empty prefix differ).
+ */
+export function slugFrom(name: string, maxLength: number, emptyPrefix: string): string {
   let s = name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, 44)
+    .slice(0, maxLength)
     .replace(/-+$/g, "");
-  // Too short, all digits or uuid-shaped would fail slugField: a random tail fixes all three.
+  // Too short, all digits or uuid-shaped would fail the slug field: a random tail fixes all three.
   if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
-    s = `${s ? `${s}-` : "room-"}${randomTail()}`;
+    s = `${s ? `${s}-` : emptyPrefix}${randomTail()}`;
   return s;
 }
+
+/** A slug from a room's name: "My Room!" → "my-room", padded or suffixed to stay valid. */
+export const slugFromName = (name: string) => slugFrom(name, 44, "room-");
 export const randomTail = () => crypto.randomUUID().slice(0, 5);
 
 /**

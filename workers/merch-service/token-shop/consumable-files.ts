@@ -13,6 +13,7 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../../lib/uploads";
 import { valid } from "../../lib/validate";
 import { consumableFileUrl } from "./shop-dto";
@@ -31,7 +32,6 @@ export const CONSUMABLE_FILE_RULES: UploadRules = {
   maxBytes: 10 * MB,
   field: "file",
 };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 const r2Key = (id: string) => `consumables/${id}`;
 
 const uploadForm = z.object({
@@ -52,7 +52,7 @@ consumableFileRoutes.post(
       r2Key(id),
       c.req.valid("form").file,
       CONSUMABLE_FILE_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     try {
       await db(c.env)
@@ -93,7 +93,7 @@ consumableFileRoutes.get(
         size: row.size,
         contentType: row.contentType,
         etag: `"${row.id}"`,
-        cacheControl: IMMUTABLE,
+        cacheControl: IMMUTABLE_CACHE,
       },
       MSG.fileNotFound,
     );

@@ -14,6 +14,7 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../../lib/uploads";
 import { cleanText, valid } from "../../lib/validate";
 import { toBundleDto } from "./shop-dto";
@@ -31,7 +32,6 @@ const P = "/api/v1/token-bundles";
 /** Seed 000, section 9: token bundles are listed 32 a page. */
 export const BUNDLE_PAGE = 32;
 const THUMB_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 
 const line = (name: string, max: number) =>
   z
@@ -203,7 +203,7 @@ tokenBundleRoutes.patch(
       `token-bundles/${id}/${crypto.randomUUID()}`,
       c.req.valid("form").file,
       THUMB_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     const updated = await db(c.env)
       .update(tokenBundles)
@@ -229,7 +229,7 @@ tokenBundleRoutes.get(`${P}/:id/thumbnail`, valid("param", idParam), async (c) =
   const version = bundle.thumbnailKey.split("/").pop()!;
   // The versioned URL (`?v=`, what the DTO links) names one picture for good; the bare path
   // follows the current picture, so caches must come back soon.
-  const cacheControl = c.req.query("v") === version ? IMMUTABLE : "public, max-age=60";
+  const cacheControl = c.req.query("v") === version ? IMMUTABLE_CACHE : "public, max-age=60";
   const contentType = head.httpMetadata?.contentType ?? "application/octet-stream";
   return serveUpload(
     c.req.raw,
