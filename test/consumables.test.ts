@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { STORE_MSG } from "../workers/merch-service/store-messages";
+import { MSG as STORE_MSG } from "../workers/merch-service/messages";
 import { countRows, signUp } from "./helpers";
 import { fileForm, makeConsumable, merch, storeAdmin, tinyGif } from "./token-helpers";
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { CRATE_MSG, randomPermutation } from "../workers/crates/crate-repo";
+import { randomPermutation } from "../workers/crates/crate-repo";
+import { CRATE_MSG } from "../workers/crates/messages";
 import { SONG_MSG } from "../workers/songs/messages";
 import {
   addSongs,

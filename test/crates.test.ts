@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SONG_MSG } from "../workers/songs/messages";
-import { CRATE_MSG } from "../workers/crates/crate-repo";
+import { MSG as CRATE_MSG } from "../workers/playlist-service/messages";
 import {
   addSongs,
   crateRows,

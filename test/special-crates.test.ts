@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
 import { crates } from "../workers/db/schema";
-import { CRATE_MSG } from "../workers/crates/crate-repo";
+import { MSG as CRATE_MSG } from "../workers/playlist-service/messages";
 import {
   addSongs,
   expectDense,

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { merchService } from "../workers/merch-service";
-import { STORE_MSG } from "../workers/merch-service/store-messages";
+import { MSG as STORE_MSG } from "../workers/merch-service/messages";
 import { countRows, guestToken, signUp } from "./helpers";
 import { balanceOf, grant, merch, storeAdmin, tokenAccount } from "./token-helpers";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
 import { products } from "../workers/db/schema";
-import { STORE_MSG } from "../workers/merch-service/store-messages";
+import { MSG as STORE_MSG } from "../workers/merch-service/messages";
 import { countRows, signUp } from "./helpers";
 import { fileForm, merch, storeAdmin, tinyGif } from "./token-helpers";
 

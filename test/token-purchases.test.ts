@@ -10,7 +10,7 @@ import type { ChatMessage } from "../shared/protocol";
 import { db } from "../workers/db/client";
 import { auditEvents, consumablePurchases } from "../workers/db/schema";
 import { purchaseIdentity } from "../workers/merch-service/token-shop/consumable-purchases";
-import { STORE_MSG } from "../workers/merch-service/store-messages";
+import { MSG as STORE_MSG } from "../workers/merch-service/messages";
 import { countRows, signUp } from "./helpers";
 import { account as roomAccount, connect } from "./room-helpers";
 import {

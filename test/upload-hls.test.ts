@@ -1,7 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { SONG_MSG } from "../workers/songs/messages";
-import { UPLOAD_MSG } from "../workers/upload-service/messages";
+import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { admin, guestToken, signUp, type TestAccount } from "./helpers";
 import {
   concat,

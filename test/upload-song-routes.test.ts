@@ -5,7 +5,7 @@ import { db } from "../workers/db/client";
 import { songs } from "../workers/db/schema";
 import { newShortId } from "../workers/songs/dto";
 import { SONG_MSG } from "../workers/songs/messages";
-import { UPLOAD_MSG } from "../workers/upload-service/messages";
+import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { SONG_TRANSITIONS } from "../workers/upload-service/uploads";
 import { admin, guestToken, signUp, type TestAccount } from "./helpers";
 import { concat, mp3, namedTag, songRowCounts, svc, uploadSong } from "./songs-helpers";

@@ -5,7 +5,7 @@ import { db } from "../workers/db/client";
 import { songFiles, songs, users } from "../workers/db/schema";
 import { signToken } from "../workers/lib/jwt";
 import { SONG_MSG } from "../workers/songs/messages";
-import { UPLOAD_MSG } from "../workers/upload-service/messages";
+import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { MAX_SONG_BYTES } from "../workers/upload-service/uploads";
 import { guestToken, signUp } from "./helpers";
 import {

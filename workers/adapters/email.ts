@@ -25,7 +25,8 @@ export async function sendEmail(env: Env, mail: Email): Promise<void> {
         html: mail.html ?? null,
         messageId: mail.id,
       })
-      .onConflictDoNothing({ target: devOutbox.messageId });
+      .onConflictDoNothing({ target: devOutbox.messageId })
+      .run();
     return;
   }
   const res = await fetch(env.EMAIL_API_URL, {

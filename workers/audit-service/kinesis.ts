@@ -8,6 +8,7 @@ import { caller, requireAdmin, requireAnyToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
+import { MSG } from "./messages";
 
 /**
  * Play tracking intake (seed 001, Audit service: `POST /kinesis`). The name is the live
@@ -70,7 +71,7 @@ kinesisRoutes.post(
   bodyLimit({
     maxSize: BODY_MAX_BYTES,
     onError: () => {
-      throw new ApiError(413, `Request body must be at most ${BODY_MAX_BYTES} bytes`);
+      throw new ApiError(413, MSG.bodyTooLarge(BODY_MAX_BYTES));
     },
   }),
   valid("json", kinesisBody),

@@ -23,19 +23,12 @@ import { SPECIAL_CRATES, type SpecialCrate } from "../../shared/songs";
 import { db } from "../db/client";
 import { crateSongs, crates, songs, type CrateRow, type SongRow } from "../db/schema";
 import type { Env } from "../env";
+import { CRATE_MSG } from "./messages";
 import { ApiError, notFound } from "../lib/errors";
 import { toCrateSongDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
 
 /** Messages of ours that SONG_MSG does not have. */
-export const CRATE_MSG = {
-  specialLocked: "The queue and likes crates cannot be deleted or renamed.",
-  positionRange: (n: number) =>
-    n === 0
-      ? "currentPosition must be 0 for an empty crate."
-      : `currentPosition must be between 0 and ${n - 1}.`,
-} as const;
-
 /** Songs in the crate, as a correlated subquery: a list of crates is counted in one query, not one per crate. */
 // Spelled out: drizzle writes a column of the one table selected from without its table
 // name, and a bare "id" here would be crate_songs.id.

@@ -82,7 +82,7 @@ export const users = sqliteTable(
     deactivated: integer("deactivated", { mode: "boolean" }).notNull().default(false),
     ...timestamps,
   },
-  // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatar-rules.ts).
+  // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatars/avatar-rules.ts).
   (t) => [
     index("users_nickname_idx").on(t.nickname),
     index("users_updated_idx").on(t.updatedAt),
@@ -215,7 +215,7 @@ export const auditEvents = sqliteTable(
 
 /**
  * A song: catalogue entries (imported from providers or seeded) and uploads alike. The
- * FTS5 table `songs_fts` (migrations/0001_songs_fts.sql) indexes track, artist, album and
+ * FTS5 table `songs_fts` (migrations/0002_songs_fts.sql) indexes track, artist, album and
  * genre; triggers keep it in step with this table.
  */
 export const songs = sqliteTable(

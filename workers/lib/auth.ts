@@ -7,6 +7,7 @@ import { users, type UserRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError, forbidden, unauthorized } from "./errors";
 import { verifyToken } from "./jwt";
+import { LIB_MSG } from "./messages";
 
 /** Who is calling: from a verified token, with roles read fresh from D1 for accounts. */
 export interface Caller {
@@ -33,11 +34,11 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
   const token = bearer(c);
   if (token) {
     const claims = await verifyToken(c.env, token);
-    if (!claims) throw unauthorized("Invalid or expired token.");
+    if (!claims) throw unauthorized(LIB_MSG.invalidToken);
     if (claims.type === "user" || claims.type === "bot") {
       const user = await db(c.env).select().from(users).where(eq(users.uuid, claims.sub)).get();
       if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion)
-        throw unauthorized("Invalid or expired token.");
+        throw unauthorized(LIB_MSG.invalidToken);
       c.set("caller", { uuid: user.uuid, type: claims.type, roles: user.roles, user });
     } else {
       c.set("caller", { uuid: claims.sub, type: claims.type, roles: claims.roles });
@@ -54,11 +55,7 @@ export function caller(
   const who = c.get("caller");
   if (!who) throw unauthorized();
   if (!types.includes(who.type))
-    throw forbidden(
-      who.type === "guest"
-        ? "Guests cannot do this; please sign up or log in."
-        : "Forbidden resource",
-    );
+    throw forbidden(who.type === "guest" ? LIB_MSG.guestsCannot : "Forbidden resource");
   return who as Caller & { user: UserRow };
 }
 
@@ -94,7 +91,7 @@ export const requireService = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("X-Service-Key");
   if (key !== undefined) {
     if (!c.env.SERVICE_KEY || !timingSafeEqual(key, c.env.SERVICE_KEY))
-      throw new ApiError(401, "Invalid service key.");
+      throw new ApiError(401, LIB_MSG.invalidServiceKey);
     return next();
   }
   const who = caller(c);

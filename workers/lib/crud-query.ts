@@ -24,6 +24,7 @@ import type { Env } from "../env";
 import { z } from "zod";
 import { ApiError } from "./errors";
 import { parseOr400 } from "./validate";
+import { LIB_MSG } from "./messages";
 
 /**
  * The crud query language of the admin lists (nestjsx/crud style, as the seeds show):
@@ -121,21 +122,16 @@ function condition(
   budget: Budget,
 ): SQL {
   const col = columns[field];
-  if (!col)
-    throw new ApiError(
-      400,
-      `Invalid field "${field}": allowed fields are ${Object.keys(columns).join(", ")}.`,
-    );
-  if (!OPS.includes(op as Op)) throw new ApiError(400, `Invalid operator "${op}".`);
+  if (!col) throw new ApiError(400, LIB_MSG.invalidField(field, Object.keys(columns)));
+  if (!OPS.includes(op as Op)) throw new ApiError(400, LIB_MSG.invalidOperator(op));
   if (++budget.conditions > MAX_CONDITIONS)
-    throw new ApiError(400, `Too many conditions: at most ${MAX_CONDITIONS} per query.`);
+    throw new ApiError(400, LIB_MSG.tooManyConditions(MAX_CONDITIONS));
   const spend = (n: number) => {
     budget.values += n;
-    if (budget.values > MAX_VALUES)
-      throw new ApiError(400, `Too many values: at most ${MAX_VALUES} per query.`);
+    if (budget.values > MAX_VALUES) throw new ApiError(400, LIB_MSG.tooManyValues(MAX_VALUES));
   };
   if (value !== undefined && !isPlain(value) && !(Array.isArray(value) && value.every(isPlain))) {
-    throw new ApiError(400, `Invalid value for "${field}": use a string, number or boolean.`);
+    throw new ApiError(400, LIB_MSG.invalidValue(field));
   }
   const lower = op.endsWith("L");
   const list = () => {
@@ -144,10 +140,8 @@ function condition(
     return items;
   };
   const scalar = () => {
-    if (value === undefined || value === "")
-      throw new ApiError(400, `Operator "${op}" on "${field}" needs a value.`);
-    if (Array.isArray(value))
-      throw new ApiError(400, `Operator "${op}" on "${field}" takes one value, not a list.`);
+    if (value === undefined || value === "") throw new ApiError(400, LIB_MSG.needsValue(op, field));
+    if (Array.isArray(value)) throw new ApiError(400, LIB_MSG.oneValue(op, field));
     spend(1);
     // A boolean column binds any non-empty string as 1, so "false" must become false first.
     if (col.columnType === "SQLiteBoolean" && (value === "true" || value === "false"))
@@ -209,7 +203,7 @@ function condition(
     case "$between": {
       const [a, b] = list();
       if (a === undefined || b === undefined)
-        throw new ApiError(400, `Operator "$between" on "${field}" needs two values.`);
+        throw new ApiError(400, LIB_MSG.betweenNeedsTwo(field));
       return and(gte(col, a), lte(col, b))!;
     }
   }
@@ -217,20 +211,19 @@ function condition(
 
 function parseFilter(columns: Columns, raw: string, budget: Budget): SQL {
   const [field, op, ...rest] = raw.split("||");
-  if (!field || !op) throw new ApiError(400, `Invalid filter "${raw}": use field||$op||value.`);
+  if (!field || !op) throw new ApiError(400, LIB_MSG.invalidFilter(raw));
   return condition(columns, field, op, rest.join("||") || undefined, budget);
 }
 
 /** `s` search: `{field: value}`, `{field: {$op: value}}`, `{$and: [...]}`, `{$or: [...]}`. */
 function parseSearch(columns: Columns, node: unknown, budget: Budget, depth = 1): SQL | undefined {
   if (node === null || typeof node !== "object" || Array.isArray(node))
-    throw new ApiError(400, "Invalid search: s must be a JSON object.");
-  if (depth > MAX_SEARCH_DEPTH)
-    throw new ApiError(400, `Invalid search: at most ${MAX_SEARCH_DEPTH} levels of $and/$or.`);
+    throw new ApiError(400, LIB_MSG.searchNotObject);
+  if (depth > MAX_SEARCH_DEPTH) throw new ApiError(400, LIB_MSG.searchTooDeep(MAX_SEARCH_DEPTH));
   const parts: SQL[] = [];
   for (const [key, value] of Object.entries(node)) {
     if (key === "$and" || key === "$or") {
-      if (!Array.isArray(value)) throw new ApiError(400, `Invalid search: ${key} must be a list.`);
+      if (!Array.isArray(value)) throw new ApiError(400, LIB_MSG.searchNotList(key));
       const inner = value
         .map((v) => parseSearch(columns, v, budget, depth + 1))
         .filter((x): x is SQL => !!x);
@@ -273,7 +266,7 @@ export function parseCrudQuery(
     try {
       parsed = JSON.parse(s);
     } catch {
-      throw new ApiError(400, "Invalid search: s must be JSON.");
+      throw new ApiError(400, LIB_MSG.searchNotJson);
     }
     where = parseSearch(columns, parsed, budget);
   } else {
@@ -286,15 +279,13 @@ export function parseCrudQuery(
   }
 
   const sorts = query.sort?.length ? query.sort : [opts.defaultSort.join(",")];
-  if (sorts.length > MAX_SORTS)
-    throw new ApiError(400, `Too many sort fields: at most ${MAX_SORTS}.`);
+  if (sorts.length > MAX_SORTS) throw new ApiError(400, LIB_MSG.tooManySorts(MAX_SORTS));
   const orderBy = sorts.map((raw) => {
     const [field, dir = "ASC"] = raw.split(",");
     const col = columns[field];
-    if (!col) throw new ApiError(400, `Invalid sort field "${field}".`);
+    if (!col) throw new ApiError(400, LIB_MSG.invalidSortField(field));
     const d = dir.toUpperCase();
-    if (d !== "ASC" && d !== "DESC")
-      throw new ApiError(400, `Invalid sort order "${dir}": use ASC or DESC.`);
+    if (d !== "ASC" && d !== "DESC") throw new ApiError(400, LIB_MSG.invalidSortOrder(dir));
     return d === "ASC" ? asc(col) : desc(col);
   });
   // Rows that tie on the requested sort (same createdAt) must not swap between pages:
@@ -309,7 +300,8 @@ export function parseCrudQuery(
         .map((f) => f.trim())
         .filter(Boolean)
     : undefined;
-  for (const f of fields ?? []) if (!columns[f]) throw new ApiError(400, `Invalid field "${f}".`);
+  for (const f of fields ?? [])
+    if (!columns[f]) throw new ApiError(400, LIB_MSG.invalidFieldName(f));
   return { where, orderBy, fields, limit, offset, page };
 }
 

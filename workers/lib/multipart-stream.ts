@@ -1,3 +1,4 @@
+import { LIB_MSG } from "./messages";
 /**
  * A streaming multipart/form-data reader (RFC 7578). `Request.formData()` buffers the whole
  * body, which is fine for a 5 MB picture and not for a 50 MB song: here each part's bytes
@@ -86,8 +87,7 @@ class Scanner {
   /** The next `n` bytes without consuming them. */
   async peek(n: number): Promise<Uint8Array> {
     while (this.buf.length - this.pos < n)
-      if (!(await this.fill()))
-        throw new MultipartError("Malformed multipart body: it ends too early.");
+      if (!(await this.fill())) throw new MultipartError(LIB_MSG.multipartEndsEarly);
     return this.buf.subarray(this.pos, this.pos + n);
   }
 
@@ -108,8 +108,7 @@ class Scanner {
         this.pos = safe;
         yield chunk;
       }
-      if (!(await this.fill()))
-        throw new MultipartError("Malformed multipart body: a part is not closed by its boundary.");
+      if (!(await this.fill())) throw new MultipartError(LIB_MSG.multipartUnclosedPart);
     }
   }
 
@@ -123,19 +122,18 @@ function parseHeaders(block: string) {
   for (const line of block.split("\r\n")) {
     if (!line) continue;
     const colon = line.indexOf(":");
-    if (colon <= 0)
-      throw new MultipartError("Malformed multipart body: a part header has no name.");
+    if (colon <= 0) throw new MultipartError(LIB_MSG.multipartHeaderNoName);
     headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }
   const disposition = headers.get("content-disposition") ?? "";
   if (!/^form-data\s*(;|$)/i.test(disposition))
-    throw new MultipartError("Malformed multipart body: a part is not form-data.");
+    throw new MultipartError(LIB_MSG.multipartNotFormData);
   const params = new Map<string, string>();
   for (const m of disposition.matchAll(/;\s*([^=;\s]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/g)) {
     params.set(m[1].toLowerCase(), m[2] !== undefined ? m[2].replace(/\\(.)/g, "$1") : m[3].trim());
   }
   const name = params.get("name");
-  if (name === undefined) throw new MultipartError("Malformed multipart body: a part has no name.");
+  if (name === undefined) throw new MultipartError(LIB_MSG.multipartPartNoName);
   return { name, filename: params.get("filename"), contentType: headers.get("content-type") };
 }
 
@@ -181,16 +179,12 @@ export async function* readParts(
     for (let count = 0; ; count++) {
       const after = await scanner.peek(2);
       if (after[0] === 0x2d && after[1] === 0x2d) break; // "--": the closing boundary; the epilogue is ignored
-      if (count >= maxParts)
-        throw new MultipartError(`Malformed multipart body: more than ${maxParts} parts.`);
+      if (count >= maxParts) throw new MultipartError(LIB_MSG.multipartTooManyParts(maxParts));
       // The header block runs from this CRLF to the blank line (an empty block is just the CRLF).
-      const tooLong = () =>
-        new MultipartError("Malformed multipart body: part headers are too long.");
+      const tooLong = () => new MultipartError(LIB_MSG.multipartHeadersTooLong);
       const head = await collect(scanner.until(CRLF2), maxHeaderBytes, tooLong);
       if (head.length && (head[0] !== 0x0d || head[1] !== 0x0a))
-        throw new MultipartError(
-          "Malformed multipart body: a boundary is not followed by a line break.",
-        );
+        throw new MultipartError(LIB_MSG.multipartNoLineBreak);
       const info = parseHeaders(new TextDecoder().decode(head.subarray(2)));
       let used = false;
       let drained = false;
@@ -208,8 +202,7 @@ export async function* readParts(
             await collect(
               chunks(),
               maxBytes,
-              () =>
-                new MultipartError(`Form field "${info.name}" is longer than ${maxBytes} bytes.`),
+              () => new MultipartError(LIB_MSG.fieldTooLong(info.name, maxBytes)),
             ),
           ),
       };

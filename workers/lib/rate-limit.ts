@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { loginAttempts } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "./errors";
@@ -20,18 +20,20 @@ const windowStart = (w: Window, now: number) => now - (now % w.windowMs);
 async function bump(env: Env, windows: Window[], delta: 1 | -1, now: number): Promise<number[]> {
   const d = db(env);
   const results = await d.batch(
-    windows.map((w) =>
-      d
-        .insert(loginAttempts)
-        .values({ key: w.key, windowStart: windowStart(w, now), count: Math.max(delta, 0) })
-        .onConflictDoUpdate({
-          target: [loginAttempts.key, loginAttempts.windowStart],
-          set: { count: sql`max(${loginAttempts.count} + ${delta}, 0)` },
-        })
-        .returning({ count: loginAttempts.count }),
-    ) as [never, ...never[]],
+    batchOf(
+      windows.map((w) =>
+        d
+          .insert(loginAttempts)
+          .values({ key: w.key, windowStart: windowStart(w, now), count: Math.max(delta, 0) })
+          .onConflictDoUpdate({
+            target: [loginAttempts.key, loginAttempts.windowStart],
+            set: { count: sql`max(${loginAttempts.count} + ${delta}, 0)` },
+          })
+          .returning({ count: loginAttempts.count }),
+      ),
+    ),
   );
-  return (results as { count: number }[][]).map((r) => r[0]?.count ?? 0);
+  return results.map((r) => r[0]?.count ?? 0);
 }
 
 /**
@@ -66,5 +68,6 @@ export async function takeAttempt(
 export async function clearKey(env: Env, key: string) {
   await db(env)
     .delete(loginAttempts)
-    .where(sql`${loginAttempts.key} = ${key}`);
+    .where(sql`${loginAttempts.key} = ${key}`)
+    .run();
 }

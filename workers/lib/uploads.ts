@@ -1,5 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./errors";
+import { LIB_MSG } from "./messages";
 
 /**
  * R2 uploads, written once (DESIGN.md, "Plumbing written once"): a type allow-list checked
@@ -14,6 +15,9 @@ import { ApiError } from "./errors";
  */
 
 export const MB = 1024 * 1024;
+
+/** For bytes under a key that never names other bytes: caches may keep them for a year. */
+export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
 
 /** ISO media brands iTunes, ffmpeg and phones write for AAC/ALAC audio in an MP4 box. */
 const M4A_BRANDS = ["M4A ", "M4B ", "mp41", "mp42", "isom", "iso2", "dash"];
@@ -128,7 +132,7 @@ export const tooLargeMessage = (r: UploadRules) =>
  */
 export async function checkUpload(file: Blob, rules: UploadRules): Promise<MediaType> {
   const field = rules.field ?? "file";
-  if (file.size === 0) throw new ApiError(400, `${field} is empty.`);
+  if (file.size === 0) throw new ApiError(400, LIB_MSG.fieldEmpty(field));
   if (file.size > rules.maxBytes) throw new ApiError(413, tooLargeMessage(rules));
   const declared = file.type.split(";")[0].trim().toLowerCase();
   const normal = ALIASES[declared] ?? declared;
@@ -235,7 +239,7 @@ export async function serveUpload(
       ? undefined
       : parseRange(req.headers.get("Range") ?? undefined, file.size);
   if (range === "unsatisfiable")
-    throw new ApiError(416, `Range not satisfiable: the file has ${file.size} bytes.`, {
+    throw new ApiError(416, LIB_MSG.rangeNotSatisfiable(file.size), {
       "Content-Range": `bytes */${file.size}`,
     });
   const object = await bucket.get(file.key, range ? { range } : undefined);

@@ -17,7 +17,13 @@ import { avatarRoutes } from "./avatars/avatars";
 import { customFieldRoutes } from "./avatars/custom-fields";
 import { sentryTestingRoutes } from "./sentry-testing";
 
-/** The merch-service. Its resources arrive with their issues; for now it answers its health check. */
+/**
+ * The merch-service, in three folders: the token shop (token-shop/: token accounts and
+ * their transactions, bundles, consumables, their files and purchases), points (points/:
+ * points, seasons, season and lifetime ranking, ranking status, the avatar backfill) and
+ * avatars (avatars/: avatars and their art, assignments, custom fields), plus the admin's
+ * error-reporting test (sentry-testing.ts). Its texts are in messages.ts.
+ */
 export const merchService = serviceApp("merch-service");
 // The token shop (issue 5): accounts, hold endings, bundles, consumables and their files, purchases.
 for (const routes of [

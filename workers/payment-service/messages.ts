@@ -4,6 +4,7 @@
  */
 export const MSG = {
   productNotFound: "Product not found.",
+  userNotFound: "User not found.",
   notOneTime: "This product is a subscription plan; start it from /subscription/checkout/{id}.",
   notRecurring:
     "This product is not a subscription plan; buy it from /api/v1/products/{id}/checkout.",

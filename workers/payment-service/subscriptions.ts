@@ -54,7 +54,7 @@ async function subscriptionsOf(env: Env, userUuid: string) {
       .limit(50)
       .all(),
   ]);
-  if (!user) throw notFound("User not found.");
+  if (!user) throw notFound(MSG.userNotFound);
   return { subscriptionLevel: user.level, data: rows.map(subscriptionDto) };
 }
 

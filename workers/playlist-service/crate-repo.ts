@@ -7,13 +7,13 @@ import { forbidden, notFound } from "../lib/errors";
 import { toCrateDto } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
 import {
-  CRATE_MSG,
   findCrate,
   reloadCrate,
   runBatch,
   withCount,
   type CountedCrate,
 } from "../crates/crate-repo";
+import { MSG } from "./messages";
 
 /**
  * The playlist-service's crate rules: who may read or change a crate, new crates and
@@ -101,7 +101,7 @@ export async function updateCrate(
   crate: CountedCrate,
   f: CrateFields,
 ): Promise<CountedCrate> {
-  if (f.crateName !== undefined && isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
+  if (f.crateName !== undefined && isSpecial(crate)) throw forbidden(MSG.specialLocked);
   const set = { ...f, updatedAt: Date.now() };
   await db(env).update(crates).set(set).where(eq(crates.id, crate.id));
   return reloadCrate(env, crate.id);
@@ -109,7 +109,7 @@ export async function updateCrate(
 
 /** Deletes an ordinary crate and its songs in one batch. */
 export async function deleteCrate(env: Env, crate: CrateRow): Promise<void> {
-  if (isSpecial(crate)) throw forbidden(CRATE_MSG.specialLocked);
+  if (isSpecial(crate)) throw forbidden(MSG.specialLocked);
   // The foreign key cascades too; deleting the songs explicitly does not depend on it.
   await runBatch(env, [
     sql`delete from crate_songs where crate_id = ${crate.id}`,

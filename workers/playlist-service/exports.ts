@@ -2,13 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { MusicProvider } from "../../shared/songs";
-import {
-  outside,
-  PROVIDER_MSG,
-  ProviderError,
-  requireEnabled,
-  type MusicAdapter,
-} from "../adapters/music";
+import { outside, ProviderError, requireEnabled, type MusicAdapter } from "../adapters/music";
 import { apple, appleCreatePlaylist } from "../adapters/music/apple";
 import { spotify, spotifyCreatePlaylist } from "../adapters/music/spotify";
 import { db } from "../db/client";
@@ -19,6 +13,7 @@ import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { readableCrate } from "./crate-repo";
+import { MSG } from "./messages";
 
 /**
  * POST /exports/spotify and POST /exports/apple: copy a crate into a new playlist in the
@@ -77,7 +72,7 @@ for (const t of TARGETS) {
     const body = c.req.valid("json");
     // Someone else's private crate is 404, as everywhere: its existence is not revealed.
     const crate = await readableCrate(c.env, body.crateUuid, who);
-    if (crate.userUuid !== who.uuid) throw forbidden(PROVIDER_MSG.exportForbidden);
+    if (crate.userUuid !== who.uuid) throw forbidden(MSG.exportForbidden);
     const ids = await crateProviderIds(c.env, crate.id, adapter.key);
     const found = ids.filter((id): id is string => !!id);
     const name = body.name ?? crate.crateName;
@@ -87,7 +82,7 @@ for (const t of TARGETS) {
       } catch (err) {
         // The provider refusing the person's token is their input to fix, not our outage.
         if (err instanceof ProviderError && (err.status === 401 || err.status === 403))
-          throw new ApiError(400, PROVIDER_MSG.refusedToken(adapter.name));
+          throw new ApiError(400, MSG.refusedToken(adapter.name));
         throw err;
       }
     });

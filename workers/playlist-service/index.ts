@@ -9,7 +9,13 @@ import { exportRoutes } from "./exports";
 import { searchRoutes } from "./search";
 import { songDataRoutes } from "./song-data";
 
-/** The playlist-service. Its resources arrive with their issues; for now it answers its health check. */
+/**
+ * The playlist-service: song search across the catalogue and the music providers, song
+ * data and streams by provider link or id, crate exports to providers, crates (the queue
+ * and likes special crates, ordinary crates and their songs), the catalogue and its
+ * imports, and recently played songs. Its texts are in messages.ts (the seeds' song texts
+ * are in workers/songs/messages.ts).
+ */
 export const playlistService = serviceApp("playlist-service");
 playlistService.route("/", searchRoutes);
 playlistService.route("/", songDataRoutes);

@@ -5,7 +5,6 @@ import {
   adapterFor,
   ADAPTER_KEYS,
   outside,
-  PROVIDER_MSG,
   providerForHost,
   requireEnabled,
   type ProviderSong,
@@ -18,6 +17,7 @@ import { ApiError, badRequest, forbidden, notFound } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { hlsPlaylistPath } from "../songs/dto";
 import { SONG_MSG } from "../songs/messages";
+import { MSG } from "./messages";
 
 /**
  * Song data from providers: shared links (chat, migration), lookups by provider id, and the
@@ -62,15 +62,15 @@ export async function resolveLink(env: Env, who: Caller, raw: string): Promise<R
     // People paste links without a scheme ("open.spotify.com/track/..."): assume https.
     url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(raw) ? raw : `https://${raw}`);
   } catch {
-    throw badRequest(PROVIDER_MSG.badLink);
+    throw badRequest(MSG.badLink);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest(PROVIDER_MSG.badLink);
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest(MSG.badLink);
   const found = providerForHost(url.hostname);
   if (!found) throw badRequest(SONG_MSG.unsupportedLink);
-  if (!found.adapter) throw new ApiError(503, PROVIDER_MSG.noAdapter(found.name));
+  if (!found.adapter) throw new ApiError(503, MSG.noAdapter(found.name));
   const adapter = requireEnabled(env, found.adapter);
   const song = await outside(adapter.name, () => adapter.fromLink(env, url));
-  if (!song) throw notFound(PROVIDER_MSG.trackNotFound(adapter.name));
+  if (!song) throw notFound(MSG.trackNotFound(adapter.name));
   if (!song.isrc) throw notFound(SONG_MSG.linkNeedsIsrc);
   return { ...song, songId: await localSongId(env, who, song.isrc) };
 }
@@ -158,8 +158,7 @@ async function playUrl(
   const isUuid = z.uuid().safeParse(p.id).success;
   const provider =
     q.provider ?? (isUuid ? "uploadService" : /^\d+$/.test(p.id) ? "sevenDigital" : undefined);
-  if (!provider)
-    throw badRequest("id must be a song id or a 7digital track id, or name its provider");
+  if (!provider) throw badRequest(MSG.streamIdUnknown);
   if (provider === "uploadService") {
     if (!isUuid) throw notFound(SONG_MSG.songNotFound);
     // Any token may stream by id, as GET /songs/{songId}/hls-playlist allows.
@@ -169,7 +168,7 @@ async function playUrl(
     if (row.musicProviders.uploadService !== undefined)
       return { url: hlsPlaylistPath(row.songId), provider: "uploadService" };
     const seven = row.musicProviders.sevenDigital;
-    if (!seven) throw notFound(PROVIDER_MSG.noStream);
+    if (!seven) throw notFound(MSG.noStream);
     return playUrl(
       env,
       kind,
@@ -179,11 +178,11 @@ async function playUrl(
   }
   const adapter = requireEnabled(env, adapterFor(provider)!);
   const lookup = kind === "stream" ? adapter.stream : adapter.preview;
-  if (!lookup) throw notFound(PROVIDER_MSG.noStream);
+  if (!lookup) throw notFound(MSG.noStream);
   const url = await outside(adapter.name, () =>
     lookup(env, p.id, { country: p.country, quality: q.quality }),
   );
-  if (!url) throw notFound(PROVIDER_MSG.trackNotFound(adapter.name));
+  if (!url) throw notFound(MSG.trackNotFound(adapter.name));
   return { url, provider };
 }
 
@@ -247,7 +246,7 @@ songDataRoutes.get(
     const song = await outside(adapter.name, () =>
       adapter.track(c.env, id, c.req.valid("query").country),
     );
-    if (!song) throw notFound(PROVIDER_MSG.trackNotFound(adapter.name));
+    if (!song) throw notFound(MSG.trackNotFound(adapter.name));
     return c.json({ ...song, songId: await localSongId(c.env, caller(c, anyToken), song.isrc) });
   },
 );

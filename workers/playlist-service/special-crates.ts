@@ -5,9 +5,10 @@ import { caller, requireUser } from "../lib/auth";
 import { forbidden } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { crateSongRoutesFor } from "./crate-songs";
-import { clearSongs, CRATE_MSG, specialCrate } from "../crates/crate-repo";
+import { clearSongs, specialCrate } from "../crates/crate-repo";
 import { crateDto, updateCrate } from "./crate-repo";
 import { updateBody } from "./crates";
+import { MSG } from "./messages";
 
 /**
  * The caller's queue and likes crates (`/crate/queue/...`, `/crate/likes/...`), made on
@@ -33,7 +34,7 @@ for (const kind of ["queue", "likes"] as const satisfies readonly SpecialCrate[]
 
   /** DELETE /crate/{queue|likes}: never (clear empties it instead). */
   specialCrateRoutes.delete(base, requireUser, () => {
-    throw forbidden(CRATE_MSG.specialLocked);
+    throw forbidden(MSG.specialLocked);
   });
 
   /** DELETE /crate/{queue|likes}/clear: removes every song; `{ removed }`. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { auditEvents } from "../db/schema";
 import type { Env } from "../env";
 
@@ -52,7 +52,7 @@ export async function consumeAudit(batch: MessageBatch<unknown>, env: Env) {
           .onConflictDoNothing({ target: auditEvents.eventId }),
       );
     }
-    await d.batch(inserts as [(typeof inserts)[number], ...typeof inserts]);
+    await d.batch(batchOf(inserts));
   }
   batch.ackAll();
 }

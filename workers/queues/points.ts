@@ -36,7 +36,7 @@ interface SeasonWindow {
 /** Seasons whose [start, end) meets [from, to]: one D1 read per batch. */
 async function seasonsMeeting(env: Env, from: number, to: number): Promise<SeasonWindow[]> {
   const { results } = await env.DB.prepare(
-    `SELECT id, start_date AS start, end_date AS "end" FROM seasons WHERE start_date <= ? AND end_date > ?`,
+    `select id, start_date as start, end_date as "end" from seasons where start_date <= ? and end_date > ?`,
   )
     .bind(to, from)
     .all<SeasonWindow>();
@@ -68,20 +68,20 @@ export async function mirror(
     if (seasonId === null) {
       stmts.push(
         env.DB.prepare(
-          `INSERT INTO ranking_status_lifetime (user_uuid, balance, version)
-           SELECT column1, column2, column3 FROM (VALUES ${values}) WHERE true
-           ON CONFLICT (user_uuid) DO UPDATE SET balance = excluded.balance, version = excluded.version, updated_at = ${now}
-           WHERE excluded.version > ranking_status_lifetime.version`,
+          `insert into ranking_status_lifetime (user_uuid, balance, version)
+           select column1, column2, column3 from (values ${values}) where true
+           on conflict (user_uuid) do update set balance = excluded.balance, version = excluded.version, updated_at = ${now}
+           where excluded.version > ranking_status_lifetime.version`,
         ).bind(...params),
       );
     } else {
       const s = `?${chunk.length * 3 + 1}`;
       stmts.push(
         env.DB.prepare(
-          `INSERT INTO ranking_status (user_uuid, season_id, balance, version)
-           SELECT column1, ${s}, column2, column3 FROM (VALUES ${values}) WHERE EXISTS (SELECT 1 FROM seasons WHERE id = ${s})
-           ON CONFLICT (user_uuid, season_id) DO UPDATE SET balance = excluded.balance, version = excluded.version, updated_at = ${now}
-           WHERE excluded.version > ranking_status.version`,
+          `insert into ranking_status (user_uuid, season_id, balance, version)
+           select column1, ${s}, column2, column3 from (values ${values}) where exists (select 1 from seasons where id = ${s})
+           on conflict (user_uuid, season_id) do update set balance = excluded.balance, version = excluded.version, updated_at = ${now}
+           where excluded.version > ranking_status.version`,
         ).bind(...params, seasonId),
       );
     }

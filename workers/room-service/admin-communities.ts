@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { communities, type CommunityRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAdmin } from "../lib/auth";
@@ -9,8 +9,6 @@ import { ApiError, conflict } from "../lib/errors";
 import { crudList, crudQuerySchema, type Columns } from "../lib/crud-query";
 import { fields, valid } from "../lib/validate";
 import {
-  COMMUNITY_NOT_FOUND,
-  COMMUNITY_SLUG_TAKEN,
   communityOr404,
   communityShape,
   idParam,
@@ -20,6 +18,7 @@ import {
   withSlug,
 } from "./community-repo";
 import { nonEmpty } from "./room-repo";
+import { MSG } from "./messages";
 
 /** The admin panel's community pages: the crud list, create (one or a batch), read, edit, delete. */
 export const adminCommunityRoutes = new Hono<AppEnv>();
@@ -88,7 +87,7 @@ adminCommunityRoutes.post(
   async (c) => {
     const b = c.req.valid("json");
     const values = newRow(b, caller(c).uuid);
-    const row = await withSlug(b.slug, b.name, COMMUNITY_SLUG_TAKEN, (slug) =>
+    const row = await withSlug(b.slug, b.name, MSG.communitySlugTaken, (slug) =>
       db(c.env)
         .insert(communities)
         .values({ ...values, slug })
@@ -123,14 +122,12 @@ adminCommunityRoutes.post(
     const rows = c.req.valid("json").communities.map((b) => newRow(b, who.uuid));
     const seen = new Set<string>();
     for (const r of rows) {
-      if (seen.has(r.slug)) throw conflict(`Duplicate slug in the batch: ${r.slug}`);
+      if (seen.has(r.slug)) throw conflict(MSG.duplicateSlug(r.slug));
       seen.add(r.slug);
     }
     const d = db(c.env);
     const stmts = rows.map((r) => d.insert(communities).values(r).returning());
-    const out = await d
-      .batch(stmts as [(typeof stmts)[number], ...(typeof stmts)[number][]])
-      .catch(slugClash(COMMUNITY_SLUG_TAKEN));
+    const out = await d.batch(batchOf(stmts)).catch(slugClash(MSG.communitySlugTaken));
     return c.json({ data: out.map((r) => toCommunityDto(r[0])) }, 201);
   },
 );
@@ -158,8 +155,8 @@ async function update(env: AppEnv["Bindings"], id: string, set: Record<string, u
     .where(eq(communities.id, cm.id))
     .returning()
     .get()
-    .catch(slugClash(COMMUNITY_SLUG_TAKEN));
-  if (!row) throw new ApiError(404, COMMUNITY_NOT_FOUND);
+    .catch(slugClash(MSG.communitySlugTaken));
+  if (!row) throw new ApiError(404, MSG.communityNotFound);
   return toCommunityDto(row);
 }
 

@@ -17,6 +17,7 @@ import {
 } from "./community-repo";
 import { toRoomDto } from "./room-dto";
 import { roomIdParam, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /** Public community reads, the rooms of a community, and the per-room and per-user lists. */
 export const communityRoutes = new Hono<AppEnv>();
@@ -72,7 +73,7 @@ async function linkable(c: Context<AppEnv>, id: string, roomId: string) {
   const cm = await communityOr404(c.env, id);
   const room = await roomOr404(c.env, roomId);
   if (room.ownerUuid !== who.uuid && !(await isCommunityAdmin(c.env, cm, who)))
-    throw forbidden("Only the community's admins or the room's owner can do this.");
+    throw forbidden(MSG.communityRoomRefused);
   return { cm, room };
 }
 

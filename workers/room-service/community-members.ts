@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { communityMembers, communityRooms, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
@@ -10,6 +10,7 @@ import { limitOffset } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
 import { communityOr404, idParam, requireCommunityAdmin, visibleOr404 } from "./community-repo";
 import { findRoom } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * Community membership: the member list, join/leave (idempotent: the unique pair and
@@ -59,8 +60,7 @@ communityMemberRoutes.post(
     const who = caller(c);
     const cm = await communityOr404(c.env, c.req.valid("param").id);
     // A private community is joined only by invitation (an admin's PUT .../users/{userId}).
-    if (!cm.isPublic && cm.ownerUuid !== who.uuid)
-      throw new ApiError(403, "This community is private; ask one of its admins to add you.");
+    if (!cm.isPublic && cm.ownerUuid !== who.uuid) throw new ApiError(403, MSG.communityPrivate);
     await db(c.env)
       .insert(communityMembers)
       .values({ communityId: cm.id, userUuid: who.uuid, joinedAt: Date.now() })
@@ -105,7 +105,7 @@ async function requireUsers(env: AppEnv["Bindings"], uuids: string[]) {
     .where(inArray(users.uuid, uuids))
     .all();
   const missing = uuids.filter((u) => !found.some((f) => f.uuid === u));
-  if (missing.length) throw new ApiError(404, `User not found: ${missing.join(", ")}`);
+  if (missing.length) throw new ApiError(404, MSG.usersNotFound(missing));
 }
 
 /** PUT /communities/{id}/users/{userId} `{role?}`: adds the user or changes their role (community admin). */
@@ -188,7 +188,7 @@ async function roomIdsOf(env: AppEnv["Bindings"], refs: string[]): Promise<numbe
   const ids: number[] = [];
   for (const ref of new Set(refs)) {
     const r = await findRoom(env, ref);
-    if (!r) throw new ApiError(404, `Room not found: ${ref}`);
+    if (!r) throw new ApiError(404, MSG.roomRefNotFound(ref));
     ids.push(r.id);
   }
   return ids;
@@ -220,7 +220,7 @@ communityMemberRoutes.post(
           .onConflictDoNothing(),
       ),
     ];
-    await d.batch(stmts as [(typeof stmts)[number], ...(typeof stmts)[number][]]);
+    await d.batch(batchOf(stmts));
     return c.json({ roomIds, userUuids });
   },
 );

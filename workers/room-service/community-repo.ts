@@ -7,12 +7,11 @@ import type { AppEnv, Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { cleanText } from "../lib/validate";
-import { isAdmin, randomTail } from "./room-repo";
+import { isAdmin, randomTail, slugFrom } from "./room-repo";
+import { MSG } from "./messages";
 
 /** Community and event lookups, slugs, DTOs and field shapes, shared by their route files. */
 
-export const COMMUNITY_NOT_FOUND = "Community not found.";
-export const COMMUNITY_SLUG_TAKEN = "This community slug is already taken. Please choose another.";
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -28,19 +27,7 @@ export const slug60 = z
   .refine((s) => !UUID_RE.test(s), "slug must not look like a UUID");
 
 /** A slug made from a name; a random tail keeps it valid when the name gives too little. */
-export function slugOf(name: string): string {
-  let s = name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 54)
-    .replace(/-+$/g, "");
-  if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
-    s = `${s ? `${s}-` : "x-"}${randomTail()}`;
-  return s;
-}
+export const slugOf = (name: string) => slugFrom(name, 54, "x-");
 
 export const line = (name: string, min: number, max: number) =>
   z
@@ -82,7 +69,7 @@ export function keyWhere<T extends { id: unknown; uuid: unknown; slug: unknown }
 
 export async function communityOr404(env: Env, idOrSlug: string): Promise<CommunityRow> {
   const row = await db(env).select().from(communities).where(keyWhere(communities, idOrSlug)).get();
-  if (!row) throw new ApiError(404, COMMUNITY_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.communityNotFound);
   return row;
 }
 
@@ -118,7 +105,7 @@ export async function visibleOr404(c: Context<AppEnv>, id: string): Promise<Comm
       .get();
     if (m) return cm;
   }
-  throw new ApiError(404, COMMUNITY_NOT_FOUND);
+  throw new ApiError(404, MSG.communityNotFound);
 }
 
 /** Whether the caller manages the community: its owner, one of its admins, or a platform admin. */
@@ -133,8 +120,7 @@ export async function isCommunityAdmin(env: Env, c: CommunityRow, who: Caller): 
 }
 
 export async function requireCommunityAdmin(env: Env, c: CommunityRow, who: Caller) {
-  if (!(await isCommunityAdmin(env, c, who)))
-    throw forbidden("Only the community's admins can do this.");
+  if (!(await isCommunityAdmin(env, c, who))) throw forbidden(MSG.communityAdminsOnly);
 }
 
 /** A unique-index failure on write is the caller's slug clash: 409, never a 500. */

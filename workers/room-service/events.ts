@@ -21,13 +21,10 @@ import {
   withSlug,
 } from "./community-repo";
 import { isAdmin, requireRoomAccess, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /** Events: public lists, create (signed in), host-or-admin edits, and the admin list. */
 export const eventRoutes = new Hono<AppEnv>();
-
-export const EVENT_NOT_FOUND = "Event not found.";
-const EVENT_SLUG_TAKEN = "This event slug is already taken. Please choose another.";
-const ROOM_MESSAGE = "Only the room's owner or an admin can schedule events in it.";
 
 export function toEventDto(e: EventRow) {
   const iso = (n: number) => new Date(n).toISOString();
@@ -50,7 +47,7 @@ export function toEventDto(e: EventRow) {
 
 async function eventOr404(env: Env, id: string): Promise<EventRow> {
   const row = await db(env).select().from(events).where(keyWhere(events, id)).get();
-  if (!row) throw new ApiError(404, EVENT_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.eventNotFound);
   return row;
 }
 
@@ -93,7 +90,7 @@ const strict = <T extends z.ZodRawShape>(s: T) =>
         : "body must be a JSON object",
   });
 const createBody = strict(shape).refine((b) => b.endsAt > b.startsAt, {
-  message: "endsAt must be after startsAt",
+  message: MSG.eventEndsBeforeStart,
   path: ["endsAt"],
 });
 const patchBody = strict({
@@ -113,7 +110,7 @@ async function links(
   if (b.roomId === null) out.roomId = null;
   else if (b.roomId !== undefined) {
     const room = await roomOr404(env, b.roomId);
-    await requireRoomAccess(env, room, who, ["coOwner"], ROOM_MESSAGE);
+    await requireRoomAccess(env, room, who, ["coOwner"], MSG.eventRoomRefused);
     out.roomId = room.id;
   }
   if (b.communityId === null) out.communityId = null;
@@ -167,7 +164,7 @@ eventRoutes.get(
       .from(events)
       .where(eq(events.slug, c.req.valid("param").slug.toLowerCase()))
       .get();
-    if (!row) throw new ApiError(404, EVENT_NOT_FOUND);
+    if (!row) throw new ApiError(404, MSG.eventNotFound);
     return c.json(toEventDto(row));
   },
 );
@@ -191,7 +188,7 @@ eventRoutes.post("/events", requireUser, valid("json", createBody), async (c) =>
     createdAt: now,
     updatedAt: now,
   };
-  const row = await withSlug(b.slug, b.name, EVENT_SLUG_TAKEN, (slug) =>
+  const row = await withSlug(b.slug, b.name, MSG.eventSlugTaken, (slug) =>
     db(c.env)
       .insert(events)
       .values({ ...values, slug })
@@ -206,8 +203,7 @@ eventRoutes.get("/events/:id", valid("param", idParam), async (c) =>
 );
 
 function requireHost(e: EventRow, who: Caller) {
-  if (e.hostUuid !== who.uuid && !isAdmin(who))
-    throw forbidden("Only the event's host or an admin can do this.");
+  if (e.hostUuid !== who.uuid && !isAdmin(who)) throw forbidden(MSG.eventHostOnly);
 }
 
 /** PATCH /events/{id}: host or admin; the merged times must still end after they start. */
@@ -222,7 +218,7 @@ eventRoutes.patch(
     requireHost(e, who);
     const { roomId, communityId, ...rest } = c.req.valid("json");
     if ((rest.endsAt ?? e.endsAt) <= (rest.startsAt ?? e.startsAt))
-      throw new ApiError(400, "endsAt must be after startsAt");
+      throw new ApiError(400, MSG.eventEndsBeforeStart);
     const set = {
       ...rest,
       ...(await links(c.env, who, { roomId, communityId })),
@@ -234,8 +230,8 @@ eventRoutes.patch(
       .where(eq(events.id, e.id))
       .returning()
       .get()
-      .catch(slugClash(EVENT_SLUG_TAKEN));
-    if (!row) throw new ApiError(404, EVENT_NOT_FOUND);
+      .catch(slugClash(MSG.eventSlugTaken));
+    if (!row) throw new ApiError(404, MSG.eventNotFound);
     return c.json(toEventDto(row));
   },
 );

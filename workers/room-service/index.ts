@@ -10,7 +10,11 @@ import { roomPlayedRoutes } from "./room-played";
 import { roomRoleRoutes } from "./room-roles";
 import { roomServiceListRoutes } from "./room-service-lists";
 
-/** The room-service: rooms (D1) and the REST side of the live Room objects. */
+/**
+ * The room-service: rooms (D1) and the REST side of the live Room objects (joining, pins,
+ * chat, roles and moderation, played time), favourites and room lists, communities and
+ * events. Its texts are in messages.ts.
+ */
 export const roomService = serviceApp("room-service");
 // Fixed paths (/rooms/public, /rooms/favorites, /rooms/poster/..., /rooms/admin/...) go
 // before rooms.ts, whose /rooms/{id} would otherwise take them for a slug.

@@ -14,12 +14,12 @@ import {
   activeRoles,
   isPlatformModerator,
   liveState,
-  OBJECT_DOWN,
   onObject,
   rolesOf,
   toUserRoleDto,
 } from "./room-moderation";
 import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * The room's chat and visit calls that have no outside service here (docs/DECISIONS.md,
@@ -28,14 +28,6 @@ import { isAdmin, requireRoomAccess, roomIdParam, roomOr404 } from "./room-repo"
  * "rockset" list reads our own recent_rooms table.
  */
 export const roomChatRoutes = new Hono<AppEnv>();
-
-export const SYNC_REFUSED =
-  "Only the room's owner, co-owners and admins can sync the room's roles.";
-export const CLEAR_REFUSED =
-  "Only the room's owner, co-owners, moderators and admins can clear the chat.";
-export const CHAT_OFF = "Chat is turned off in this room.";
-export const CHAT_BANNED = "You are banned from this room.";
-export const CHAT_JOIN_FIRST = "This room is password protected: join the room before its chat.";
 
 const syncBody = z.strictObject(
   {
@@ -71,7 +63,7 @@ roomChatRoutes.post(
     if (room.ownerUuid !== who.uuid && !isAdmin(who) && !isPlatformModerator(who)) {
       // A co-owner's role is the object's to tell; when it cannot answer, nobody holds one (liveState: 503).
       if (!rolesOf(activeRoles(await liveState(c.env, room)), who.uuid).has("coOwner"))
-        throw forbidden(SYNC_REFUSED);
+        throw forbidden(MSG.syncRefused);
     }
     await onObject(c.env, room, "applySettings", (s) => s.applySettings(roomSettingsOf(room)));
     if (room.ownerUuid)
@@ -102,16 +94,16 @@ roomChatRoutes.post(
   async (c) => {
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    if (!room.hasChat) throw forbidden(CHAT_OFF);
+    if (!room.hasChat) throw forbidden(MSG.chatOff);
     const held = rolesOf(activeRoles(await liveState(c.env, room)), who.uuid);
-    if (held.has("banned") || held.has("kicked")) throw forbidden(CHAT_BANNED);
+    if (held.has("banned") || held.has("kicked")) throw forbidden(MSG.chatBanned);
     if (room.passwordHash !== null && room.ownerUuid !== who.uuid && !isAdmin(who)) {
       const visited = await db(c.env)
         .select({ at: recentRooms.visitedAt })
         .from(recentRooms)
         .where(and(eq(recentRooms.userUuid, who.uuid), eq(recentRooms.roomUuid, room.uuid)))
         .get();
-      if (!visited) throw forbidden(CHAT_JOIN_FIRST);
+      if (!visited) throw forbidden(MSG.chatJoinFirst);
     }
     const r = await onObject(c.env, room, "joinChat", (s) => s.joinChat(who.uuid));
     return c.json(
@@ -140,13 +132,13 @@ roomChatRoutes.delete(
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").id);
     if (!isPlatformModerator(who))
-      await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], CLEAR_REFUSED);
+      await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], MSG.clearRefused);
     let removed: number;
     try {
       removed = await withTimeout((await roomStub(c.env, room.uuid)).clearChat(), 5000);
     } catch (err) {
       console.error(`room ${room.uuid}: clearChat failed`, err);
-      throw new ApiError(503, OBJECT_DOWN);
+      throw new ApiError(503, MSG.objectDown);
     }
     await audit(c.env, "room.moderation", who.uuid, {
       actionType: "clearChat",

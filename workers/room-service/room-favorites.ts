@@ -9,6 +9,7 @@ import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { withLiveCounts } from "./room-dto";
 import { isAdmin, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * Room favourites (seed 001: Room favourite; the browse page toggles them optimistically,
@@ -126,10 +127,9 @@ roomFavoriteRoutes.delete(
         ? eq(roomFavorites.id, id)
         : and(eq(roomFavorites.userUuid, who.uuid), eq(roomFavorites.roomUuid, id.toLowerCase()));
     const fav = await d.select().from(roomFavorites).where(where).get();
-    if (!fav) throw new ApiError(404, "Room favourite not found.");
-    if (fav.userUuid !== who.uuid && !isAdmin(who))
-      throw forbidden("You can only remove your own favourites.");
-    await d.delete(roomFavorites).where(eq(roomFavorites.id, fav.id));
+    if (!fav) throw new ApiError(404, MSG.favouriteNotFound);
+    if (fav.userUuid !== who.uuid && !isAdmin(who)) throw forbidden(MSG.favouriteNotYours);
+    await d.delete(roomFavorites).where(eq(roomFavorites.id, fav.id)).run();
     return c.json({ ...favoriteDto(fav), deleted: true });
   },
 );

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { MUSIC_PROVIDERS } from "../../shared/songs";
 import { db } from "../db/client";
 import { recentRooms, rooms, type RoomRow } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv, Env } from "../env";
 import { caller, requireAnyToken, requireUser } from "../lib/auth";
 import { limitOffset } from "../lib/paging";
 import { verifyPassword } from "../lib/password";
@@ -87,33 +87,28 @@ roomListRoutes.get(
 const owned = (uuid: string) => eq(rooms.ownerUuid, uuid);
 const ownedList = limitOffset(100, 50);
 
-/** GET /rooms/mine/list: rooms the caller owns or holds a role in. Roles live in the objects, so for now: owned. */
-roomListRoutes.get("/rooms/mine/list", requireUser, valid("query", ownedList), async (c) => {
-  const { limit, offset } = c.req.valid("query");
-  const rows = await db(c.env)
+/** A page of the rooms `uuid` owns, newest first, with live counts. */
+async function ownedRooms(env: Env, uuid: string, q: { limit: number; offset: number }) {
+  const rows = await db(env)
     .select()
     .from(rooms)
-    .where(owned(caller(c).uuid))
+    .where(owned(uuid))
     .orderBy(...newest)
-    .limit(limit)
-    .offset(offset)
+    .limit(q.limit)
+    .offset(q.offset)
     .all();
-  return c.json(await withLiveCounts(c.env, rows));
-});
+  return withLiveCounts(env, rows);
+}
+
+/** GET /rooms/mine/list: rooms the caller owns or holds a role in. Roles live in the objects, so for now: owned. */
+roomListRoutes.get("/rooms/mine/list", requireUser, valid("query", ownedList), async (c) =>
+  c.json(await ownedRooms(c.env, caller(c).uuid, c.req.valid("query"))),
+);
 
 /** GET /rooms/owned-rooms/list: the rooms the caller owns. */
-roomListRoutes.get("/rooms/owned-rooms/list", requireUser, valid("query", ownedList), async (c) => {
-  const { limit, offset } = c.req.valid("query");
-  const rows = await db(c.env)
-    .select()
-    .from(rooms)
-    .where(owned(caller(c).uuid))
-    .orderBy(...newest)
-    .limit(limit)
-    .offset(offset)
-    .all();
-  return c.json(await withLiveCounts(c.env, rows));
-});
+roomListRoutes.get("/rooms/owned-rooms/list", requireUser, valid("query", ownedList), async (c) =>
+  c.json(await ownedRooms(c.env, caller(c).uuid, c.req.valid("query"))),
+);
 
 const roomUuidBody = z.object({ roomUuid: fields.uuid });
 
@@ -128,7 +123,8 @@ roomListRoutes.post("/rooms/recent", requireUser, valid("json", roomUuidBody), a
     .onConflictDoUpdate({
       target: [recentRooms.userUuid, recentRooms.roomUuid],
       set: { visitedAt },
-    });
+    })
+    .run();
   return c.json({ roomUuid: room.uuid, visitedAt: new Date(visitedAt).toISOString() }, 201);
 });
 

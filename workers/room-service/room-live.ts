@@ -16,8 +16,9 @@ import {
   roomOr404,
   updateRoom,
 } from "./room-repo";
-import { EDIT_REFUSED } from "./rooms";
+
 import { issueTicket } from "../lib/room-ticket";
+import { MSG } from "./messages";
 
 /**
  * What changes a live room at once: the four switches and promotion, joining, pinned
@@ -51,7 +52,7 @@ function liveSwitch(
     valid("json", body),
     async (c) => {
       const room = await roomOr404(c.env, c.req.valid("param").id);
-      if (!adminOnly) await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+      if (!adminOnly) await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
       const row = await updateRoom(c.env, room, c.req.valid("json"));
       await pushSettings(c.env, row);
       return c.json(toRoomDto(row));
@@ -63,10 +64,6 @@ liveSwitch("live-audio", "liveAudio", false);
 liveSwitch("dj-type", "djType", false);
 liveSwitch("dj-seats", "numberOfDjs", false);
 liveSwitch("promote", "promoted", true);
-
-export const JOIN_PASSWORD_REQUIRED = "This room is password protected: send its password to join.";
-export const JOIN_PASSWORD_WRONG = "Wrong room password.";
-export const JOIN_GUEST_PASSWORD_REQUIRED = "Guests need the room's guest password to join.";
 
 const joinBody = z.object({
   password: z
@@ -95,10 +92,10 @@ async function checkEntry(
       ? await verifyPassword(body.password, room.passwordHash)
       : false;
   if (room.passwordHash !== null && !passwordOk)
-    throw forbidden(body.password ? JOIN_PASSWORD_WRONG : JOIN_PASSWORD_REQUIRED);
+    throw forbidden(body.password ? MSG.joinPasswordWrong : MSG.joinPasswordRequired);
   if (who.type === "guest" && room.guestPasswordHash !== null && !passwordOk) {
     if (!body.guestPassword || !(await verifyPassword(body.guestPassword, room.guestPasswordHash)))
-      throw forbidden(JOIN_GUEST_PASSWORD_REQUIRED);
+      throw forbidden(MSG.joinGuestPasswordRequired);
   }
 }
 
@@ -125,7 +122,8 @@ roomLiveRoutes.post(
         .onConflictDoUpdate({
           target: [recentRooms.userUuid, recentRooms.roomUuid],
           set: { visitedAt: Date.now() },
-        });
+        })
+        .run();
     }
     // The websocket shows this ticket, so a password cannot be skipped by connecting directly.
     const ticket = await issueTicket(c.env, room.uuid, who.uuid);
@@ -147,7 +145,6 @@ const pinBody = z.object({
     .min(1, "message must not be empty")
     .max(300, "message must be at most 300 characters"),
 });
-const PIN_REFUSED = "Only the room's owner, co-owners and moderators can pin messages.";
 
 /** POST /rooms/{id}/pinned-messages: owner, co-owner, moderator or admin; at most 5 at a time. */
 roomLiveRoutes.post(
@@ -158,9 +155,8 @@ roomLiveRoutes.post(
   async (c) => {
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], PIN_REFUSED);
-    if (room.pinnedMessages.length >= MAX_PINNED)
-      throw badRequest(`A room can pin at most ${MAX_PINNED} messages: unpin one first.`);
+    await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], MSG.pinRefused);
+    if (room.pinnedMessages.length >= MAX_PINNED) throw badRequest(MSG.pinLimit(MAX_PINNED));
     const pin = {
       id: crypto.randomUUID(),
       message: c.req.valid("json").message,
@@ -181,9 +177,8 @@ roomLiveRoutes.delete(
   async (c) => {
     const { id, pinId } = c.req.valid("param");
     const room = await roomOr404(c.env, id);
-    await requireRoomAccess(c.env, room, caller(c), ["coOwner", "moderator"], PIN_REFUSED);
-    if (!room.pinnedMessages.some((p) => p.id === pinId))
-      throw new ApiError(404, "Pinned message not found.");
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner", "moderator"], MSG.pinRefused);
+    if (!room.pinnedMessages.some((p) => p.id === pinId)) throw new ApiError(404, MSG.pinNotFound);
     const row = await updateRoom(c.env, room, {
       pinnedMessages: room.pinnedMessages.filter((p) => p.id !== pinId),
     });
@@ -208,7 +203,7 @@ roomLiveRoutes.post(
   valid("json", urlBody),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
     // Stored as the URL parser normalised it, so what is shown is what a browser would open.
     const url = c.req.valid("json").url;
     return c.json(

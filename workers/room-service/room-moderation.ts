@@ -9,14 +9,13 @@ import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { roomStub, withTimeout, type RoomRpc } from "./room-dto";
+import { MSG } from "./messages";
 
 /**
  * The rules and object calls behind /roomUserRoles (room-roles.ts): who may grant or remove
  * which room role against whom, the UserRoles shape, and the object calls with their
  * failures mapped to 503 (never a 500: the object being down is not the client's fault).
  */
-
-export const OBJECT_DOWN = "The live room is not reachable right now; please try again.";
 
 /** Whether an RPC failed because the object has no such method (workerd's TypeError text). */
 export const isMissingMethod = (err: unknown) =>
@@ -36,7 +35,7 @@ export async function onObject<T>(
     return await withTimeout(roomStub(env, room.uuid).then(call), ms);
   } catch (err) {
     console.error(`room ${room.uuid}: ${what} failed`, err);
-    throw new ApiError(503, OBJECT_DOWN);
+    throw new ApiError(503, MSG.objectDown);
   }
 }
 
@@ -46,7 +45,7 @@ export async function liveState(env: Env, room: RoomRow): Promise<RoomState> {
     return await withTimeout((await roomStub(env, room.uuid)).getState(), 5000);
   } catch (err) {
     console.error(`room ${room.uuid}: getState failed`, err);
-    throw new ApiError(503, OBJECT_DOWN);
+    throw new ApiError(503, MSG.objectDown);
   }
 }
 
@@ -118,14 +117,6 @@ const MODERATOR_GRANTS: readonly RoomRoleName[] = [
 export const isPlatformModerator = (who: Pick<Caller, "roles">) =>
   who.roles.some((r) => PLATFORM_MODERATORS.includes(r));
 
-export const OWNER_UNBANNABLE = "The room's owner cannot be banned or kicked.";
-export const NOT_A_MODERATOR =
-  "Only the room's owner, co-owners and moderators can change roles in this room.";
-export const MODERATOR_LIMIT = `Moderators can only grant or remove ${MODERATOR_GRANTS.join(", ")}.`;
-export const MODERATOR_TARGET =
-  "Moderators cannot act against the room's owner, co-owners or other moderators.";
-export const COOWNER_TARGET = "Co-owners cannot change the room owner's roles.";
-
 /**
  * Why `who` may not grant (or remove) `role` for the target, or null when they may. Checked
  * against the object's roles at the time of the call, plus the D1 owner (the object adds
@@ -142,22 +133,22 @@ export function moderationRefusal(
   const targetIsOwner = room.ownerUuid === targetUuid;
   // Nobody, staff included, can lock the owner out of their own room.
   if (granting && targetIsOwner && (role === "banned" || role === "kicked"))
-    return OWNER_UNBANNABLE;
+    return MSG.ownerUnbannable;
   if (isPlatformModerator(who) || room.ownerUuid === who.uuid)
-    return OWNER_GRANTS.includes(role) ? null : NOT_A_MODERATOR;
+    return OWNER_GRANTS.includes(role) ? null : MSG.notAModerator;
   const held = rolesOf(roles, who.uuid);
   if (held.has("coOwner")) {
-    if (targetIsOwner) return COOWNER_TARGET;
-    return OWNER_GRANTS.includes(role) ? null : NOT_A_MODERATOR;
+    if (targetIsOwner) return MSG.coOwnerTarget;
+    return OWNER_GRANTS.includes(role) ? null : MSG.notAModerator;
   }
   if (held.has("moderator")) {
-    if (!MODERATOR_GRANTS.includes(role)) return MODERATOR_LIMIT;
+    if (!MODERATOR_GRANTS.includes(role)) return MSG.moderatorLimit(MODERATOR_GRANTS);
     const target = rolesOf(roles, targetUuid);
     if (targetIsOwner || target.has("owner") || target.has("coOwner") || target.has("moderator"))
-      return MODERATOR_TARGET;
+      return MSG.moderatorTarget;
     return null;
   }
-  return NOT_A_MODERATOR;
+  return MSG.notAModerator;
 }
 
 /** Whether an account with this uuid exists (a role for a typo'd uuid would sit there unseen). */

@@ -21,11 +21,11 @@ export const roomPlayedRoutes = new Hono<AppEnv>();
 const MAX_PLAY_SECONDS = 3 * 3600;
 
 /** One play's seconds, from `d` (duration), `gap` (ms to the next start, or null). */
-const PLAY_SECONDS = sql.raw(`CASE
-  WHEN typeof(d) IN ('integer', 'real') AND d > 0 AND gap IS NOT NULL THEN MIN(d, ${MAX_PLAY_SECONDS}, gap / 1000.0)
-  WHEN typeof(d) IN ('integer', 'real') AND d > 0 THEN MIN(d, ${MAX_PLAY_SECONDS})
-  WHEN gap IS NOT NULL THEN MIN(gap / 1000.0, ${MAX_PLAY_SECONDS})
-  ELSE 0 END`);
+const PLAY_SECONDS = sql.raw(`case
+  when typeof(d) in ('integer', 'real') and d > 0 and gap is not null then min(d, ${MAX_PLAY_SECONDS}, gap / 1000.0)
+  when typeof(d) in ('integer', 'real') and d > 0 then min(d, ${MAX_PLAY_SECONDS})
+  when gap is not null then min(gap / 1000.0, ${MAX_PLAY_SECONDS})
+  else 0 end`);
 
 interface Totals {
   plays: number;
@@ -47,11 +47,11 @@ async function playedTotals(
   if (range.from !== undefined) inner.push(sql`played_at >= ${range.from}`);
   const outer = range.to !== undefined ? sql`played_at < ${range.to}` : sql`1 = 1`;
   const row = await db(env).get<{ plays: number; seconds: number | null; rooms: number }>(sql`
-    SELECT COUNT(*) AS plays, SUM(${PLAY_SECONDS}) AS seconds, COUNT(DISTINCT room_slug) AS rooms FROM (
-      SELECT room_slug, played_at, json_extract(song, '$.duration') AS d,
-        LEAD(played_at) OVER (PARTITION BY room_slug ORDER BY played_at, id) - played_at AS gap
-      FROM recent_song_plays WHERE ${sql.join(inner, sql` AND `)}
-    ) WHERE ${outer}`);
+    select count(*) as plays, sum(${PLAY_SECONDS}) as seconds, count(distinct room_slug) as rooms from (
+      select room_slug, played_at, json_extract(song, '$.duration') as d,
+        lead(played_at) over (partition by room_slug order by played_at, id) - played_at as gap
+      from recent_song_plays where ${sql.join(inner, sql` and `)}
+    ) where ${outer}`);
   return { plays: row?.plays ?? 0, seconds: Math.round(row?.seconds ?? 0), rooms: row?.rooms ?? 0 };
 }
 

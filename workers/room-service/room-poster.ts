@@ -10,11 +10,12 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../lib/uploads";
 import { fields, valid } from "../lib/validate";
 import { toRoomDto } from "./room-dto";
 import { requireRoomAccess, roomIdParam, roomOr404, updateRoom } from "./room-repo";
-import { EDIT_REFUSED } from "./rooms";
+import { MSG } from "./messages";
 
 /**
  * A room's poster: one image in R2 under `rooms/<roomUuid>/poster/<posterId>`. Every upload
@@ -24,8 +25,6 @@ import { EDIT_REFUSED } from "./rooms";
 export const roomPosterRoutes = new Hono<AppEnv>();
 
 export const POSTER_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
-const IMMUTABLE = "public, max-age=31536000, immutable";
-const POSTER_NOT_FOUND = "Room poster not found.";
 const posterKey = (roomUuid: string, posterId: string) => `rooms/${roomUuid}/poster/${posterId}`;
 export const posterUrl = (roomUuid: string, posterId: string) =>
   `/api/room-service/rooms/poster/${roomUuid}/${posterId}`;
@@ -48,14 +47,14 @@ roomPosterRoutes.post(
   valid("form", posterForm),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
     const posterId = crypto.randomUUID();
     const stored = await storeUpload(
       c.env.UPLOADS,
       posterKey(room.uuid, posterId),
       c.req.valid("form").file,
       POSTER_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     let row;
     try {
@@ -78,8 +77,8 @@ roomPosterRoutes.delete(
   valid("param", roomIdParam),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
-    if (!room.posterUrl) throw new ApiError(404, POSTER_NOT_FOUND);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
+    if (!room.posterUrl) throw new ApiError(404, MSG.posterNotFound);
     const row = await updateRoom(c.env, room, { posterUrl: null });
     const old = keyOfUrl(room.posterUrl);
     if (old) await c.env.UPLOADS.delete(old);
@@ -98,7 +97,7 @@ roomPosterRoutes.get(
     // (metadata only) gives the size and type serveUpload needs.
     const etag = `"${posterId.toLowerCase()}"`;
     const head = await c.env.UPLOADS.head(key);
-    if (!head) throw new ApiError(404, POSTER_NOT_FOUND);
+    if (!head) throw new ApiError(404, MSG.posterNotFound);
     return serveUpload(
       c.req.raw,
       c.env.UPLOADS,
@@ -107,9 +106,9 @@ roomPosterRoutes.get(
         size: head.size,
         contentType: head.httpMetadata?.contentType ?? "application/octet-stream",
         etag,
-        cacheControl: IMMUTABLE,
+        cacheControl: IMMUTABLE_CACHE,
       },
-      POSTER_NOT_FOUND,
+      MSG.posterNotFound,
     );
   },
 );

@@ -16,11 +16,9 @@ import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { hashPassword } from "../lib/password";
 import { roomStub, withTimeout } from "./room-dto";
+import { MSG } from "./messages";
 
 /** Room lookups, access rules, slugs and the field shapes every room route validates with. */
-
-export const ROOM_NOT_FOUND = "Room not found.";
-export const SLUG_TAKEN = "This room slug is already taken. Please choose another.";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const list = (xs: readonly string[]) => xs.join(", ");
@@ -127,7 +125,7 @@ export async function findRoom(env: Env, idOrSlug: string): Promise<RoomRow | un
 
 export async function roomOr404(env: Env, idOrSlug: string): Promise<RoomRow> {
   const room = await findRoom(env, idOrSlug);
-  if (!room) throw new ApiError(404, ROOM_NOT_FOUND);
+  if (!room) throw new ApiError(404, MSG.roomNotFound);
   return room;
 }
 
@@ -179,21 +177,27 @@ export async function requireRoomAccess(
   throw forbidden(message);
 }
 
-/** A slug from a room's name: "My Room!" → "my-room", padded or suffixed to stay valid. */
-export function slugFromName(name: string): string {
+/**
+ * A slug from a name: "My Room!" → "my-room", cut to `maxLength`, padded or suffixed to stay
+ * valid (rooms and communities share the rule; only the cut and the empty prefix differ).
+ */
+export function slugFrom(name: string, maxLength: number, emptyPrefix: string): string {
   let s = name
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, 44)
+    .slice(0, maxLength)
     .replace(/-+$/g, "");
-  // Too short, all digits or uuid-shaped would fail slugField: a random tail fixes all three.
+  // Too short, all digits or uuid-shaped would fail the slug field: a random tail fixes all three.
   if (s.length < 3 || /^\d+$/.test(s) || UUID_RE.test(s))
-    s = `${s ? `${s}-` : "room-"}${randomTail()}`;
+    s = `${s ? `${s}-` : emptyPrefix}${randomTail()}`;
   return s;
 }
+
+/** A slug from a room's name: "My Room!" → "my-room", padded or suffixed to stay valid. */
+export const slugFromName = (name: string) => slugFrom(name, 44, "room-");
 export const randomTail = () => crypto.randomUUID().slice(0, 5);
 
 /**
@@ -255,8 +259,8 @@ export async function updateRoom(
     .returning()
     .get()
     .catch((err) => {
-      throw isUniqueViolation(err) ? conflict(SLUG_TAKEN) : err;
+      throw isUniqueViolation(err) ? conflict(MSG.slugTaken) : err;
     });
-  if (!row) throw new ApiError(404, ROOM_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.roomNotFound);
   return row;
 }

@@ -13,7 +13,6 @@ import {
   isMissingMethod,
   liveState,
   moderationRefusal,
-  OBJECT_DOWN,
   onObject,
   previousRole,
   roomRef,
@@ -21,6 +20,7 @@ import {
   toUserRoleDto,
 } from "./room-moderation";
 import { findRoom, isAdmin, roomOr404, updateRoom } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * /roomUserRoles (seed 001 "Room service: moderation"). Roles live in the Room object
@@ -32,14 +32,11 @@ export const roomRoleRoutes = new Hono<AppEnv>();
 
 const KICK_MS = 5 * 60_000;
 const MAX_EXPIRY_MS = 10 * 365 * 24 * 3600_000;
-const USER_NOT_FOUND = "User not found.";
-const CHANGE_OWNER_ONLY =
-  "Use PUT /roomUserRoles/change-owner/{roomId} to change the room's owner.";
 
 const roomParam = z.object({ roomId: roomRef });
 const roleField = z
   .enum(ROOM_ROLES, { error: `role must be one of ${ROOM_ROLES.join(", ")}` })
-  .refine((r) => r !== "owner", CHANGE_OWNER_ONLY);
+  .refine((r) => r !== "owner", MSG.changeOwnerOnly);
 // Epoch ms or an ISO date; null (or absent) means no expiry. A past time would grant nothing.
 const expiryField = z
   .union(
@@ -104,13 +101,13 @@ roomRoleRoutes.post(
       ...(state.audienceUsers ?? []),
       ...(state.djs ?? []),
     ].some((u) => u.uuid === userUuid);
-    if (!present && !(await accountExists(c.env, userUuid))) throw notFound(USER_NOT_FOUND);
+    if (!present && !(await accountExists(c.env, userUuid))) throw notFound(MSG.userNotFound);
     // The object refuses a self-kick too; saying so here keeps the answer a 403, not a silent no-op.
-    if (userUuid === who.uuid) throw forbidden("You cannot kick yourself.");
+    if (userUuid === who.uuid) throw forbidden(MSG.kickSelf);
     const refusal = moderationRefusal(room, roles, who, userUuid, "kicked", true);
     if (refusal) throw forbidden(refusal);
     const stub = await roomStub(c.env, room.uuid).catch(() => {
-      throw new ApiError(503, OBJECT_DOWN);
+      throw new ApiError(503, MSG.objectDown);
     });
     let liveKick = true;
     let wasPresent = present;
@@ -119,13 +116,13 @@ roomRoleRoutes.post(
       // kickUser closes the user's sockets with the reason and grants "kicked" for 5 minutes itself.
       wasPresent =
         (await withTimeout(
-          stub.kickUser(userUuid, reason ?? "Kicked by a moderator.", who.uuid),
+          stub.kickUser(userUuid, reason ?? MSG.kickedByModerator, who.uuid),
           5000,
         )) !== false;
     } catch (err) {
       if (!isMissingMethod(err)) {
         console.error(`room ${room.uuid}: kickUser failed`, err);
-        throw new ApiError(503, OBJECT_DOWN);
+        throw new ApiError(503, MSG.objectDown);
       }
       liveKick = false;
       expirationTime = Date.now() + KICK_MS;
@@ -133,13 +130,9 @@ roomRoleRoutes.post(
         await withTimeout(stub.setRole(userUuid, "kicked", expirationTime), 5000);
       } catch (err2) {
         // Neither call exists: this object cannot kick at all, which is ours to fix, not the client's.
-        if (isMissingMethod(err2))
-          throw new ApiError(
-            501,
-            "This room cannot kick users yet (the live room has neither kickUser nor setRole).",
-          );
+        if (isMissingMethod(err2)) throw new ApiError(501, MSG.kickUnsupported);
         console.error(`room ${room.uuid}: setRole(kicked) failed`, err2);
-        throw new ApiError(503, OBJECT_DOWN);
+        throw new ApiError(503, MSG.objectDown);
       }
     }
     await audit(c.env, "room.moderation", who.uuid, {
@@ -174,14 +167,12 @@ roomRoleRoutes.put(
   async (c) => {
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").roomId);
-    if (room.ownerUuid !== who.uuid && !isAdmin(who))
-      throw forbidden("Only the room's owner or an admin can change its owner.");
+    if (room.ownerUuid !== who.uuid && !isAdmin(who)) throw forbidden(MSG.changeOwnerRefused);
     const { newOwnerUuid } = c.req.valid("json");
-    if (newOwnerUuid === room.ownerUuid) throw badRequest("This user already owns the room.");
-    if (!(await accountExists(c.env, newOwnerUuid))) throw notFound(USER_NOT_FOUND);
+    if (newOwnerUuid === room.ownerUuid) throw badRequest(MSG.alreadyOwner);
+    if (!(await accountExists(c.env, newOwnerUuid))) throw notFound(MSG.userNotFound);
     const held = rolesOf(activeRoles(await liveState(c.env, room)), newOwnerUuid);
-    if (held.has("banned"))
-      throw conflict("The new owner is banned in this room: remove the ban first.");
+    if (held.has("banned")) throw conflict(MSG.newOwnerBanned);
     const row = await updateRoom(c.env, room, { ownerUuid: newOwnerUuid });
     const pushed = await pushSettings(c.env, row);
     try {
@@ -284,7 +275,7 @@ roomRoleRoutes.post(
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").roomId);
     const { userUuid, role } = c.req.valid("json");
-    if (!(await accountExists(c.env, userUuid))) throw notFound(USER_NOT_FOUND);
+    if (!(await accountExists(c.env, userUuid))) throw notFound(MSG.userNotFound);
     const roles = activeRoles(await liveState(c.env, room));
     const refusal = moderationRefusal(room, roles, who, userUuid, role, true);
     if (refusal) throw forbidden(refusal);
@@ -318,7 +309,7 @@ roomRoleRoutes.delete(
     const refusal = moderationRefusal(room, roles, who, userUuid, role, false);
     if (refusal) throw forbidden(refusal);
     const removed = await onObject(c.env, room, "removeRole", (s) => s.removeRole(userUuid, role));
-    if (removed === false) throw notFound("This user does not hold that role in this room.");
+    if (removed === false) throw notFound(MSG.roleNotHeld);
     await audit(c.env, "room.moderation", who.uuid, {
       actionType: "removeRole",
       previousRole: role,

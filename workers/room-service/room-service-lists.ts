@@ -1,7 +1,7 @@
 import { asc, count, eq, inArray } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { recentRooms, roomFavorites, rooms, users, type RoomRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAdmin, requireAnyToken, requireService, requireUser } from "../lib/auth";
@@ -9,8 +9,9 @@ import { ApiError, badRequest, forbidden, notFound } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { pushSettings, roomStub, toRoomDto, withLiveCounts, withTimeout } from "./room-dto";
-import { accountExists, isMissingMethod, OBJECT_DOWN, roomRef } from "./room-moderation";
+import { accountExists, isMissingMethod, roomRef } from "./room-moderation";
 import { isAdmin, roomIdParam, roomOr404 } from "./room-repo";
+import { MSG } from "./messages";
 
 /**
  * Discord guild rooms, the service-to-service reads, and the admin's per-user room calls
@@ -55,15 +56,14 @@ roomServiceListRoutes.post(
   async (c) => {
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("json").roomId);
-    if (room.ownerUuid !== who.uuid && !isAdmin(who))
-      throw forbidden("Only the room's owner or an admin can bind it to a Discord server.");
+    if (room.ownerUuid !== who.uuid && !isAdmin(who)) throw forbidden(MSG.discordBindRefused);
     const row = await db(c.env)
       .update(rooms)
       .set({ discordGuildId: c.req.valid("param").guildId, updatedAt: Date.now() })
       .where(eq(rooms.id, room.id))
       .returning()
       .get();
-    if (!row) throw notFound("Room not found.");
+    if (!row) throw notFound(MSG.roomNotFound);
     return c.json(toRoomDto(row));
   },
 );
@@ -121,7 +121,7 @@ roomServiceListRoutes.get(
       uuids = await withTimeout((await roomStub(c.env, room.uuid)).getUserUuids(), 5000);
     } catch (err) {
       console.error(`room ${room.uuid}: getUserUuids failed`, err);
-      throw new ApiError(503, OBJECT_DOWN);
+      throw new ApiError(503, MSG.objectDown);
     }
     return c.json({
       roomUuid: room.uuid,
@@ -145,7 +145,7 @@ async function userUuidOf(env: Env, userId: string): Promise<string> {
     .from(users)
     .where(eq(users.id, Number(userId)))
     .get();
-  if (!row) throw notFound("User not found.");
+  if (!row) throw notFound(MSG.userNotFound);
   return row.uuid;
 }
 
@@ -184,7 +184,7 @@ roomServiceListRoutes.delete(
           d.delete(recentRooms).where(inArray(recentRooms.roomUuid, uuids)),
         ];
       });
-      await d.batch(stmts as [(typeof stmts)[number], ...typeof stmts]);
+      await d.batch(batchOf(stmts));
     }
     const resets = await Promise.all(owned.map((r) => resetLive(c.env, r)));
     for (const r of owned) {
@@ -221,8 +221,8 @@ roomServiceListRoutes.patch(
   async (c) => {
     const fromUuid = await userUuidOf(c.env, c.req.valid("param").userId);
     const toUuid = c.req.valid("json").ownerUuid.toLowerCase();
-    if (fromUuid === toUuid) throw badRequest("ownerUuid must be another user.");
-    if (!(await accountExists(c.env, toUuid))) throw notFound("User not found.");
+    if (fromUuid === toUuid) throw badRequest(MSG.ownerUuidSame);
+    if (!(await accountExists(c.env, toUuid))) throw notFound(MSG.userNotFound);
     const moved = await db(c.env)
       .update(rooms)
       .set({ ownerUuid: toUuid, updatedAt: Date.now() })

@@ -17,10 +17,10 @@ import {
   roomFields as f,
   roomIdParam,
   roomOr404,
-  SLUG_TAKEN,
   slugFromName,
   updateRoom,
 } from "./room-repo";
+import { MSG } from "./messages";
 
 /** Rooms: create, read, edit and delete. Live switches are in room-live.ts, lists in room-lists.ts. */
 export const roomRoutes = new Hono<AppEnv>();
@@ -83,9 +83,6 @@ export const infrastructureShape = {
   liveAudio: f.liveAudio.optional(),
 };
 
-export const EDIT_REFUSED = "Only the room's owner, a co-owner or an admin can change this room.";
-export const OWNER_ONLY = "Only the room's owner or an admin can do this.";
-
 /** Inserts with a given slug (taken: 409) or one from the name (taken: a random tail, up to 3 tries). */
 async function insertRoom(
   c: { env: AppEnv["Bindings"] },
@@ -103,7 +100,7 @@ async function insertRoom(
         .get();
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      if (slug !== undefined || attempt >= 3) throw conflict(SLUG_TAKEN);
+      if (slug !== undefined || attempt >= 3) throw conflict(MSG.slugTaken);
     }
   }
 }
@@ -146,7 +143,7 @@ roomRoutes.patch(
   valid("json", nonEmpty(editShape)),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], EDIT_REFUSED);
+    await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
@@ -161,7 +158,7 @@ roomRoutes.patch(
   valid("json", nonEmpty(infrastructureShape)),
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, caller(c), [], OWNER_ONLY);
+    await requireRoomAccess(c.env, room, caller(c), [], MSG.ownerOnly);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
@@ -181,7 +178,7 @@ roomRoutes.delete(
   async (c) => {
     const who = caller(c);
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    await requireRoomAccess(c.env, room, who, [], OWNER_ONLY);
+    await requireRoomAccess(c.env, room, who, [], MSG.ownerOnly);
     const d = db(c.env);
     await d.batch([
       d.delete(rooms).where(eq(rooms.id, room.id)),

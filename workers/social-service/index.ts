@@ -1,4 +1,4 @@
 import { serviceApp } from "../lib/service";
 
-/** The social-service. Its resources arrive with their issues; for now it answers its health check. */
+/** The social-service: no resources yet; it answers only the shared health check. */
 export const socialService = serviceApp("social-service");

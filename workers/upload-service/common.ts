@@ -11,7 +11,7 @@ import { toSongDto } from "../songs/dto";
 import type { HlsSegment, Id3Tags, Mp3Index } from "../songs/mp3";
 import { isPlayable } from "../songs/mp3";
 import { SONG_MSG } from "../songs/messages";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 
 /** What the upload-service's routes share: loading an upload, who may see it, its verdict, its shape. */
 
@@ -128,11 +128,7 @@ export interface Verdict {
 export function verdict(ix: Mp3Index, names: { trackName: string; artistName: string }): Verdict {
   if (!isPlayable(ix)) {
     const detail =
-      ix.frames === 0
-        ? UPLOAD_MSG.noFrames
-        : ix.overflow
-          ? UPLOAD_MSG.tooFragmented
-          : UPLOAD_MSG.mostlyJunk;
+      ix.frames === 0 ? MSG.noFrames : ix.overflow ? MSG.tooFragmented : MSG.mostlyJunk;
     return { status: "VERIFICATION_ERROR", detail, segments: null, duration: 0 };
   }
   return {

@@ -13,7 +13,7 @@ import {
 } from "../songs/hls";
 import { SONG_MSG } from "../songs/messages";
 import { findUploadOr404, songIdParam, type Upload } from "./common";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 
 /**
  * HLS for uploaded songs (docs/DECISIONS.md, "Uploaded songs"): a playlist for any token
@@ -27,7 +27,7 @@ export const hlsRoutes = new Hono<AppEnv>();
 
 function signingKey(env: Env): string {
   const key = env.HLS_SIGNING_KEY || env.SERVICE_KEY;
-  if (!key) throw new ApiError(503, UPLOAD_MSG.streamingNotConfigured);
+  if (!key) throw new ApiError(503, MSG.streamingNotConfigured);
   return key;
 }
 
@@ -50,7 +50,7 @@ const signed = {
     .min(0, "exp must not be negative"),
   sig: z.string({ error: "sig is required" }).min(1, "sig is required").max(100, "sig is too long"),
 };
-const badSig = () => new ApiError(403, UPLOAD_MSG.badSignature);
+const badSig = () => new ApiError(403, MSG.badSignature);
 
 /** GET /songs/{songId}/hls-playlist: any valid token (rooms play a DJ's upload to everyone in them). */
 hlsRoutes.get(
@@ -106,11 +106,11 @@ hlsRoutes.get(
     if (!(await verifySegmentSig(secret, songId, n, exp, sig))) throw badSig();
     const { file, segments } = await playable(c.env, songId);
     const seg = segments[n];
-    if (!seg) throw new ApiError(404, UPLOAD_MSG.segmentNotFound);
+    if (!seg) throw new ApiError(404, MSG.segmentNotFound);
     const object = await c.env.UPLOADS.get(file!.r2Key, {
       range: { offset: seg.offset, length: seg.length },
     });
-    if (!object) throw new ApiError(404, UPLOAD_MSG.audioMissing);
+    if (!object) throw new ApiError(404, MSG.audioMissing);
     const clear = new Uint8Array(await object.arrayBuffer());
     const body = await encryptSegment(await songKey(secret, songId), n, clear);
     return c.body(body, 200, {

@@ -2,7 +2,7 @@
  * The upload-service's own messages (the catalogue's texts are SONG_MSG in
  * workers/songs/messages.ts). Routes and tests import them from here.
  */
-export const UPLOAD_MSG = {
+export const MSG = {
   notMultipart: "Send the song as multipart/form-data with a file field.",
   fileRequired: "file is required: send the song as a multipart file field",
   fileEmpty: "file is empty.",

@@ -17,7 +17,7 @@ import {
 import { newShortId } from "../songs/dto";
 import { Mp3Indexer } from "../songs/mp3";
 import { mergeTags, originalKey, verdict, type Upload, type Verdict } from "./common";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 
 /**
  * One song upload on its way in (POST /upload/song; the states are the table in
@@ -59,7 +59,7 @@ export class SongReceiver {
       head = joined;
       if (head.length >= SNIFF_BYTES) await this.start(head);
     }
-    if (this.size === 0) throw new ApiError(400, UPLOAD_MSG.fileEmpty);
+    if (this.size === 0) throw new ApiError(400, MSG.fileEmpty);
     if (!this.writer) await this.start(head);
     await this.writer!.close();
     const d = db(this.env);
@@ -130,7 +130,7 @@ export class SongReceiver {
       ? verdict(ix, names)
       : {
           status: "VERIFICATION_POSTPONED",
-          detail: UPLOAD_MSG.postponed(typeLabel(this.contentType!)),
+          detail: MSG.postponed(typeLabel(this.contentType!)),
           segments: null,
           duration: 0,
         };

@@ -24,7 +24,7 @@ import {
   type TagUpdate,
   type Upload,
 } from "./common";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 import { canTransition } from "./uploads";
 
 /** Uploaded songs: read, edit tags, take down, delete, list and search. */
@@ -38,10 +38,10 @@ const patchBody = z
       .enum(["UNVERIFIED", "VERIFIED"], { error: "status must be UNVERIFIED or VERIFIED" })
       .optional(),
   })
-  .refine(hasSome, UPLOAD_MSG.nothingToUpdate);
+  .refine(hasSome, MSG.nothingToUpdate);
 const metadataBody = z
   .strictObject({ songId: songIdParam.shape.songId, ...tagFields })
-  .refine(({ songId: _, ...tags }) => hasSome(tags), UPLOAD_MSG.nothingToUpdate);
+  .refine(({ songId: _, ...tags }) => hasSome(tags), MSG.nothingToUpdate);
 
 /**
  * Writes the owner's tags. A song waiting only for its names (MISSING_METADATA, with
@@ -82,15 +82,15 @@ async function setStatus(env: Env, up: Upload, to: "UNVERIFIED" | "VERIFIED") {
   let target: typeof from = to;
   if (to === "VERIFIED") {
     if (from !== "UNVERIFIED" || !up.file?.segments?.length)
-      throw new ApiError(409, UPLOAD_MSG.cannotReinstate);
+      throw new ApiError(409, MSG.cannotReinstate);
     target = hasNames(up.song) ? "VERIFIED" : "MISSING_METADATA";
-  } else if (!canTransition(from, to)) throw new ApiError(409, UPLOAD_MSG.stillUploading);
+  } else if (!canTransition(from, to)) throw new ApiError(409, MSG.stillUploading);
   const done = await db(env)
     .update(songs)
     .set({ status: target, updatedAt: Date.now() })
     .where(and(eq(songs.id, up.song.id), eq(songs.status, from)))
     .returning({ id: songs.id });
-  if (!done.length) throw new ApiError(409, UPLOAD_MSG.changedMeanwhile);
+  if (!done.length) throw new ApiError(409, MSG.changedMeanwhile);
 }
 
 /** GET /songs/public: verified public uploads, newest first, for anyone. */
@@ -177,7 +177,7 @@ songRoutes.patch(
     const { status, ...tags } = c.req.valid("json");
     let up = await findUploadOr404(c.env, songId);
     if (hasSome(tags) && !isOwner(who, up.song)) throw new ApiError(403, SONG_MSG.editForbidden);
-    if (status && !isAdmin(who)) throw new ApiError(403, UPLOAD_MSG.statusAdminOnly);
+    if (status && !isAdmin(who)) throw new ApiError(403, MSG.statusAdminOnly);
     if (hasSome(tags)) {
       await updateTags(c.env, up, tags);
       up = await findUploadOr404(c.env, songId);
@@ -209,7 +209,7 @@ songRoutes.delete("/songs/:songId", requireUser, valid("param", songIdParam), as
   const who = caller(c);
   const { songId } = c.req.valid("param");
   const up = await findUploadOr404(c.env, songId);
-  if (!isOwner(who, up.song) && !isAdmin(who)) throw new ApiError(403, UPLOAD_MSG.deleteForbidden);
+  if (!isOwner(who, up.song) && !isAdmin(who)) throw new ApiError(403, MSG.deleteForbidden);
   const d = db(c.env);
   await d.batch([
     d.delete(songFiles).where(eq(songFiles.songId, up.song.id)),

@@ -16,7 +16,7 @@ import {
   type Upload,
   type Verdict,
 } from "./common";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 
 /**
  * POST /upload/transcoder_sns: the outside transcoder reports on a song that was
@@ -35,7 +35,7 @@ const requireTranscoder = createMiddleware<AppEnv>(async (c, next) => {
   const given = c.req.header("X-Transcoder-Secret");
   const secret = c.env.TRANSCODER_SECRET;
   if (!secret || given === undefined || !(await sameSecret(given, secret)))
-    throw new ApiError(401, UPLOAD_MSG.badTranscoderSecret);
+    throw new ApiError(401, MSG.badTranscoderSecret);
   await next();
 });
 
@@ -94,7 +94,7 @@ transcoderRoutes.post(
         ? await complete(c.env, up, body.mp3Key!)
         : await settle(c.env, up, {
             status: "VERIFICATION_ERROR",
-            detail: body.detail?.trim() || UPLOAD_MSG.transcoderFailed,
+            detail: body.detail?.trim() || MSG.transcoderFailed,
             segments: null,
             duration: 0,
           });
@@ -106,7 +106,7 @@ transcoderRoutes.post(
 async function complete(env: Env, up: Upload, mp3Key: string) {
   const object = await env.UPLOADS.get(mp3Key);
   // Nothing changes, so a corrected retry still can.
-  if (!object) throw new ApiError(400, UPLOAD_MSG.mp3KeyMissing);
+  if (!object) throw new ApiError(400, MSG.mp3KeyMissing);
   const ix = await indexMp3Stream(object.body);
   // Names the owner already gave win; the rendition's ID3 tag fills the gaps.
   const s = up.song;

@@ -14,7 +14,7 @@ import {
 } from "../lib/uploads";
 import { parseOr400 } from "../lib/validate";
 import { tagFields, text, toUploadDto } from "./common";
-import { UPLOAD_MSG } from "./messages";
+import { MSG } from "./messages";
 import { SongReceiver } from "./receive";
 
 /**
@@ -96,7 +96,7 @@ uploadRoutes.post("/upload/song", requireUser, async (c) => {
   const who = caller(c);
   const boundary = boundaryOf(c.req.header("Content-Type"));
   const body = c.req.raw.body;
-  if (!boundary || !body) throw new ApiError(400, UPLOAD_MSG.notMultipart);
+  if (!boundary || !body) throw new ApiError(400, MSG.notMultipart);
   // A declared length that cannot fit is refused before a byte is read.
   if (Number(c.req.header("Content-Length")) > SONG_RULES.maxBytes + MULTIPART_SLACK)
     throw new ApiError(413, tooLargeMessage(SONG_RULES));
@@ -105,19 +105,18 @@ uploadRoutes.post("/upload/song", requireUser, async (c) => {
   try {
     for await (const part of readParts(body, boundary, { maxParts: 16 })) {
       if (part.filename === undefined) {
-        if (part.name === "file") throw new ApiError(400, UPLOAD_MSG.fileRequired);
-        if (!FORM_FIELDS.has(part.name))
-          throw new ApiError(400, UPLOAD_MSG.unknownField(part.name));
-        if (part.name in fields) throw new ApiError(400, UPLOAD_MSG.duplicateField(part.name));
+        if (part.name === "file") throw new ApiError(400, MSG.fileRequired);
+        if (!FORM_FIELDS.has(part.name)) throw new ApiError(400, MSG.unknownField(part.name));
+        if (part.name in fields) throw new ApiError(400, MSG.duplicateField(part.name));
         fields[part.name] = await part.text(MAX_FIELD_BYTES);
         continue;
       }
-      if (part.name !== "file") throw new ApiError(400, UPLOAD_MSG.unexpectedFile(part.name));
-      if (rx.started) throw new ApiError(400, UPLOAD_MSG.oneFile);
+      if (part.name !== "file") throw new ApiError(400, MSG.unexpectedFile(part.name));
+      if (rx.started) throw new ApiError(400, MSG.oneFile);
       parseForm(fields);
       await rx.receive(part.chunks());
     }
-    if (!rx.started) throw new ApiError(400, UPLOAD_MSG.fileRequired);
+    if (!rx.started) throw new ApiError(400, MSG.fileRequired);
     const up = await rx.settle(parseForm(fields));
     return c.json(toUploadDto(up, who), 201);
   } catch (err) {

@@ -45,7 +45,7 @@ capabilityRoutes.delete(
     const { userId, capability } = c.req.valid("param");
     const u = await findUserOr404(c.env, userId);
     const updated = await removeCapability(c.env, u.id, capability);
-    if (!updated) throw new ApiError(404, "This user does not have this capability.");
+    if (!updated) throw new ApiError(404, MSG.capabilityNotHeld);
     await audit(c.env, "user.capability-removed", caller(c).uuid, { userUuid: u.uuid, capability });
     return c.json(toOwnProfile(updated));
   },

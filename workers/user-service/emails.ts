@@ -103,7 +103,7 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
     .where(and(eq(userEmails.email, email), ne(userEmails.id, row.id)))
     .get();
   if (last?.at && Date.now() - last.at < RESEND_GAP_MS) {
-    await d.update(userEmails).set({ codeSentAt: last.at }).where(eq(userEmails.id, row.id));
+    await d.update(userEmails).set({ codeSentAt: last.at }).where(eq(userEmails.id, row.id)).run();
   } else {
     await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   }

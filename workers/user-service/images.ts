@@ -14,6 +14,7 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../lib/uploads";
 import { valid } from "../lib/validate";
 import { MSG } from "./messages";
@@ -22,9 +23,6 @@ import { MSG } from "./messages";
 export const imageRoutes = new Hono<AppEnv>();
 
 export const IMAGE_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
-/** Ids never change and an image is never rewritten, so caches may keep it for a year. */
-const IMMUTABLE = "public, max-age=31536000, immutable";
-const IMAGE_NOT_FOUND = MSG.imageNotFound;
 
 export const imageUrl = (id: string) => `/api/user-service/users/images/${id}`;
 
@@ -53,7 +51,7 @@ imageRoutes.post(
       `users/${who.uuid}/${kind}/${id}`,
       file,
       IMAGE_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     const url = imageUrl(id);
     const d = db(c.env);
@@ -84,7 +82,7 @@ imageRoutes.post(
 imageRoutes.get("/users/images/:id", valid("param", imageId), async (c) => {
   const { id } = c.req.valid("param");
   const row = await db(c.env).select().from(userImages).where(eq(userImages.id, id)).get();
-  if (!row) throw new ApiError(404, IMAGE_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.imageNotFound);
   // The id names one immutable image, so it is a strong validator on its own.
   return serveUpload(
     c.req.raw,
@@ -94,9 +92,9 @@ imageRoutes.get("/users/images/:id", valid("param", imageId), async (c) => {
       size: row.size,
       contentType: row.contentType,
       etag: `"${row.id}"`,
-      cacheControl: IMMUTABLE,
+      cacheControl: IMMUTABLE_CACHE,
     },
-    IMAGE_NOT_FOUND,
+    MSG.imageNotFound,
   );
 });
 
@@ -110,7 +108,7 @@ imageRoutes.delete("/users/images/:id", requireUser, valid("param", imageId), as
   const { id } = c.req.valid("param");
   const d = db(c.env);
   const row = await d.select().from(userImages).where(eq(userImages.id, id)).get();
-  if (!row) throw new ApiError(404, IMAGE_NOT_FOUND);
+  if (!row) throw new ApiError(404, MSG.imageNotFound);
   if (row.userUuid !== who.uuid && !who.roles.some((r) => ADMIN_ROLES.includes(r)))
     throw new ApiError(403, MSG.imageDeleteRefused);
   const url = imageUrl(id);

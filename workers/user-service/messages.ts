@@ -42,4 +42,8 @@ export const MSG = {
   socialsUpdateEmpty: "Provide at least one of facebook, instagram, twitter, snapchat, tiktok.",
   userDataNotObject: "user data must be a JSON object",
   userDataNotJson: "Send the user data as JSON (Content-Type: application/json).",
+  userDataTooLarge: (max: number, n?: number) =>
+    `user data must be at most 16 KB (${max} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`,
+  // Capabilities (capabilities.ts).
+  capabilityNotHeld: "This user does not have this capability.",
 } as const;

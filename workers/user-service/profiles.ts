@@ -187,10 +187,7 @@ profileRoutes.get("/users/profiles", requireAnyToken, valid("query", profilesQue
 /** Client settings are small by design: the serialized object is capped at 16 KB. */
 export const USER_DATA_MAX_BYTES = 16 * 1024;
 const userDataTooLarge = (n?: number) =>
-  new ApiError(
-    413,
-    `user data must be at most 16 KB (${USER_DATA_MAX_BYTES} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`,
-  );
+  new ApiError(413, MSG.userDataTooLarge(USER_DATA_MAX_BYTES, n));
 
 // Without this a PUT with another Content-Type would reach the validator as {} and wipe
 // the settings; a replace must say what it replaces with.

@@ -33,7 +33,8 @@ export async function sendVerificationCode(
       codeAttempts: 0,
       updatedAt: Date.now(),
     })
-    .where(eq(userEmails.id, row.id));
+    .where(eq(userEmails.id, row.id))
+    .run();
   const link = `${origin}/verify-email?email=${encodeURIComponent(row.email)}`;
   await notify(env, {
     channel: "email",
@@ -78,12 +79,14 @@ export async function checkVerificationCode(
   await d
     .update(userEmails)
     .set({ status: "VERIFIED", verifiedAt: Date.now(), codeHash: null, updatedAt: Date.now() })
-    .where(eq(userEmails.id, row.id));
+    .where(eq(userEmails.id, row.id))
+    .run();
   const user = await d.select().from(users).where(eq(users.id, row.userId)).get();
   if (user?.email === row.email)
     await d
       .update(users)
       .set({ emailVerified: true, updatedAt: Date.now() })
-      .where(eq(users.id, user.id));
+      .where(eq(users.id, user.id))
+      .run();
   return true;
 }

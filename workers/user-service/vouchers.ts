@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { USER_CAPABILITIES, type UserCapability } from "../../shared/roles";
-import { db } from "../db/client";
+import { batchOf, db } from "../db/client";
 import { users, vouchers, type UserRow, type VoucherRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
@@ -117,7 +117,7 @@ voucherRoutes.post("/vouchers", requireAdmin, valid("json", mintBody), async (c)
         .returning(),
     );
     try {
-      const rows = (await d.batch(inserts as [(typeof inserts)[number], ...typeof inserts])).flat();
+      const rows = (await d.batch(batchOf(inserts))).flat();
       await audit(c.env, "voucher.minted", who.uuid, { count: n, capability: capability ?? null });
       return c.json({ data: rows.map(toVoucher) }, 201);
     } catch (err) {
@@ -213,13 +213,15 @@ voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), a
     await d
       .update(vouchers)
       .set({ status: "PENDING", redeemedBy: null, redeemedAt: null, updatedAt: Date.now() })
-      .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)));
+      .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)))
+      .run();
     throw err;
   }
   await d
     .update(vouchers)
     .set({ redeemedBy: user.uuid, updatedAt: Date.now() })
-    .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)));
+    .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)))
+    .run();
   if (voucher.capability) user = await grantCapability(c.env, user.id, voucher.capability);
   await audit(c.env, "user.sign-up", user.uuid, { via: "voucher", voucherId: voucher.id });
   return c.json(await issueSession(c.env, user), 201);

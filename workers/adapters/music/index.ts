@@ -9,6 +9,7 @@ import { soundCloud } from "./soundcloud";
 import { spotify } from "./spotify";
 import type { MusicAdapter } from "./types";
 import { youtube } from "./youtube";
+import { MSG } from "../../playlist-service/messages";
 
 export type { AudioQuality, MusicAdapter, ProviderSong, SearchPage, SearchParams } from "./types";
 export { ProviderError } from "./http";
@@ -81,22 +82,9 @@ export function providerForHost(
   return { host, name: adapter?.name ?? HOST_NAMES[host] ?? host, adapter };
 }
 
-/** Messages for provider trouble; every one names the provider. */
-export const PROVIDER_MSG = {
-  off: (name: string) => `${name} is not configured on this server.`,
-  noAdapter: (name: string) => `${name} links cannot be looked up on this server.`,
-  failed: (name: string) => `${name} did not answer; please try again.`,
-  refusedToken: (name: string) =>
-    `${name} refused the access token; link your ${name} account again.`,
-  trackNotFound: (name: string) => `${name} has no such track.`,
-  badLink: "link must be an http or https URL.",
-  noStream: "This song has no stream.",
-  exportForbidden: "Only the owner of this crate can export it.",
-} as const;
-
 /** The adapter, or 503 naming the provider when it is not configured. */
 export function requireEnabled(env: Env, adapter: MusicAdapter): MusicAdapter {
-  if (!adapter.enabled(env)) throw new ApiError(503, PROVIDER_MSG.off(adapter.name));
+  if (!adapter.enabled(env)) throw new ApiError(503, MSG.providerOff(adapter.name));
   return adapter;
 }
 
@@ -110,7 +98,7 @@ export async function outside<T>(name: string, work: () => Promise<T>): Promise<
   } catch (err) {
     if (err instanceof ProviderError) {
       console.warn(err.message);
-      throw new ApiError(502, PROVIDER_MSG.failed(name));
+      throw new ApiError(502, MSG.providerFailed(name));
     }
     throw err;
   }

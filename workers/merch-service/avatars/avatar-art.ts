@@ -23,7 +23,7 @@ import {
   type UploadRules,
 } from "../../lib/uploads";
 import { valid } from "../../lib/validate";
-import { AVATAR_NOT_FOUND } from "./avatar-rules";
+import { MSG } from "../messages";
 
 /**
  * Avatar art in R2 (seed 000: thumbnails at 128, 256 by default, 500 and 1024; a 60 s cache).
@@ -55,7 +55,6 @@ const ART_LIMIT: UploadRules = {
   ...RASTER_RULES,
   maxBytes: Math.max(RASTER_RULES.maxBytes, SVG_MAX_BYTES),
 };
-const TYPES_MESSAGE = "file must be a PNG, JPEG, WebP or SVG file.";
 
 export const ART_CACHE = "public, max-age=60";
 export const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
@@ -140,7 +139,7 @@ function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
   try {
     source = PhotonImage.new_from_byteslice(bytes);
   } catch {
-    throw badRequest("file could not be read as an image.");
+    throw badRequest(MSG.artUnreadable);
   }
   try {
     const w = source.get_width();
@@ -163,7 +162,7 @@ function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
     return out;
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw badRequest("file could not be read as an image.");
+    throw badRequest(MSG.artUnreadable);
   } finally {
     source.free();
   }
@@ -173,20 +172,17 @@ function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
 async function prepareArt(
   file: File,
 ): Promise<{ type: ArtType; original: Uint8Array; thumbs: Map<AvatarSize, Uint8Array> }> {
-  if (file.size === 0) throw badRequest("file is empty.");
+  if (file.size === 0) throw badRequest(MSG.artFileEmpty);
   const head = new Uint8Array(await file.slice(0, 4096).arrayBuffer());
   if (!sniffType(head.slice(0, SNIFF_BYTES))) {
     // Not a known binary type: it may be SVG text (what the bytes say, never the file name).
     const text = new TextDecoder("utf-8", { fatal: false }).decode(head);
-    if (!looksLikeSvg(text)) throw new ApiError(415, TYPES_MESSAGE);
+    if (!looksLikeSvg(text)) throw new ApiError(415, MSG.artTypes);
     if (file.size > SVG_MAX_BYTES)
-      throw new ApiError(413, `file must be at most ${SVG_MAX_BYTES / 1024} KB as SVG.`);
+      throw new ApiError(413, MSG.artSvgTooLarge(SVG_MAX_BYTES / 1024));
     const original = new Uint8Array(await file.arrayBuffer());
     const full = new TextDecoder("utf-8", { fatal: false }).decode(original);
-    if (SVG_ACTIVE.test(full))
-      throw badRequest(
-        "SVG art must not contain scripts, event handlers, embedded documents or entities.",
-      );
+    if (SVG_ACTIVE.test(full)) throw badRequest(MSG.artSvgActive);
     return { type: "image/svg+xml", original, thumbs: new Map() };
   }
   let type: ArtType;
@@ -199,17 +195,14 @@ async function prepareArt(
       err.status === 415 &&
       err.body === unsupportedTypeMessage(RASTER_RULES)
     )
-      throw new ApiError(415, TYPES_MESSAGE);
+      throw new ApiError(415, MSG.artTypes);
     throw err;
   }
   const original = new Uint8Array(await file.arrayBuffer());
   const dims = rasterSize(original, type);
-  if (!dims || dims.width === 0 || dims.height === 0)
-    throw badRequest("file could not be read as an image.");
+  if (!dims || dims.width === 0 || dims.height === 0) throw badRequest(MSG.artUnreadable);
   if (dims.width > MAX_SIDE || dims.height > MAX_SIDE)
-    throw badRequest(
-      `file must be at most ${MAX_SIDE} x ${MAX_SIDE} pixels; it is ${dims.width} x ${dims.height}.`,
-    );
+    throw badRequest(MSG.artTooLarge(MAX_SIDE, dims.width, dims.height));
   return { type, original, thumbs: thumbnails(original) };
 }
 
@@ -277,7 +270,7 @@ avatarArtRoutes.get(
       .from(avatars)
       .where(eq(avatars.slug, slug))
       .get();
-    if (!row) throw notFound(AVATAR_NOT_FOUND);
+    if (!row) throw notFound(MSG.avatarNotFound);
     if (!row.imageKey) {
       const etag = `"slug-${size}"`;
       const headers = artHeaders("image/svg+xml; charset=utf-8", etag, true);
@@ -289,7 +282,7 @@ avatarArtRoutes.get(
     const headers = artHeaders(svg ? "image/svg+xml" : "image/png", etag, svg);
     if (notModified(c.req.raw, etag)) return new Response(null, { status: 304, headers });
     const object = await c.env.UPLOADS.get(svg ? row.imageKey : `${row.imageKey}/${size}`);
-    if (!object) throw notFound("Avatar art not found.");
+    if (!object) throw notFound(MSG.artNotFound);
     headers.set("Content-Length", String(object.size));
     return new Response(object.body, { headers });
   },
@@ -317,7 +310,7 @@ avatarArtRoutes.put(
     const { slug } = c.req.valid("param");
     const d = db(c.env);
     const row = await d.select().from(avatars).where(eq(avatars.slug, slug)).get();
-    if (!row) throw notFound(AVATAR_NOT_FOUND);
+    if (!row) throw notFound(MSG.avatarNotFound);
     const art = await prepareArt(c.req.valid("form").file);
     const imageKey = `avatars/${slug}/${crypto.randomUUID()}.${EXT[art.type]}`;
     const meta = { cacheControl: ART_CACHE };
@@ -346,7 +339,7 @@ avatarArtRoutes.put(
     if (!updated) {
       // Deleted while we uploaded.
       await deleteArt(c.env, imageKey);
-      throw notFound(AVATAR_NOT_FOUND);
+      throw notFound(MSG.avatarNotFound);
     }
     c.executionCtx.waitUntil(deleteArt(c.env, row.imageKey));
     return c.json({

@@ -16,6 +16,7 @@ import { notFound } from "../../lib/errors";
 import { valid } from "../../lib/validate";
 import { clearLostWearers } from "./avatar-rules";
 import { findAvatarOr404, slugParam } from "./avatars";
+import { MSG } from "../messages";
 
 /**
  * Assignments: an avatar given to one user (MANUAL by the team, SEASON_AWARD by a season's
@@ -64,14 +65,14 @@ avatarAssignmentRoutes.post(
       .from(users)
       .where(eq(users.uuid, body.userUuid))
       .get();
-    if (!user) throw notFound("User not found.");
+    if (!user) throw notFound(MSG.userNotFound);
     // A season award names its season; by default the avatar's own.
     const seasonId = body.seasonId ?? (body.type === "SEASON_AWARD" ? avatar.seasonId : null);
     if (
       seasonId !== null &&
       !(await d.select({ id: seasons.id }).from(seasons).where(eq(seasons.id, seasonId)).get())
     )
-      throw notFound(`Season ${seasonId} not found.`);
+      throw notFound(MSG.seasonIdNotFound(seasonId));
     const inserted = await d
       .insert(avatarAssignments)
       .values({
@@ -93,7 +94,7 @@ avatarAssignmentRoutes.post(
       )
       .get();
     // Removed between the insert and this read: a retry will make it again.
-    if (!existing) throw notFound("Avatar assignment not found.");
+    if (!existing) throw notFound(MSG.assignmentNotFound);
     return c.json(toAssignmentDto(existing), 200);
   },
 );
@@ -117,7 +118,7 @@ avatarAssignmentRoutes.delete(
       .from(avatarAssignments)
       .where(eq(avatarAssignments.id, avatarAssignmentId))
       .get();
-    if (!row) throw notFound("Avatar assignment not found.");
+    if (!row) throw notFound(MSG.assignmentNotFound);
     const avatar =
       (await d.select().from(avatars).where(eq(avatars.slug, row.avatarSlug)).get()) ?? null;
     await d.batch([

@@ -12,6 +12,7 @@ import {
 } from "../../db/schema";
 import type { Env } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
+import { MSG } from "../messages";
 
 /**
  * Who may use (and so wear) which avatar. One set of rules, used by every list, by the
@@ -133,8 +134,6 @@ export async function seasonNames(
   return new Map(found.map((s) => [s.id, s.name]));
 }
 
-export const AVATAR_NOT_FOUND = "Avatar not found.";
-
 /**
  * The profile update's check (POST /users/profile `avatarId`): 404 for an avatar that does
  * not exist, 403 with the reason for one the user may not use. Clearing is not checked here.
@@ -145,18 +144,14 @@ export async function assertMayWear(
   slug: string,
 ): Promise<void> {
   const avatar = await db(env).select().from(avatars).where(eq(avatars.slug, slug)).get();
-  if (!avatar) throw notFound(AVATAR_NOT_FOUND);
+  if (!avatar) throw notFound(MSG.avatarNotFound);
   const names = await seasonNames(env, [avatar]);
   const { canUse, unlock } = accessOf(
     avatar,
     await loadHolder(env, user),
     avatar.seasonId ? (names.get(avatar.seasonId) ?? null) : null,
   );
-  if (!canUse)
-    throw new ApiError(
-      403,
-      `You cannot use the avatar "${avatar.slug}" yet. ${howToUnlock(unlock)}`,
-    );
+  if (!canUse) throw new ApiError(403, MSG.avatarLocked(avatar.slug, howToUnlock(unlock)));
 }
 
 /**

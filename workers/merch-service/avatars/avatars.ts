@@ -19,13 +19,13 @@ import { cleanText, valid } from "../../lib/validate";
 import { artUrl, avatarArtRoutes, deleteArt } from "./avatar-art";
 import {
   accessOf,
-  AVATAR_NOT_FOUND,
   clearLostWearers,
   howToUnlock,
   loadHolder,
   seasonNames,
   type Holder,
 } from "./avatar-rules";
+import { MSG } from "../messages";
 
 /**
  * Avatars (seed 000): the admin's CRUD and the reads every client makes. Who may use which
@@ -159,23 +159,23 @@ async function seasonFields(
 ) {
   if (next.status !== "SEASON_AWARD") {
     if ((sent.seasonId ?? null) !== null || (sent.pointsThreshold ?? null) !== null)
-      throw badRequest("seasonId and pointsThreshold apply only to SEASON_AWARD avatars.");
+      throw badRequest(MSG.awardFieldsOnlyForAward);
     return { seasonId: null, pointsThreshold: null };
   }
   if (next.seasonId === null || next.pointsThreshold === null)
-    throw badRequest("A SEASON_AWARD avatar needs seasonId and pointsThreshold.");
+    throw badRequest(MSG.awardFieldsMissing);
   const season = await db(env)
     .select({ id: seasons.id })
     .from(seasons)
     .where(eq(seasons.id, next.seasonId))
     .get();
-  if (!season) throw notFound(`Season ${next.seasonId} not found.`);
+  if (!season) throw notFound(MSG.seasonIdNotFound(next.seasonId));
   return { seasonId: next.seasonId, pointsThreshold: next.pointsThreshold };
 }
 
 export async function findAvatarOr404(env: Pick<Env, "DB">, s: string) {
   const row = await db(env).select().from(avatars).where(eq(avatars.slug, s)).get();
-  if (!row) throw notFound(AVATAR_NOT_FOUND);
+  if (!row) throw notFound(MSG.avatarNotFound);
   return row;
 }
 
@@ -233,8 +233,7 @@ avatarRoutes.post("/avatars", requireAdmin, valid("json", createBody), async (c)
       .get();
     return c.json(toAvatarDto(row), 201);
   } catch (err) {
-    if (isUniqueViolation(err))
-      throw conflict(`An avatar with the slug "${body.slug}" already exists.`);
+    if (isUniqueViolation(err)) throw conflict(MSG.avatarSlugTaken(body.slug));
     throw err;
   }
 });
@@ -315,7 +314,7 @@ avatarRoutes.get("/avatars/:slug", valid("param", slugParam), async (c) => {
   const row = await findAvatarOr404(c.env, c.req.valid("param").slug);
   const holder = await holderOf(c);
   if (row.status === "PRIVATE" && !isAdminCaller(c) && !holder?.assigned.has(row.slug))
-    throw notFound(AVATAR_NOT_FOUND);
+    throw notFound(MSG.avatarNotFound);
   return c.json(withAccess(row, holder, await seasonNames(c.env, [row])), 200, {
     "Cache-Control": PRIVATE_CACHE,
   });
@@ -339,10 +338,10 @@ avatarRoutes.get(
       .from(users)
       .where(and(eq(users.uuid, uuid), eq(users.deactivated, false)))
       .get();
-    if (!target) throw notFound("User not found.");
+    if (!target) throw notFound(MSG.userNotFound);
     const holder = await loadHolder(c.env, target);
     if (row.status === "PRIVATE" && who.uuid !== uuid && !isAdminCaller(c))
-      throw notFound(AVATAR_NOT_FOUND);
+      throw notFound(MSG.avatarNotFound);
     const names = await seasonNames(c.env, [row]);
     const a = withAccess(row, holder, names);
     return c.json({
@@ -398,7 +397,7 @@ avatarRoutes.patch(
         .returning(),
       clearLostWearers(c.env, s, merged),
     ]);
-    if (!updated[0]) throw notFound(AVATAR_NOT_FOUND);
+    if (!updated[0]) throw notFound(MSG.avatarNotFound);
     return c.json(toAvatarDto(updated[0]));
   },
 );

@@ -7,6 +7,7 @@ import type { AppEnv, Env } from "../../env";
 import { caller, requireUser } from "../../lib/auth";
 import { badRequest, notFound } from "../../lib/errors";
 import { cleanText, parseOr400, valid } from "../../lib/validate";
+import { MSG } from "../messages";
 
 /**
  * Custom fields: small key/value strings a user keeps on their own account (a client's
@@ -60,8 +61,7 @@ customFieldRoutes.post(
         .from(customFields)
         .where(eq(customFields.userUuid, who.uuid))
         .all();
-      if (n >= MAX_FIELDS)
-        throw badRequest(`You can keep at most ${MAX_FIELDS} custom fields; delete one first.`);
+      if (n >= MAX_FIELDS) throw badRequest(MSG.customFieldLimit(MAX_FIELDS));
     }
     const now = Date.now();
     await d
@@ -70,7 +70,8 @@ customFieldRoutes.post(
       .onConflictDoUpdate({
         target: [customFields.userUuid, customFields.key],
         set: { value: v, updatedAt: now },
-      });
+      })
+      .run();
     return c.json(await allFields(c.env, who.uuid), exists ? 200 : 201);
   },
 );
@@ -89,6 +90,6 @@ customFieldRoutes.delete("/custom-fields", requireUser, async (c) => {
     .where(and(eq(customFields.userUuid, who.uuid), eq(customFields.key, k)))
     .returning({ key: customFields.key })
     .get();
-  if (!gone) throw notFound(`Custom field "${k}" not found.`);
+  if (!gone) throw notFound(MSG.customFieldNotFound(k));
   return c.json(await allFields(c.env, who.uuid));
 });

@@ -9,6 +9,7 @@ import { crudList, crudQuerySchema, type Columns } from "../../lib/crud-query";
 import { notFound } from "../../lib/errors";
 import { valid } from "../../lib/validate";
 import { withProfiles } from "./ranking-repo";
+import { MSG } from "../messages";
 
 /**
  * The admin panel's ranking status lists (seed 000): the D1 mirrors of the boards
@@ -130,7 +131,7 @@ adminRankingStatusRoutes.get(
       .from(rankingStatus)
       .where(eq(rankingStatus.id, c.req.valid("param").id))
       .get();
-    if (!row) throw notFound("Ranking status not found.");
+    if (!row) throw notFound(MSG.rankingStatusNotFound);
     return c.json((await named(c.env, { data: [dto(row)] })).data[0]);
   },
 );
@@ -145,7 +146,7 @@ adminRankingStatusRoutes.get(
       .from(rankingStatusLifetime)
       .where(eq(rankingStatusLifetime.id, c.req.valid("param").id))
       .get();
-    if (!row) throw notFound("Ranking status not found.");
+    if (!row) throw notFound(MSG.rankingStatusNotFound);
     return c.json((await named(c.env, { data: [dto(row)] })).data[0]);
   },
 );

@@ -68,9 +68,9 @@ avatarBackfillRoutes.post(
           page.map((u) => ({ id: crypto.randomUUID(), user: u.userUuid })),
         );
         const { results } = await c.env.DB.prepare(
-          `INSERT INTO avatar_assignments (id, avatar_slug, user_uuid, type, season_id)
-         SELECT json_extract(value, '$.id'), ?1, json_extract(value, '$.user'), 'SEASON_AWARD', ?2 FROM json_each(?3) WHERE true
-         ON CONFLICT DO NOTHING RETURNING id`,
+          `insert into avatar_assignments (id, avatar_slug, user_uuid, type, season_id)
+         select json_extract(value, '$.id'), ?1, json_extract(value, '$.user'), 'SEASON_AWARD', ?2 from json_each(?3) where true
+         on conflict do nothing returning id`,
         )
           .bind(a.slug, seasonId, rows)
           .all();

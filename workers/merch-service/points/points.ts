@@ -10,6 +10,7 @@ import { conflict, badRequest, notFound } from "../../lib/errors";
 import { cleanText, valid } from "../../lib/validate";
 import { sendPoints, type PointsMessage } from "../../queues/points";
 import { instant, seasonAt } from "./season-repo";
+import { MSG } from "../messages";
 
 /**
  * Points granted outside rooms (seed 000): `POST /points/service` (another service, with
@@ -60,20 +61,17 @@ async function queue(
 ) {
   const now = Date.now();
   const occurredAt = body.occurredAt ?? now;
-  if (occurredAt > now + SKEW_MS) throw badRequest("occurredAt must not be in the future");
+  if (occurredAt > now + SKEW_MS) throw badRequest(MSG.occurredInFuture);
   if (occurredAt < now) {
     const then = await seasonAt(c.env, occurredAt);
-    if (then && then.endDate <= now)
-      throw conflict(
-        `occurredAt falls in season "${then.name}", which has ended: its ranking is frozen.`,
-      );
+    if (then && then.endDate <= now) throw conflict(MSG.occurredInEndedSeason(then.name));
   }
   const user = await db(c.env)
     .select({ uuid: users.uuid })
     .from(users)
     .where(eq(users.uuid, body.userUuid))
     .get();
-  if (!user) throw notFound("User not found.");
+  if (!user) throw notFound(MSG.userNotFound);
   const data: Record<string, unknown> = {};
   if (body.reason) data.reason = body.reason;
   if (source === "admin") data.adminUuid = caller(c).uuid;

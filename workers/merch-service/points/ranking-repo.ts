@@ -39,7 +39,7 @@ async function profiles(
   const rows = await db(env)
     .select({ uuid: users.uuid, nickname: users.nickname, avatarId: users.avatarId })
     .from(users)
-    .where(sql`${users.uuid} IN (SELECT value FROM json_each(${JSON.stringify(uuids)}))`)
+    .where(sql`${users.uuid} in (select value from json_each(${JSON.stringify(uuids)}))`)
     .all();
   return new Map(rows.map((r) => [r.uuid, { nickname: r.nickname, avatarId: r.avatarId }]));
 }

@@ -5,13 +5,8 @@ import type { AppEnv } from "../../env";
 import { notFound } from "../../lib/errors";
 import { valid } from "../../lib/validate";
 import { rankingOf, rankingPage } from "./ranking-repo";
-import {
-  instantParam,
-  SEASON_NOT_FOUND,
-  seasonAt,
-  seasonBeside,
-  seasonByName,
-} from "./season-repo";
+import { instantParam, seasonAt, seasonBeside, seasonByName } from "./season-repo";
+import { MSG } from "../messages";
 
 /**
  * Season rankings (seed 000): pages of a season's board with take/skip, public. Each answer
@@ -70,7 +65,7 @@ seasonRankingRoutes.get(
   valid("query", rankingPage),
   async (c) => {
     const season = await seasonByName(c.env, c.req.valid("param").seasonName);
-    if (!season) throw notFound(SEASON_NOT_FOUND);
+    if (!season) throw notFound(MSG.seasonNotFound);
     const q = c.req.valid("query");
     return c.json(await rankingOf(c.env, season, q.take, q.skip, me(c)));
   },
@@ -84,10 +79,7 @@ for (const dir of ["next", "prev"] as const) {
     valid("query", rankingPage),
     async (c) => {
       const season = await seasonBeside(c.env, c.req.valid("param").seasonStart, dir);
-      if (!season)
-        throw notFound(
-          dir === "next" ? "There is no later season." : "There is no earlier season.",
-        );
+      if (!season) throw notFound(dir === "next" ? MSG.noLaterSeason : MSG.noEarlierSeason);
       const q = c.req.valid("query");
       return c.json(await rankingOf(c.env, season, q.take, q.skip, me(c)));
     },

@@ -5,6 +5,7 @@ import { seasons, type SeasonRow } from "../../db/schema";
 import type { Env } from "../../env";
 import { notFound } from "../../lib/errors";
 import { seasonBoard } from "../../queues/points";
+import { MSG } from "../messages";
 
 /**
  * Seasons in D1 (seed 000): a name and a window [startDate, endDate) in epoch ms. Seasons
@@ -12,8 +13,6 @@ import { seasonBoard } from "../../queues/points";
  * instant at most one season is current, and an instant on a boundary belongs to the
  * season that starts there.
  */
-
-export const SEASON_NOT_FOUND = "Season not found.";
 
 /** A time in a body, query or path: ISO 8601 or epoch milliseconds, years 2000..2100. */
 export const instant = (name: string) =>
@@ -65,7 +64,7 @@ export async function findSeason(env: Env, id: number): Promise<SeasonRow | unde
 
 export async function seasonOr404(env: Env, id: number): Promise<SeasonRow> {
   const s = await findSeason(env, id);
-  if (!s) throw notFound(SEASON_NOT_FOUND);
+  if (!s) throw notFound(MSG.seasonNotFound);
   return s;
 }
 

@@ -9,6 +9,7 @@ import { crudList, crudQuerySchema, type Columns } from "../../lib/crud-query";
 import { badRequest, conflict, isUniqueViolation } from "../../lib/errors";
 import { cleanText, valid } from "../../lib/validate";
 import { boardOf, instant, seasonAt, seasonDto, seasonIdParam, seasonOr404 } from "./season-repo";
+import { MSG } from "../messages";
 
 /**
  * Seasons (seed 000): create, change, delete, list, and the current one.
@@ -40,7 +41,7 @@ const windowCheck = (v: { startDate?: number; endDate?: number }) =>
   v.startDate === undefined || v.endDate === undefined || v.endDate > v.startDate;
 const createBody = z
   .object({ name, startDate: instant("startDate"), endDate: instant("endDate") })
-  .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
+  .refine(windowCheck, { message: MSG.endBeforeStart, path: ["endDate"] });
 const patchBody = z
   .object({
     name: name.optional(),
@@ -51,15 +52,7 @@ const patchBody = z
     (v) => v.name !== undefined || v.startDate !== undefined || v.endDate !== undefined,
     "Send at least one of name, startDate, endDate.",
   )
-  .refine(windowCheck, { message: "endDate must be after startDate", path: ["endDate"] });
-
-export const MSG = {
-  overlap: "Seasons cannot overlap: another season already covers part of these dates.",
-  nameTaken: (n: string) => `A season named "${n}" already exists.`,
-  startedStart: "This season has started: its start date can no longer change.",
-  endedFrozen: "This season has ended: its ranking is frozen and its dates can no longer change.",
-  endInPast: "A running season's end cannot be moved into the past.",
-};
+  .refine(windowCheck, { message: MSG.endBeforeStart, path: ["endDate"] });
 
 /** The season's row as written, or a 409 for a name already used. */
 async function writeSeason(
@@ -75,16 +68,16 @@ async function writeSeason(
 }
 
 const SEASON_COLS =
-  "id, name, start_date AS startDate, end_date AS endDate, created_at AS createdAt, updated_at AS updatedAt";
+  "id, name, start_date as startDate, end_date as endDate, created_at as createdAt, updated_at as updatedAt";
 
 seasonRoutes.post("/points/season", requireAdmin, valid("json", createBody), async (c) => {
   const b = c.req.valid("json");
   const row = await writeSeason(
     () =>
       c.env.DB.prepare(
-        `INSERT INTO seasons (name, start_date, end_date)
-         SELECT ?1, ?2, ?3 WHERE NOT EXISTS (SELECT 1 FROM seasons WHERE start_date < ?3 AND end_date > ?2)
-         RETURNING ${SEASON_COLS}`,
+        `insert into seasons (name, start_date, end_date)
+         select ?1, ?2, ?3 where not exists (select 1 from seasons where start_date < ?3 and end_date > ?2)
+         returning ${SEASON_COLS}`,
       )
         .bind(b.name, b.startDate, b.endDate)
         .first<SeasonRow>(),
@@ -107,7 +100,7 @@ seasonRoutes.patch(
     const now = Date.now();
     const startDate = b.startDate ?? s.startDate;
     const endDate = b.endDate ?? s.endDate;
-    if (endDate <= startDate) throw badRequest("endDate must be after startDate");
+    if (endDate <= startDate) throw badRequest(MSG.endBeforeStart);
     if (startDate !== s.startDate && now >= s.startDate) throw conflict(MSG.startedStart);
     if (endDate !== s.endDate && now >= s.endDate) throw conflict(MSG.endedFrozen);
     if (endDate !== s.endDate && now >= s.startDate && endDate <= now)
@@ -116,9 +109,9 @@ seasonRoutes.patch(
     const row = await writeSeason(
       () =>
         c.env.DB.prepare(
-          `UPDATE seasons SET name = ?2, start_date = ?3, end_date = ?4, updated_at = (unixepoch('subsec') * 1000)
-         WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM seasons WHERE id != ?1 AND start_date < ?4 AND end_date > ?3)
-         RETURNING ${SEASON_COLS}`,
+          `update seasons set name = ?2, start_date = ?3, end_date = ?4, updated_at = (unixepoch('subsec') * 1000)
+         where id = ?1 and not exists (select 1 from seasons where id != ?1 and start_date < ?4 and end_date > ?3)
+         returning ${SEASON_COLS}`,
         )
           .bind(id, seasonName, startDate, endDate)
           .first<SeasonRow>(),
@@ -139,8 +132,8 @@ async function deleteSeason(env: Env, id: number) {
   const s = await seasonOr404(env, id);
   // The row first: the consumer stops routing events here and its mirror writes (which
   // require the season to exist) stop; then the mirror rows and the board itself.
-  await db(env).delete(seasons).where(eq(seasons.id, id));
-  await db(env).delete(rankingStatus).where(eq(rankingStatus.seasonId, id));
+  await db(env).delete(seasons).where(eq(seasons.id, id)).run();
+  await db(env).delete(rankingStatus).where(eq(rankingStatus.seasonId, id)).run();
   await boardOf(env, id).close();
   return { ...seasonDto(s), deleted: true };
 }

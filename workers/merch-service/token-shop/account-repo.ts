@@ -5,7 +5,7 @@ import type { Env } from "../../env";
 import { ADMIN_ROLES } from "../../../shared/roles";
 import type { Caller } from "../../lib/auth";
 import { forbidden, notFound } from "../../lib/errors";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * Token accounts in D1: which account id (and so which TokenAccount object) belongs to a
@@ -55,11 +55,11 @@ export async function accountFor(
   adminToo: boolean,
 ): Promise<TokenAccountRow> {
   const account = await accountById(env, accountId);
-  if (!account) throw notFound(STORE_MSG.accountNotFound);
+  if (!account) throw notFound(MSG.accountNotFound);
   if (
     account.userUuid !== who.uuid &&
     !(adminToo && who.roles.some((r) => ADMIN_ROLES.includes(r)))
   )
-    throw forbidden(STORE_MSG.notYourAccount);
+    throw forbidden(MSG.notYourAccount);
   return account;
 }

@@ -13,10 +13,11 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../../lib/uploads";
 import { valid } from "../../lib/validate";
 import { consumableFileUrl } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * The pictures and animations consumables show: `POST /api/v1/consumables/files` (admin,
@@ -31,7 +32,6 @@ export const CONSUMABLE_FILE_RULES: UploadRules = {
   maxBytes: 10 * MB,
   field: "file",
 };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 const r2Key = (id: string) => `consumables/${id}`;
 
 const uploadForm = z.object({
@@ -52,7 +52,7 @@ consumableFileRoutes.post(
       r2Key(id),
       c.req.valid("form").file,
       CONSUMABLE_FILE_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     try {
       await db(c.env)
@@ -84,7 +84,7 @@ consumableFileRoutes.get(
       .from(consumableFiles)
       .where(eq(consumableFiles.id, fileId))
       .get();
-    if (!row) throw notFound(STORE_MSG.fileNotFound);
+    if (!row) throw notFound(MSG.fileNotFound);
     return serveUpload(
       c.req.raw,
       c.env.UPLOADS,
@@ -93,9 +93,9 @@ consumableFileRoutes.get(
         size: row.size,
         contentType: row.contentType,
         etag: `"${row.id}"`,
-        cacheControl: IMMUTABLE,
+        cacheControl: IMMUTABLE_CACHE,
       },
-      STORE_MSG.fileNotFound,
+      MSG.fileNotFound,
     );
   },
 );

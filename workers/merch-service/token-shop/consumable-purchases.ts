@@ -21,7 +21,7 @@ import { cleanText, parseOr400, valid } from "../../lib/validate";
 import { accountFor, accountObject } from "./account-repo";
 import { consumableOr404 } from "./consumables";
 import { toAccountDto, toConsumableDto, toPurchaseDto } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 import { refusalError } from "./token-transactions";
 
 /**
@@ -134,9 +134,9 @@ consumablePurchaseRoutes.post(
       consumableOr404(c.env, body.consumableId),
       d.select({ uuid: rooms.uuid }).from(rooms).where(eq(rooms.uuid, body.roomUuid)).get(),
     ]);
-    if (!room) throw notFound(STORE_MSG.roomNotFound);
+    if (!room) throw notFound(MSG.roomNotFound);
     if (body.tokenCost !== consumable.tokenCost)
-      throw conflict(STORE_MSG.costChanged(consumable.tokenCost));
+      throw conflict(MSG.costChanged(consumable.tokenCost));
 
     const hold = await accountObject(c.env, account.id).hold(
       consumable.tokenCost,
@@ -183,7 +183,7 @@ function sameRequest(row: ConsumablePurchaseRow, body: PurchaseBody) {
     row.consumableId !== body.consumableId ||
     row.tokenCost !== body.tokenCost
   ) {
-    throw conflict(STORE_MSG.keyReused);
+    throw conflict(MSG.keyReused);
   }
 }
 
@@ -198,7 +198,7 @@ async function resume(
   knownHold?: TransactionOk,
 ): Promise<ConsumablePurchaseRow> {
   if (row.status === "committed") return row;
-  if (row.status === "voided") throw conflict(STORE_MSG.cancelled);
+  if (row.status === "voided") throw conflict(MSG.cancelled);
   const stub = accountObject(env, row.accountId);
   // Where the hold stands now: a retry must not deliver what expired or was already charged.
   const hold = knownHold ?? (await stub.hold(row.tokenCost, holdKey(row.id)));
@@ -206,7 +206,7 @@ async function resume(
   if (hold.holdStatus === "committed") return settle(env, row, "committed");
   if (hold.holdStatus === "voided") {
     await settle(env, row, "voided");
-    throw conflict(STORE_MSG.cancelled);
+    throw conflict(MSG.cancelled);
   }
 
   const consumable =
@@ -234,7 +234,7 @@ async function resume(
     // The room did not answer (overloaded, reset): nothing was shown, so nothing is charged.
     console.error(`delivery of purchase ${row.id} failed`, err);
     await cancel(env, row);
-    throw new ApiError(503, STORE_MSG.deliveryFailed);
+    throw new ApiError(503, MSG.deliveryFailed);
   }
   if (!delivered.ok) {
     await cancel(env, row);
@@ -299,7 +299,7 @@ async function answer(
   row: ConsumablePurchaseRow,
   replayed: boolean,
 ) {
-  if (row.status === "voided") throw conflict(STORE_MSG.cancelled);
+  if (row.status === "voided") throw conflict(MSG.cancelled);
   const view = await accountObject(env, account.id).getAccount();
   return Response.json(
     { purchase: toPurchaseDto(row), account: toAccountDto(account, view) },

@@ -10,7 +10,7 @@ import { badRequest, notFound } from "../../lib/errors";
 import { limitOffset } from "../../lib/paging";
 import { cleanText, valid } from "../../lib/validate";
 import { toConsumableDto } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * Consumables (seed 000): things bought with tokens and sent into a room. Reads are public
@@ -122,7 +122,7 @@ function filters(q: ListQuery): SQL | undefined {
 
 export async function consumableOr404(env: Env, id: number) {
   const row = await db(env).select().from(consumables).where(eq(consumables.id, id)).get();
-  if (!row) throw notFound(STORE_MSG.consumableNotFound);
+  if (!row) throw notFound(MSG.consumableNotFound);
   return row;
 }
 
@@ -134,7 +134,7 @@ async function checkFile(env: Env, id: string | null | undefined) {
     .from(consumableFiles)
     .where(eq(consumableFiles.id, id))
     .get();
-  if (!file) throw badRequest(STORE_MSG.unknownFile);
+  if (!file) throw badRequest(MSG.unknownFile);
 }
 
 consumableRoutes.post(P, requireAdmin, valid("json", createBody), async (c) => {
@@ -191,7 +191,7 @@ consumableRoutes.patch(
       .where(eq(consumables.id, c.req.valid("param").id))
       .returning()
       .get();
-    if (!row) throw notFound(STORE_MSG.consumableNotFound);
+    if (!row) throw notFound(MSG.consumableNotFound);
     return c.json(toConsumableDto(row));
   },
 );
@@ -200,6 +200,6 @@ consumableRoutes.patch(
 consumableRoutes.delete(`${P}/:id`, requireAdmin, valid("param", consumableIdParam), async (c) => {
   const { id } = c.req.valid("param");
   const gone = await db(c.env).delete(consumables).where(eq(consumables.id, id)).returning().get();
-  if (!gone) throw notFound(STORE_MSG.consumableNotFound);
+  if (!gone) throw notFound(MSG.consumableNotFound);
   return c.json({ id, deleted: true });
 });

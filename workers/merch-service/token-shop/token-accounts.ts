@@ -8,7 +8,7 @@ import { limitOffset } from "../../lib/paging";
 import { cleanText, valid } from "../../lib/validate";
 import { accountFor, accountObject, accountOf, ensureAccount } from "./account-repo";
 import { toAccountDto } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * Token accounts (seed 000): one per user; the D1 row says whose it is, the TokenAccount
@@ -55,7 +55,7 @@ tokenAccountRoutes.post(P, requireUser, async (c) => {
 
 tokenAccountRoutes.get(`${P}/self`, requireUser, async (c) => {
   const account = await accountOf(c.env, caller(c).uuid);
-  if (!account) throw notFound(STORE_MSG.accountNotFound);
+  if (!account) throw notFound(MSG.accountNotFound);
   return c.json(toAccountDto(account, await accountObject(c.env, account.id).getAccount()));
 });
 
@@ -97,7 +97,7 @@ tokenAccountRoutes.post(
   valid("param", accountParam),
   valid("json", grantBody),
   async (c) => {
-    if (!GRANT_ENVIRONMENTS.includes(c.env.ENVIRONMENT)) throw forbidden(STORE_MSG.grantRefused);
+    if (!GRANT_ENVIRONMENTS.includes(c.env.ENVIRONMENT)) throw forbidden(MSG.grantRefused);
     const who = caller(c);
     const account = await accountFor(c.env, who, c.req.valid("param").accountId, true);
     const { amount, idempotencyKey } = c.req.valid("json");
@@ -106,7 +106,7 @@ tokenAccountRoutes.post(
     // happen: the key is scoped by amount here), so check first and answer 403 instead; a
     // disable that lands in between is told apart from a real failure by reading again.
     const disabled = async () => (await stub.getAccount()).status !== "active";
-    if (await disabled()) throw forbidden(STORE_MSG.accountDisabled);
+    if (await disabled()) throw forbidden(MSG.accountDisabled);
     const result = await stub
       .credit(
         amount,
@@ -114,7 +114,7 @@ tokenAccountRoutes.post(
         `grant by ${who.uuid}`,
       )
       .catch(async (e) => {
-        throw (await disabled()) ? forbidden(STORE_MSG.accountDisabled) : e;
+        throw (await disabled()) ? forbidden(MSG.accountDisabled) : e;
       });
     return c.json(
       { ...toAccountDto(account, await stub.getAccount()), duplicate: result.duplicate },

@@ -14,10 +14,11 @@ import {
   storeUpload,
   uploadBodyLimit,
   type UploadRules,
+  IMMUTABLE_CACHE,
 } from "../../lib/uploads";
 import { cleanText, valid } from "../../lib/validate";
 import { toBundleDto } from "./shop-dto";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * Token bundles (seed 000): tokens sold as a payment-service product. Reads are public (the
@@ -31,7 +32,6 @@ const P = "/api/v1/token-bundles";
 /** Seed 000, section 9: token bundles are listed 32 a page. */
 export const BUNDLE_PAGE = 32;
 const THUMB_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
-const IMMUTABLE = "public, max-age=31536000, immutable";
 
 const line = (name: string, max: number) =>
   z
@@ -114,7 +114,7 @@ function selectBundles(env: AppEnv["Bindings"]) {
 
 async function bundleOr404(env: AppEnv["Bindings"], id: number) {
   const row = await selectBundles(env).where(eq(tokenBundles.id, id)).get();
-  if (!row) throw notFound(STORE_MSG.bundleNotFound);
+  if (!row) throw notFound(MSG.bundleNotFound);
   return row;
 }
 const dto = (r: Awaited<ReturnType<typeof bundleOr404>>) =>
@@ -167,7 +167,7 @@ tokenBundleRoutes.patch(
       .where(eq(tokenBundles.id, id))
       .returning()
       .get();
-    if (!updated) throw notFound(STORE_MSG.bundleNotFound);
+    if (!updated) throw notFound(MSG.bundleNotFound);
     return c.json(dto(await bundleOr404(c.env, id)));
   },
 );
@@ -180,7 +180,7 @@ tokenBundleRoutes.post(`${P}/:id`, requireAdmin, valid("param", idParam), async 
     .where(eq(tokenBundles.id, id))
     .returning()
     .get();
-  if (!gone) throw notFound(STORE_MSG.bundleNotFound);
+  if (!gone) throw notFound(MSG.bundleNotFound);
   if (gone.thumbnailKey) await c.env.UPLOADS.delete(gone.thumbnailKey);
   return c.json({ id, deleted: true });
 });
@@ -203,7 +203,7 @@ tokenBundleRoutes.patch(
       `token-bundles/${id}/${crypto.randomUUID()}`,
       c.req.valid("form").file,
       THUMB_RULES,
-      { cacheControl: IMMUTABLE },
+      { cacheControl: IMMUTABLE_CACHE },
     );
     const updated = await db(c.env)
       .update(tokenBundles)
@@ -214,7 +214,7 @@ tokenBundleRoutes.patch(
     if (!updated) {
       // Deleted while the file was uploading: leave nothing behind.
       await c.env.UPLOADS.delete(stored.key);
-      throw notFound(STORE_MSG.bundleNotFound);
+      throw notFound(MSG.bundleNotFound);
     }
     if (before.bundle.thumbnailKey) await c.env.UPLOADS.delete(before.bundle.thumbnailKey);
     return c.json(dto(await bundleOr404(c.env, id)));
@@ -223,18 +223,18 @@ tokenBundleRoutes.patch(
 
 tokenBundleRoutes.get(`${P}/:id/thumbnail`, valid("param", idParam), async (c) => {
   const { bundle } = await bundleOr404(c.env, c.req.valid("param").id);
-  if (!bundle.thumbnailKey) throw notFound(STORE_MSG.thumbnailNotFound);
+  if (!bundle.thumbnailKey) throw notFound(MSG.thumbnailNotFound);
   const head = await c.env.UPLOADS.head(bundle.thumbnailKey);
-  if (!head) throw notFound(STORE_MSG.thumbnailNotFound);
+  if (!head) throw notFound(MSG.thumbnailNotFound);
   const version = bundle.thumbnailKey.split("/").pop()!;
   // The versioned URL (`?v=`, what the DTO links) names one picture for good; the bare path
   // follows the current picture, so caches must come back soon.
-  const cacheControl = c.req.query("v") === version ? IMMUTABLE : "public, max-age=60";
+  const cacheControl = c.req.query("v") === version ? IMMUTABLE_CACHE : "public, max-age=60";
   const contentType = head.httpMetadata?.contentType ?? "application/octet-stream";
   return serveUpload(
     c.req.raw,
     c.env.UPLOADS,
     { key: bundle.thumbnailKey, size: head.size, contentType, etag: `"${version}"`, cacheControl },
-    STORE_MSG.thumbnailNotFound,
+    MSG.thumbnailNotFound,
   );
 });

@@ -7,7 +7,7 @@ import { caller, requireService } from "../../lib/auth";
 import { ApiError } from "../../lib/errors";
 import { cleanText, valid } from "../../lib/validate";
 import { accountFor, accountById, accountObject } from "./account-repo";
-import { STORE_MSG } from "../store-messages";
+import { MSG } from "../messages";
 
 /**
  * Ending a hold by hand: POST /api/v1/token-transactions/commit and /void with
@@ -47,9 +47,9 @@ const REFUSAL_STATUS: Record<RefusalCode, number> = {
 export function refusalError(r: TransactionRefused): ApiError {
   const message =
     r.code === "disabled"
-      ? STORE_MSG.accountDisabled
+      ? MSG.accountDisabled
       : r.code === "hold_not_found"
-        ? STORE_MSG.holdNotFound
+        ? MSG.holdNotFound
         : r.message;
   return new ApiError(REFUSAL_STATUS[r.code], message);
 }
@@ -72,7 +72,7 @@ for (const action of ["commit", "void"] as const) {
       const account = byService
         ? await accountById(c.env, accountId)
         : await accountFor(c.env, caller(c), accountId, true);
-      if (!account) throw new ApiError(404, STORE_MSG.accountNotFound);
+      if (!account) throw new ApiError(404, MSG.accountNotFound);
       const stub = accountObject(c.env, account.id);
       // Keys are scoped by who calls, so one client's key can never answer for another's call.
       const scoped = `${action}:${byService ? "service" : caller(c).uuid}:${idempotencyKey}`;
