@@ -179,6 +179,10 @@ export default defineConfig(async () => {
         "shared/**/*.test.ts",
       ],
       setupFiles: ["./test/setup.ts"],
+      // The concurrency proofs (20 racing crate moves, 1,000 purchases) take about a second
+      // alone; on a shared 2-core machine they can pass vitest's 5 s default. A hang still
+      // fails, just later.
+      testTimeout: 30_000,
       deps: { optimizer: { ssr: { enabled: true, include: ["@remix-run/cloudflare"] } } },
     },
   };
