@@ -5,8 +5,9 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData } from "@remix-run/react";
+import { AdminNameFields } from "~/components/admin/AdminNameFields";
 import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
-import { Field, Select, TextArea } from "~/components/ui";
+import { Field, Select } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -88,22 +89,7 @@ export default function AdminConsumable() {
       formKey={c?.updatedAt ?? NEW}
       result={result}
     >
-      <Field
-        className="sm:col-span-2"
-        label={t("adminShop.field.name")}
-        name="name"
-        required
-        maxLength={60}
-        defaultValue={c?.name ?? ""}
-      />
-      <TextArea
-        className="sm:col-span-2"
-        label={t("adminShop.field.description")}
-        name="description"
-        rows={3}
-        maxLength={500}
-        defaultValue={c?.description ?? ""}
-      />
+      <AdminNameFields record={c} nameMax={60} descriptionMax={500} />
       <Field
         label={t("adminShop.field.tokenCost")}
         name="tokenCost"

@@ -5,8 +5,9 @@ import {
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
 import { useActionData, useLoaderData } from "@remix-run/react";
+import { AdminNameFields } from "~/components/admin/AdminNameFields";
 import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
-import { Field, TextArea } from "~/components/ui";
+import { Field } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
@@ -83,22 +84,7 @@ export default function AdminTokenBundle() {
       formKey={b?.updatedAt ?? NEW}
       result={result}
     >
-      <Field
-        className="sm:col-span-2"
-        label={t("adminShop.field.name")}
-        name="name"
-        required
-        maxLength={100}
-        defaultValue={b?.name ?? ""}
-      />
-      <TextArea
-        className="sm:col-span-2"
-        label={t("adminShop.field.description")}
-        name="description"
-        rows={3}
-        maxLength={1000}
-        defaultValue={b?.description ?? ""}
-      />
+      <AdminNameFields record={b} nameMax={100} descriptionMax={1000} />
       <Field
         label={t("adminShop.field.tokenAmount")}
         name="tokenAmount"
