@@ -1,0 +1,45 @@
+import type { action } from "~/routes/forgot-password";
+import { Form, Link, useActionData } from "@remix-run/react";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
+import { useT } from "~/i18n";
+
+export function ForgotPasswordScreen() {
+  const t = useT();
+  const result = useActionData<typeof action>();
+  useFocusFirstError(result?.ok ? null : result);
+  return (
+    <AuthLayout title={t("forgot.heading")} lede={t("forgot.lede")}>
+      {result?.ok ? (
+        <Alert success>
+          <p>{t("forgot.sent", { email: result.detail ?? "" })}</p>
+        </Alert>
+      ) : (
+        <Form method="post" noValidate className="space-y-5">
+          <Alert error={result?.error} />
+          <Field
+            label={t("field.email")}
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            defaultValue={result?.values?.email}
+            error={result?.fieldErrors?.email && t(result.fieldErrors.email)}
+          />
+          <SubmitButton label="forgot.submit" pendingLabel="forgot.pending" className="w-full" />
+        </Form>
+      )}
+      <p className="mt-6 text-center">
+        <Link to="/login" className={buttonClass.link}>
+          {t("forgot.backToLogin")}
+        </Link>
+      </p>
+    </AuthLayout>
+  );
+}
