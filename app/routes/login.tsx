@@ -7,17 +7,14 @@ import {
 import { pageMeta } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, formString, hasErrors, type FormState } from "~/lib/forms";
-import { getSession, safeRedirect, setTokenCookie } from "~/lib/session.server";
+import { redirectSignedIn, safeRedirect, setTokenCookie } from "~/lib/session.server";
 import type { AuthResult } from "~/lib/types";
 import { LoginScreen } from "~/components/auth/LoginScreen";
 
 export const meta = pageMeta("login.title");
 
 export async function loader(args: LoaderFunctionArgs) {
-  const session = await getSession(args);
-  if (session.user)
-    throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
-  return null;
+  return redirectSignedIn(args);
 }
 
 export async function action(args: ActionFunctionArgs) {

@@ -7,17 +7,14 @@ import {
 import { pageMeta } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
-import { getSession, safeRedirect, setTokenCookie } from "~/lib/session.server";
+import { redirectSignedIn, setTokenCookie } from "~/lib/session.server";
 import type { AuthResult } from "~/lib/types";
 import { SignupScreen } from "~/components/auth/SignupScreen";
 
 export const meta = pageMeta("signup.title");
 
 export async function loader(args: LoaderFunctionArgs) {
-  const session = await getSession(args);
-  if (session.user)
-    throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
-  return null;
+  return redirectSignedIn(args);
 }
 
 /** Creates the account, signs the user in, and sends them to enter the e-mailed code. */

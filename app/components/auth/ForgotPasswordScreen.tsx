@@ -1,14 +1,8 @@
 import type { action } from "~/routes/forgot-password";
 import { Form, Link, useActionData } from "@remix-run/react";
-import {
-  Alert,
-  AuthLayout,
-  buttonClass,
-  Field,
-  SubmitButton,
-  useFocusFirstError,
-} from "~/components/ui";
+import { Alert, AuthLayout, buttonClass, SubmitButton, useFocusFirstError } from "~/components/ui";
 import { useT } from "~/i18n";
+import { EmailField } from "~/components/auth/EmailField";
 
 export function ForgotPasswordScreen() {
   const t = useT();
@@ -23,15 +17,7 @@ export function ForgotPasswordScreen() {
       ) : (
         <Form method="post" noValidate className="space-y-5">
           <Alert error={result?.error} />
-          <Field
-            label={t("field.email")}
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            defaultValue={result?.values?.email}
-            error={result?.fieldErrors?.email && t(result.fieldErrors.email)}
-          />
+          <EmailField defaultValue={result?.values?.email} error={result?.fieldErrors?.email} />
           <SubmitButton label="forgot.submit" pendingLabel="forgot.pending" className="w-full" />
         </Form>
       )}

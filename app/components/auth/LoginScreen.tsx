@@ -9,6 +9,8 @@ import {
   useFocusFirstError,
 } from "~/components/ui";
 import { useT } from "~/i18n";
+import { withRedirectTo } from "~/lib/redirects";
+import { EmailField } from "~/components/auth/EmailField";
 
 export function LoginScreen() {
   const t = useT();
@@ -17,23 +19,12 @@ export function LoginScreen() {
   const [params] = useSearchParams();
   const redirectTo = params.get("redirectTo") ?? "";
   const fe = result?.fieldErrors ?? {};
-  const signupHref = redirectTo
-    ? `/signup?redirectTo=${encodeURIComponent(redirectTo)}`
-    : "/signup";
   return (
     <AuthLayout title={t("login.heading")} lede={t("login.lede")}>
       <Form method="post" noValidate className="space-y-5">
         <input type="hidden" name="redirectTo" value={redirectTo} />
         <Alert error={result?.error} />
-        <Field
-          label={t("field.email")}
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={result?.values?.email}
-          error={fe.email && t(fe.email)}
-        />
+        <EmailField defaultValue={result?.values?.email} error={fe.email} />
         <Field
           label={t("field.password")}
           name="password"
@@ -51,7 +42,7 @@ export function LoginScreen() {
       </Form>
       <p className="mt-6 text-center text-ink-200">
         {t("login.noAccount")}{" "}
-        <Link to={signupHref} className={buttonClass.link}>
+        <Link to={withRedirectTo("/signup", redirectTo)} className={buttonClass.link}>
           {t("login.signupLink")}
         </Link>
       </p>

@@ -1,14 +1,9 @@
 import type { loader, action } from "~/routes/reset-password";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import {
-  Alert,
-  AuthLayout,
-  buttonClass,
-  Field,
-  SubmitButton,
-  useFocusFirstError,
-} from "~/components/ui";
+import { Alert, AuthLayout, buttonClass, SubmitButton, useFocusFirstError } from "~/components/ui";
 import { useT } from "~/i18n";
+import { NewPasswordField } from "~/components/auth/NewPasswordField";
+import { ConfirmPasswordField } from "~/components/auth/ConfirmPasswordField";
 
 export function ResetPasswordScreen() {
   const t = useT();
@@ -51,25 +46,8 @@ export function ResetPasswordScreen() {
             </Link>
           </p>
         )}
-        <Field
-          label={t("field.newPassword")}
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          maxLength={128}
-          hint={t("hint.password")}
-          error={fe.password && t(fe.password)}
-        />
-        <Field
-          label={t("field.confirmPassword")}
-          name="confirmPassword"
-          type="password"
-          autoComplete="new-password"
-          required
-          error={fe.confirmPassword && t(fe.confirmPassword)}
-        />
+        <NewPasswordField label="field.newPassword" name="password" error={fe.password} />
+        <ConfirmPasswordField error={fe.confirmPassword} />
         <SubmitButton label="reset.submit" pendingLabel="reset.pending" className="w-full" />
       </Form>
     </AuthLayout>

@@ -9,6 +9,9 @@ import {
   useFocusFirstError,
 } from "~/components/ui";
 import { useT } from "~/i18n";
+import { withRedirectTo } from "~/lib/redirects";
+import { EmailField } from "~/components/auth/EmailField";
+import { NewPasswordField } from "~/components/auth/NewPasswordField";
 
 export function SignupScreen() {
   const t = useT();
@@ -21,26 +24,8 @@ export function SignupScreen() {
     <AuthLayout title={t("signup.heading")} lede={t("signup.lede")}>
       <Form method="post" noValidate className="space-y-5">
         <Alert error={result?.error} />
-        <Field
-          label={t("field.email")}
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          defaultValue={result?.values?.email}
-          error={fe.email && t(fe.email)}
-        />
-        <Field
-          label={t("field.password")}
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          maxLength={128}
-          hint={t("hint.password")}
-          error={fe.password && t(fe.password)}
-        />
+        <EmailField defaultValue={result?.values?.email} error={fe.email} />
+        <NewPasswordField label="field.password" name="password" error={fe.password} />
         <Field
           label={t("field.nicknameOptional")}
           name="nickname"
@@ -53,10 +38,7 @@ export function SignupScreen() {
       </Form>
       <p className="mt-6 text-center text-ink-200">
         {t("signup.haveAccount")}{" "}
-        <Link
-          to={redirectTo ? `/login?redirectTo=${encodeURIComponent(redirectTo)}` : "/login"}
-          className={buttonClass.link}
-        >
+        <Link to={withRedirectTo("/login", redirectTo)} className={buttonClass.link}>
           {t("signup.loginLink")}
         </Link>
       </p>
