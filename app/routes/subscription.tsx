@@ -8,6 +8,7 @@ import { pageMeta } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
 import {
+  checkoutReturn,
   PAYMENT_SERVICE,
   type CheckoutStarted,
   type MySubscriptions,
@@ -38,13 +39,8 @@ export async function loader(args: LoaderFunctionArgs) {
   return {
     ...mine.data,
     plans: plans.data.data,
-    returned: p.get("session_id")
-      ? "paid"
-      : p.get("canceled")
-        ? "canceled"
-        : p.get("ended")
-          ? "ended"
-          : null,
+    // The local portal comes back with `ended`.
+    returned: checkoutReturn(p) ?? (p.get("ended") ? ("ended" as const) : null),
   };
 }
 

@@ -7,7 +7,13 @@ import {
 import { pageMeta } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
-import { MERCH_SERVICE, PAYMENT_SERVICE, type CheckoutStarted, type Product } from "~/lib/payments";
+import {
+  checkoutReturn,
+  MERCH_SERVICE,
+  PAYMENT_SERVICE,
+  type CheckoutStarted,
+  type Product,
+} from "~/lib/payments";
 import { requireUser } from "~/lib/session.server";
 import { TokensScreen } from "~/components/payments/TokensScreen";
 
@@ -38,11 +44,7 @@ export async function loader(args: LoaderFunctionArgs) {
   return {
     bundles,
     balance: account.ok ? account.data.balance : null,
-    returned: url.searchParams.get("session_id")
-      ? "paid"
-      : url.searchParams.get("canceled")
-        ? "canceled"
-        : null,
+    returned: checkoutReturn(url.searchParams),
   };
 }
 
