@@ -29,3 +29,11 @@ export function formatPrice(cents: number, currency: string, locale: Locale): st
     return `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
   }
 }
+
+/**
+ * How a checkout came back to the page that started it: `session_id` (paid) or `canceled`;
+ * null when the page was opened some other way.
+ */
+export function checkoutReturn(params: URLSearchParams): "paid" | "canceled" | null {
+  return params.get("session_id") ? "paid" : params.get("canceled") ? "canceled" : null;
+}

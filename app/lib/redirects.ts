@@ -34,3 +34,8 @@ export function magicTarget(raw: string | null | undefined): string {
   if (plan) return `/subscription?plan=${encodeURIComponent(plan[1])}`;
   return safeRedirect(target, "/");
 }
+
+/** `path` carrying the page's `redirectTo` on (log-in and sign-up link to each other). */
+export function withRedirectTo(path: string, redirectTo: string | null): string {
+  return redirectTo ? `${path}?redirectTo=${encodeURIComponent(redirectTo)}` : path;
+}

@@ -5,7 +5,9 @@ import { readCookie, serializeCookie } from "./cookies";
 import type { UserRole } from "../../shared/roles";
 import { isAdmin, type SessionInfo, type User } from "./types";
 
-export { safeRedirect } from "./redirects";
+import { safeRedirect } from "./redirects";
+
+export { safeRedirect };
 
 /**
  * The session: the user-service JWT in an httpOnly cookie, set only by our actions.
@@ -87,6 +89,14 @@ export async function getSession(args: Args): Promise<Session> {
   if (!user || (tokenType && tokenType !== "user" && tokenType !== "bot")) return guest;
   const roles = res.data.roles ?? user.roles ?? [];
   return { user: { ...user, roles }, token, roles, isAdmin: isAdmin(roles), setCookie: null };
+}
+
+/** For the log-in and sign-up pages: a visitor already signed in goes on to `?redirectTo`. */
+export async function redirectSignedIn(args: Args): Promise<null> {
+  const session = await getSession(args);
+  if (session.user)
+    throw redirect(safeRedirect(new URL(args.request.url).searchParams.get("redirectTo")));
+  return null;
 }
 
 /** `/login?redirectTo=<here>` for a page that needs an account. */

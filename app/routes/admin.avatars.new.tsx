@@ -4,23 +4,14 @@ import {
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { ArrowLeft } from "lucide-react";
 import { AVATAR_STATUSES } from "../../workers/db/points-schema";
-import { ArtInput, AvatarFields, artFile, avatarBody } from "~/components/avatars/AvatarFields";
-import {
-  Alert,
-  buttonClass,
-  Card,
-  SubmitButton,
-  useFocusFirstError,
-  PageTitle,
-} from "~/components/ui";
-import { pageMeta, useT } from "~/i18n";
+import { artFile, avatarBody } from "~/components/avatars/AvatarFields";
+import { pageMeta } from "~/i18n";
 import { requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { MERCH_SERVICE, type AvatarDto } from "~/lib/avatars";
 import { hasErrors, type FormState } from "~/lib/forms";
+import { NewAvatarScreen } from "~/components/admin/NewAvatarScreen";
 
 export const meta = pageMeta("adminAvatars.title");
 
@@ -60,25 +51,5 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function NewAvatar() {
-  const t = useT();
-  const { statuses } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
-  useFocusFirstError(result);
-  return (
-    <div className="mx-auto max-w-3xl px-4 py-8 sm:px-6 sm:py-12">
-      <Link to="/admin/avatars" className={buttonClass.ghost}>
-        <ArrowLeft aria-hidden className="size-4" />
-        {t("adminAvatars.back")}
-      </Link>
-      <Card className="mt-4">
-        <PageTitle size="card">{t("adminAvatars.new")}</PageTitle>
-        <Form method="post" encType="multipart/form-data" className="mt-6 space-y-5" noValidate>
-          {result?.error && <Alert error={result.error} />}
-          <AvatarFields statuses={statuses} values={result?.values} errors={result?.fieldErrors} />
-          <ArtInput />
-          <SubmitButton label="adminAvatars.create" pendingLabel="adminAvatars.creating" />
-        </Form>
-      </Card>
-    </div>
-  );
+  return <NewAvatarScreen />;
 }

@@ -4,14 +4,13 @@ import {
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
-import { useActionData, useLoaderData } from "@remix-run/react";
-import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
-import { Field, Select, TextArea } from "~/components/ui";
-import { pageMeta, useT } from "~/i18n";
+import { pickedFile } from "~/components/admin/AdminEditor";
+import { pageMeta } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
 import { MERCH, type Consumable } from "~/lib/shop";
+import { AdminConsumableScreen } from "~/components/admin/AdminConsumableScreen";
 
 export const meta = pageMeta("adminShop.consumablesTitle");
 
@@ -75,65 +74,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function AdminConsumable() {
-  const t = useT();
-  const { item: c } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
-  const creating = !c;
-  return (
-    <AdminEditor
-      backTo="/admin/consumables"
-      backLabel={t("adminShop.backConsumables")}
-      title={creating ? t("adminShop.createConsumable") : t("adminShop.editConsumable")}
-      creating={creating}
-      formKey={c?.updatedAt ?? NEW}
-      result={result}
-    >
-      <Field
-        className="sm:col-span-2"
-        label={t("adminShop.field.name")}
-        name="name"
-        required
-        maxLength={60}
-        defaultValue={c?.name ?? ""}
-      />
-      <TextArea
-        className="sm:col-span-2"
-        label={t("adminShop.field.description")}
-        name="description"
-        rows={3}
-        maxLength={500}
-        defaultValue={c?.description ?? ""}
-      />
-      <Field
-        label={t("adminShop.field.tokenCost")}
-        name="tokenCost"
-        inputMode="numeric"
-        required
-        defaultValue={c ? String(c.tokenCost) : ""}
-      />
-      <Select
-        label={t("adminShop.field.displayType")}
-        name="displayType"
-        defaultValue={c?.displayType ?? "small"}
-      >
-        <option value="small">{t("adminShop.display.small")}</option>
-        <option value="cover">{t("adminShop.display.cover")}</option>
-      </Select>
-      <AdminImageInput
-        id="consumable-file"
-        label={t("adminShop.field.file")}
-        hint={t("adminShop.fileHint")}
-        src={c?.imageUrl}
-        testId="consumable-image"
-      />
-      {c?.imageUrl && (
-        <label className="flex items-center gap-3 text-ink-100 sm:col-span-2">
-          <input type="checkbox" name="removeFile" className="size-5 accent-brand" />
-          {t("adminShop.removeFile")}
-        </label>
-      )}
-    </AdminEditor>
-  );
+  return <AdminConsumableScreen />;
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

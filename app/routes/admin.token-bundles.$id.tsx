@@ -4,14 +4,13 @@ import {
   type ActionFunctionArgs,
   type LoaderFunctionArgs,
 } from "@remix-run/cloudflare";
-import { useActionData, useLoaderData } from "@remix-run/react";
-import { AdminEditor, AdminImageInput, pickedFile } from "~/components/admin/AdminEditor";
-import { Field, TextArea } from "~/components/ui";
-import { pageMeta, useT } from "~/i18n";
+import { pickedFile } from "~/components/admin/AdminEditor";
+import { pageMeta } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
 import { callApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
 import { MERCH, type TokenBundle } from "~/lib/shop";
+import { AdminTokenBundleScreen } from "~/components/admin/AdminTokenBundleScreen";
 
 export const meta = pageMeta("adminShop.bundlesTitle");
 
@@ -70,59 +69,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function AdminTokenBundle() {
-  const t = useT();
-  const { bundle: b } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
-  const creating = !b;
-  return (
-    <AdminEditor
-      backTo="/admin/token-bundles"
-      backLabel={t("adminShop.backBundles")}
-      title={creating ? t("adminShop.createBundle") : t("adminShop.editBundle")}
-      creating={creating}
-      formKey={b?.updatedAt ?? NEW}
-      result={result}
-    >
-      <Field
-        className="sm:col-span-2"
-        label={t("adminShop.field.name")}
-        name="name"
-        required
-        maxLength={100}
-        defaultValue={b?.name ?? ""}
-      />
-      <TextArea
-        className="sm:col-span-2"
-        label={t("adminShop.field.description")}
-        name="description"
-        rows={3}
-        maxLength={1000}
-        defaultValue={b?.description ?? ""}
-      />
-      <Field
-        label={t("adminShop.field.tokenAmount")}
-        name="tokenAmount"
-        inputMode="numeric"
-        required
-        defaultValue={b ? String(b.tokenAmount) : ""}
-      />
-      <Field
-        label={t("adminShop.field.productId")}
-        name="productId"
-        required
-        maxLength={100}
-        defaultValue={b?.productId ?? ""}
-        hint={t("adminShop.productHint")}
-      />
-      <AdminImageInput
-        id="bundle-file"
-        label={t("adminShop.field.thumbnail")}
-        hint={t("adminShop.thumbHint")}
-        src={b?.thumbnailUrl}
-        testId="bundle-thumbnail"
-      />
-    </AdminEditor>
-  );
+  return <AdminTokenBundleScreen />;
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

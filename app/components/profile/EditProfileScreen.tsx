@@ -17,6 +17,8 @@ import { userColor } from "~/lib/format";
 import { type FormState } from "~/lib/forms";
 import { useRootData } from "~/hooks/useRootData";
 import type { User } from "~/lib/types";
+import { NewPasswordField } from "~/components/auth/NewPasswordField";
+import { ConfirmPasswordField } from "~/components/auth/ConfirmPasswordField";
 
 const ZODIAC = [
   "aries",
@@ -208,27 +210,12 @@ export function EditProfileScreen() {
             error={password?.fieldErrors?.password && t(password.fieldErrors.password)}
             className="sm:col-span-2"
           />
-          <Field
-            label={t("field.newPassword")}
+          <NewPasswordField
+            label="field.newPassword"
             name="newPassword"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            maxLength={128}
-            hint={t("hint.password")}
-            error={password?.fieldErrors?.newPassword && t(password.fieldErrors.newPassword)}
+            error={password?.fieldErrors?.newPassword}
           />
-          <Field
-            label={t("field.confirmPassword")}
-            name="confirmPassword"
-            type="password"
-            autoComplete="new-password"
-            required
-            error={
-              password?.fieldErrors?.confirmPassword && t(password.fieldErrors.confirmPassword)
-            }
-          />
+          <ConfirmPasswordField error={password?.fieldErrors?.confirmPassword} />
           <div className="sm:col-span-2">
             <SubmitButton
               label="password.submit"

@@ -10,7 +10,7 @@ import type { RoomConnection } from "~/hooks/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
 import { Avatar } from "../Avatar";
-import { UserAvatar } from "./RoomParts";
+import { UserAvatar } from "./UserAvatar";
 import { SendSomething } from "../shop/SendSomething";
 import { ConsumableMessage } from "./ConsumableMessage";
 

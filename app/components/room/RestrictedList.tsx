@@ -1,7 +1,7 @@
 import { useT } from "~/i18n";
 import type { RoomProfile } from "~/lib/rooms";
 import type { ModMenu, NameOf } from "./people";
-import { UserAvatar } from "./RoomParts";
+import { UserAvatar } from "./UserAvatar";
 
 /** Who is banned or muted in this room, for moderators, each with their menu. */
 export function RestrictedList({

@@ -3,7 +3,7 @@ import type { RoomProfile } from "~/lib/rooms";
 import type { RoomUser, UserData } from "../../../shared/protocol";
 import { Floor } from "./Floor";
 import type { ModMenu, NameOf } from "./people";
-import { UserAvatar } from "./RoomParts";
+import { UserAvatar } from "./UserAvatar";
 
 /** The floor section: the listeners' avatars, a shimmer while connecting, or "nobody here". */
 export function RoomFloor({

@@ -8,7 +8,8 @@ import type { Palette, RoomProfile } from "~/lib/rooms";
 import type { RoomUser } from "../../../shared/protocol";
 import type { ModMenu, NameOf } from "./people";
 import type { RoomMe } from "./RoomChat";
-import { Seat, SeatIcon, UserAvatar } from "./RoomParts";
+import { Seat, SeatIcon } from "./Seat";
+import { UserAvatar } from "./UserAvatar";
 
 /** The actions whose errors the stage shows inline. */
 export const STAGE_ACTIONS: ReadonlySet<string | undefined> = new Set([

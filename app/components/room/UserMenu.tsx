@@ -16,6 +16,8 @@ import { errorText } from "~/lib/errors";
 import { activeRoomRoles, ROOM_SERVICE } from "~/lib/rooms";
 import type { RoomConnection } from "~/hooks/useRoom";
 import { useToast } from "../Toaster";
+import { MenuItem } from "./MenuItem";
+import { MenuCancel } from "./MenuCancel";
 
 /** Chat mutes last this long (issue 4, "Mute chat 15 min"). */
 export const MUTE_MS = 15 * 60_000;
@@ -160,8 +162,6 @@ export function UserMenu({
   };
 
   const name = target.name;
-  const item =
-    "flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-sm font-medium text-ink-50 hover:bg-white/10 focus:bg-white/15 focus:outline-none disabled:opacity-60";
 
   return (
     <span className="relative inline-flex">
@@ -202,13 +202,7 @@ export function UserMenu({
             <div className="space-y-2 p-2" data-testid="give-room">
               <p className="text-sm text-ink-50">{t("room.mod.makeOwnerConfirm", { name })}</p>
               <div className="flex justify-end gap-2">
-                <button
-                  type="button"
-                  onClick={() => setGiving(false)}
-                  className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10"
-                >
-                  {t("room.mod.cancel")}
-                </button>
+                <MenuCancel onClick={() => setGiving(false)} />
                 <button
                   type="button"
                   disabled={busy}
@@ -245,13 +239,7 @@ export function UserMenu({
                 data-testid="kick-reason"
               />
               <div className="flex justify-end gap-2">
-                <button
-                  type="button"
-                  onClick={() => setKicking(false)}
-                  className="rounded-lg px-2.5 py-1.5 text-sm font-semibold text-ink-100 hover:bg-white/10"
-                >
-                  {t("room.mod.cancel")}
-                </button>
+                <MenuCancel onClick={() => setKicking(false)} />
                 <button
                   type="submit"
                   className="rounded-lg bg-danger px-2.5 py-1.5 text-sm font-bold text-white hover:brightness-110"
@@ -264,66 +252,48 @@ export function UserMenu({
           ) : (
             <>
               {target.dj && (
-                <button
-                  type="button"
-                  role="menuitem"
-                  className={item}
+                <MenuItem
+                  icon={UserMinus}
+                  label={t("room.mod.removeDj")}
                   onClick={() =>
                     socket(
                       { action: "removeDj", djUuid: target.uuid },
                       t("room.mod.removedDj", { name }),
                     )
                   }
-                  data-testid="mod-remove-dj"
-                >
-                  <UserMinus aria-hidden className="size-4" />
-                  {t("room.mod.removeDj")}
-                </button>
+                  testId="mod-remove-dj"
+                />
               )}
               {target.playing && (
-                <button
-                  type="button"
-                  role="menuitem"
-                  className={item}
+                <MenuItem
+                  icon={SkipForward}
+                  label={t("room.mod.skip")}
                   onClick={() => socket({ action: "skipSong" }, t("room.mod.skipped"))}
-                  data-testid="mod-skip"
-                >
-                  <SkipForward aria-hidden className="size-4" />
-                  {t("room.mod.skip")}
-                </button>
+                  testId="mod-skip"
+                />
               )}
               {target.present !== false && (
-                <button
-                  type="button"
-                  role="menuitem"
-                  className={item}
+                <MenuItem
+                  icon={UserX}
+                  label={t("room.mod.kickEllipsis")}
                   onClick={() => setKicking(true)}
-                  data-testid="mod-kick"
-                >
-                  <UserX aria-hidden className="size-4" />
-                  {t("room.mod.kickEllipsis")}
-                </button>
+                  testId="mod-kick"
+                />
               )}
               {held.has("chatDisabled") ? (
-                <button
-                  type="button"
-                  role="menuitem"
-                  disabled={busy}
-                  className={item}
+                <MenuItem
+                  icon={Volume2}
+                  label={t("room.mod.unmute")}
                   onClick={() =>
                     rest("DELETE", { role: "chatDisabled" }, t("room.mod.unmuted", { name }))
                   }
-                  data-testid="mod-unmute"
-                >
-                  <Volume2 aria-hidden className="size-4" />
-                  {t("room.mod.unmute")}
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  role="menuitem"
+                  testId="mod-unmute"
                   disabled={busy}
-                  className={item}
+                />
+              ) : (
+                <MenuItem
+                  icon={MicOff}
+                  label={t("room.mod.mute")}
                   onClick={() =>
                     rest(
                       "POST",
@@ -331,81 +301,60 @@ export function UserMenu({
                       t("room.mod.muted", { name }),
                     )
                   }
-                  data-testid="mod-mute"
-                >
-                  <MicOff aria-hidden className="size-4" />
-                  {t("room.mod.mute")}
-                </button>
+                  testId="mod-mute"
+                  disabled={busy}
+                />
               )}
               {held.has("banned") ? (
-                <button
-                  type="button"
-                  role="menuitem"
-                  disabled={busy}
-                  className={item}
+                <MenuItem
+                  icon={Ban}
+                  label={t("room.mod.unban")}
                   onClick={() =>
                     rest("DELETE", { role: "banned" }, t("room.mod.unbanned", { name }))
                   }
-                  data-testid="mod-unban"
-                >
-                  <Ban aria-hidden className="size-4" />
-                  {t("room.mod.unban")}
-                </button>
-              ) : (
-                <button
-                  type="button"
-                  role="menuitem"
+                  testId="mod-unban"
                   disabled={busy}
-                  className={`${item} text-red-300`}
+                />
+              ) : (
+                <MenuItem
+                  icon={Ban}
+                  label={t("room.mod.ban")}
                   onClick={() => rest("POST", { role: "banned" }, t("room.mod.banned", { name }))}
-                  data-testid="mod-ban"
-                >
-                  <Ban aria-hidden className="size-4" />
-                  {t("room.mod.ban")}
-                </button>
+                  testId="mod-ban"
+                  disabled={busy}
+                  danger
+                />
               )}
               {manage &&
                 (held.has("moderator") ? (
-                  <button
-                    type="button"
-                    role="menuitem"
-                    disabled={busy}
-                    className={item}
+                  <MenuItem
+                    icon={ShieldOff}
+                    label={t("room.mod.removeModerator")}
                     onClick={() =>
                       rest("DELETE", { role: "moderator" }, t("room.mod.unmodded", { name }))
                     }
-                    data-testid="mod-unmod"
-                  >
-                    <ShieldOff aria-hidden className="size-4" />
-                    {t("room.mod.removeModerator")}
-                  </button>
-                ) : (
-                  <button
-                    type="button"
-                    role="menuitem"
+                    testId="mod-unmod"
                     disabled={busy}
-                    className={item}
+                  />
+                ) : (
+                  <MenuItem
+                    icon={Shield}
+                    label={t("room.mod.makeModerator")}
                     onClick={() =>
                       rest("POST", { role: "moderator" }, t("room.mod.modded", { name }))
                     }
-                    data-testid="mod-mod"
-                  >
-                    <Shield aria-hidden className="size-4" />
-                    {t("room.mod.makeModerator")}
-                  </button>
+                    testId="mod-mod"
+                    disabled={busy}
+                  />
                 ))}
               {giveRoom && !target.guest && (
-                <button
-                  type="button"
-                  role="menuitem"
-                  disabled={busy}
-                  className={item}
+                <MenuItem
+                  icon={Crown}
+                  label={t("room.mod.makeOwner")}
                   onClick={() => setGiving(true)}
-                  data-testid="mod-make-owner"
-                >
-                  <Crown aria-hidden className="size-4" />
-                  {t("room.mod.makeOwner")}
-                </button>
+                  testId="mod-make-owner"
+                  disabled={busy}
+                />
               )}
             </>
           )}

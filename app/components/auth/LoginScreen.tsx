@@ -1,0 +1,51 @@
+import type { action } from "~/routes/login";
+import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
+import {
+  Alert,
+  AuthLayout,
+  buttonClass,
+  Field,
+  SubmitButton,
+  useFocusFirstError,
+} from "~/components/ui";
+import { useT } from "~/i18n";
+import { withRedirectTo } from "~/lib/redirects";
+import { EmailField } from "~/components/auth/EmailField";
+
+export function LoginScreen() {
+  const t = useT();
+  const result = useActionData<typeof action>();
+  useFocusFirstError(result?.ok ? null : result);
+  const [params] = useSearchParams();
+  const redirectTo = params.get("redirectTo") ?? "";
+  const fe = result?.fieldErrors ?? {};
+  return (
+    <AuthLayout title={t("login.heading")} lede={t("login.lede")}>
+      <Form method="post" noValidate className="space-y-5">
+        <input type="hidden" name="redirectTo" value={redirectTo} />
+        <Alert error={result?.error} />
+        <EmailField defaultValue={result?.values?.email} error={fe.email} />
+        <Field
+          label={t("field.password")}
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          error={fe.password && t(fe.password)}
+        />
+        <div className="flex justify-end">
+          <Link to="/forgot-password" className={`${buttonClass.link} text-sm`}>
+            {t("login.forgot")}
+          </Link>
+        </div>
+        <SubmitButton label="login.submit" pendingLabel="login.pending" className="w-full" />
+      </Form>
+      <p className="mt-6 text-center text-ink-200">
+        {t("login.noAccount")}{" "}
+        <Link to={withRedirectTo("/signup", redirectTo)} className={buttonClass.link}>
+          {t("login.signupLink")}
+        </Link>
+      </p>
+    </AuthLayout>
+  );
+}
