@@ -1,0 +1,90 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import {
+  applySettings,
+  connect,
+  newRoom,
+  person,
+  runAlarm,
+  seedQueue,
+  stub,
+  takeSeat,
+  uuids,
+} from "./room-helpers";
+
+vi.setConfig({ testTimeout: 30_000 });
+
+/** Issue 11 "Correct and durable": visibleDjs, alarms that run only what is due. */
+
+describe("Room: visibleDjs follows djs", () => {
+  it("after a rotation and after updateNextSong, a client's visibleDjs equals its djs", async () => {
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0 });
+    const [a, b] = [await person(), await person()];
+    await seedQueue(a.uuid, 2);
+    await seedQueue(b.uuid, 2);
+    const ca = await connect(room, a);
+    const cb = await connect(room, b);
+    await takeSeat(ca, a.uuid);
+    await takeSeat(cb, b.uuid);
+    await cb.until((s) => s.nowPlaying?.djUuid === a.uuid, "A playing");
+
+    await runAlarm(room); // A's song ends: B plays, A goes to the back
+    const rotated = await cb.until((s) => s.nowPlaying?.djUuid === b.uuid, "B playing");
+    expect(uuids(rotated.djs)).toEqual([b.uuid, a.uuid]);
+    expect(rotated.visibleDjs).toEqual(rotated.djs);
+
+    ca.send({
+      action: "updateNextSong",
+      song: { songId: "n1", trackName: "Next", artistName: "Up", duration: 100 },
+    });
+    const next = await cb.until(
+      (s) => s.djs.find((d) => d.uuid === a.uuid)?.nextSong?.songId === "n1",
+      "A's next song",
+    );
+    expect(next.visibleDjs).toEqual(next.djs);
+    expect((await stub(room).getState()).visibleDjs).toEqual(next.djs);
+    ca.close();
+    cb.close();
+  });
+});
+
+describe("Room: alarms run only what is due", () => {
+  it("a spurious alarm (nothing due) neither ends the song nor a user's grace", async () => {
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0 });
+    const [dj, fan] = [await person(), await person()];
+    await seedQueue(dj.uuid, 2);
+    const d = await connect(room, dj);
+    const f = await connect(room, fan);
+    await takeSeat(d, dj.uuid);
+    const playing = await d.until((s) => s.nowPlaying !== null, "a song playing");
+    const playId = playing.nowPlaying!.playId;
+    f.close(); // the fan's 30 s grace starts: they stay listed until it ends
+    await vi.waitFor(
+      async () =>
+        expect(
+          await runInDurableObject(stub(room), (_o, state) =>
+            state.storage.sql
+              .exec(`SELECT key FROM room_schedule WHERE key LIKE 'grace:%'`)
+              .toArray(),
+          ),
+        ).toHaveLength(1),
+      { timeout: 5000, interval: 20 },
+    );
+
+    // A duplicated or early alarm delivery: the platform's alarm fires with nothing due.
+    expect(await runDurableObjectAlarm(stub(room))).toBe(true);
+    expect(await runDurableObjectAlarm(stub(room))).toBe(true);
+    await new Promise((r) => setTimeout(r, 200)); // a frame would be out by now (50 ms tick)
+    const s = await stub(room).getState();
+    expect(s.nowPlaying?.playId).toBe(playId);
+    expect(uuids(s.allUsers)).toContain(fan.uuid);
+    expect(d.state!.nowPlaying?.playId).toBe(playId);
+    // The alarm is still set for what is next, so the song does end on time.
+    expect(
+      await runInDurableObject(stub(room), async (_o, state) => state.storage.getAlarm()),
+    ).not.toBeNull();
+    d.close();
+  });
+});
