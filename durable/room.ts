@@ -329,6 +329,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A smaller booth drops the DJs beyond it, from the back (the current DJ is first).
     for (const d of this.#storage.djs().slice(next.numberOfDjs).reverse())
       this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
+    // isLive and liveAudio decide whether a song plays (playback.ts onAir).
+    this.#playback.settingsChanged();
     // djType and the owner change who may DJ, so the user lists are recomputed too.
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }

@@ -88,3 +88,54 @@ describe("Room: alarms run only what is due", () => {
     d.close();
   });
 });
+
+describe("Room: isLive and liveAudio", () => {
+  it("a room that is not live starts no song; going live starts the first DJ's; going off air stops it, the DJ keeps the seat", async () => {
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0, isLive: false });
+    const dj = await person();
+    const [first] = await seedQueue(dj.uuid, 2);
+    const d = await connect(room, dj);
+    await takeSeat(d, dj.uuid); // seats may fill before the room goes live
+    await new Promise((r) => setTimeout(r, 300)); // a start would be out by now
+    expect((await stub(room).getState()).nowPlaying).toBeNull();
+    expect(d.state!.nowPlaying).toBeNull();
+
+    await applySettings(room, { autoSkipRatio: 0, isLive: true });
+    await d.until((s) => s.nowPlaying?.song.songId === first.songId, "the song starts on air");
+
+    await applySettings(room, { autoSkipRatio: 0, isLive: false });
+    const off = await d.until((s) => s.nowPlaying === null, "the song stops off air");
+    expect(uuids(off.djs)).toEqual([dj.uuid]);
+    expect(
+      await runInDurableObject(stub(room), (_o, state) =>
+        state.storage.sql.exec(`SELECT key FROM room_schedule WHERE key = 'song-end'`).toArray(),
+      ),
+    ).toEqual([]);
+    d.close();
+  });
+
+  it("liveAudio stands in for the rotation: the song stops, nobody new may sit, and the rotation resumes when it ends", async () => {
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0 });
+    const [dj, other] = [await person(), await person()];
+    await seedQueue(dj.uuid, 2);
+    await seedQueue(other.uuid, 2);
+    const d = await connect(room, dj);
+    const o = await connect(room, other);
+    await takeSeat(d, dj.uuid);
+    await o.until((s) => s.nowPlaying?.djUuid === dj.uuid, "the DJ playing");
+
+    await applySettings(room, { autoSkipRatio: 0, liveAudio: true });
+    await o.until((s) => s.nowPlaying === null, "the song stops for the live audio");
+    expect(await o.refused({ action: "addDj" })).toBe(
+      "This room is playing live audio: the DJ booth is closed.",
+    );
+    expect(uuids(o.state!.djs)).toEqual([dj.uuid]);
+
+    await applySettings(room, { autoSkipRatio: 0, liveAudio: false });
+    await o.until((s) => s.nowPlaying?.djUuid === dj.uuid, "the rotation resumes");
+    d.close();
+    o.close();
+  });
+});

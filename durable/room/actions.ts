@@ -48,6 +48,8 @@ export class StageActions {
 
   #refusal(view: RoomView, who: Who): string | null {
     if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    // The live stream is the room's music: no seat would ever play (playback.ts onAir).
+    if (view.settings.liveAudio) return STAGE_MSG.liveAudio;
     if (this.storage.djs().some((d) => d.uuid === who.uuid)) return STAGE_MSG.alreadyDj;
     const refused = view.djRefusal({
       uuid: who.uuid,
