@@ -1,5 +1,12 @@
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { specialCrate } from "../workers/crates/crate-repo";
+import { LIFETIME_BOARD } from "../workers/queues/points";
 import {
   applySettings,
   connect,
@@ -14,7 +21,7 @@ import {
 
 vi.setConfig({ testTimeout: 30_000 });
 
-/** Issue 11 "Correct and durable": visibleDjs, alarms that run only what is due. */
+/** Issue 11 "Correct and durable": visibleDjs, due alarms, isLive and liveAudio, the effect outbox. */
 
 describe("Room: visibleDjs follows djs", () => {
   it("after a rotation and after updateNextSong, a client's visibleDjs equals its djs", async () => {
@@ -137,5 +144,61 @@ describe("Room: isLive and liveAudio", () => {
     await o.until((s) => s.nowPlaying?.djUuid === dj.uuid, "the rotation resumes");
     d.close();
     o.close();
+  });
+});
+
+describe("Room: side effects go through the outbox", () => {
+  it("a star whose first attempt fails lands in the likes crate after eviction; the DJ's points arrive once", async () => {
+    const room = newRoom();
+    await applySettings(room, { autoSkipRatio: 0 });
+    const [dj, fan] = [await person(), await person()];
+    const [song] = await seedQueue(dj.uuid, 2);
+    const d = await connect(room, dj);
+    const f = await connect(room, fan);
+    await takeSeat(d, dj.uuid);
+    await f.until((s) => s.nowPlaying?.song.songId === song.songId, "the DJ's song");
+
+    // D1 refuses the fan's likes-crate insert: the first attempt of the star fails.
+    const likes = await specialCrate(env, fan.uuid, "likes");
+    const trigger = `fail_star_${crypto.randomUUID().replace(/-/g, "")}`;
+    await env.DB.prepare(
+      `CREATE TRIGGER ${trigger} BEFORE INSERT ON crate_songs WHEN NEW.crate_id = ${likes.id}
+       BEGIN SELECT RAISE(ABORT, 'likes crate unavailable'); END`,
+    ).run();
+    const crateRows = () =>
+      env.DB.prepare(`SELECT song_id FROM crate_songs WHERE crate_id = ?`)
+        .bind(likes.id)
+        .all<{ song_id: string }>()
+        .then((r) => r.results.map((x) => x.song_id));
+
+    f.send({ action: "voteOnSong", songVotes: { like: true, star: true } });
+    await f.until((s) => s.voteCounts.stars === 1, "the star counted");
+    const lifetime = env.Leaderboard.getByName(LIFETIME_BOARD);
+    // The star's attempt is made first, so once the points are in it has failed.
+    await vi.waitFor(async () => expect((await lifetime.rankOf(dj.uuid))?.balance).toBe(3), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await crateRows()).toEqual([]);
+
+    // The object is evicted with the star still owed; D1 recovers meanwhile.
+    await abortAllDurableObjects();
+    await d.closed;
+    await env.DB.prepare(`DROP TRIGGER ${trigger}`).run();
+    await stub(room).getSummary(); // any call boots the object, which drains its outbox
+    await vi.waitFor(async () => expect(await crateRows()).toEqual([song.id]), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    // Nothing is owed any more, and the points were not sent again.
+    expect(
+      await runInDurableObject(stub(room), (_o, state) =>
+        state.storage.sql.exec(`SELECT key FROM room_effects`).toArray(),
+      ),
+    ).toEqual([]);
+    // (a fresh stub: the abort broke the old one)
+    const board = env.Leaderboard.getByName(LIFETIME_BOARD);
+    expect((await board.rankOf(dj.uuid))?.balance).toBe(3);
   });
 });
