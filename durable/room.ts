@@ -11,6 +11,7 @@
  *   room/playback.ts     the rotation, songs starting and stopping, the play outbox
  *   room/actions.ts      the stage actions clients send (seats, skip, votes, next song)
  *   room/points.ts       the points a vote earns (sent to the points queue)
+ *   room/effects.ts      the outbox of side effects (points, stars to likes), drained on boot
  *   room/library.ts      D1: DJ facts, the queue crate, recent plays, the likes crate
  *   room/chat.ts         chat actions and the room's own chat lines
  *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
@@ -52,6 +53,7 @@ import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
 import { ChatActions } from "./room/chat";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
+import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
 import { Playback } from "./room/playback";
@@ -123,6 +125,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #moderation: Moderation;
   readonly #deliveries: ConsumableDeliveries;
   readonly #presence: Presence;
+  readonly #effects: Effects;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -138,7 +141,17 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (uuid, m) => this.#sendTo(uuid, m),
       (text) => this.#chat.roomMessage(text),
     );
-    this.#actions = new StageActions(env, this.#storage, this.#publisher, this.#playback);
+    this.#effects = new Effects(env, this.#storage.effects, (due) => {
+      this.#storage.schedule("outbox", due);
+      this.#rearm();
+    });
+    this.#actions = new StageActions(
+      env,
+      this.#storage,
+      this.#publisher,
+      this.#playback,
+      this.#effects,
+    );
     this.#chat = new ChatActions(this.#storage, this.#publisher);
     this.#moderation = new Moderation(
       this.#storage,
@@ -172,6 +185,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A rotation cut off between two songs (eviction during a D1 read) resumes.
     if (!this.#storage.playing() && this.#storage.djs().length) void this.#playback.advance();
     else if (this.#storage.unrecordedPlays().length) void this.#playback.retryOutbox();
+    // Side effects owed when the object was evicted go out now.
+    if (this.#storage.effects.pending().length) void this.#effects.drain();
   }
 
   getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
@@ -289,24 +304,24 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   async onAlarm() {
     const now = Date.now();
-    const all = this.#storage.scheduled();
-    let due = all.filter((r) => r.due <= now);
-    // The platform never fires early; an early call (a test's runDurableObjectAlarm) means
-    // "run what is next", so the earliest entries run.
-    if (!due.length && all.length) due = all.filter((r) => r.due === all[0].due);
+    // Only what is due runs: an alarm delivered twice or early (at-least-once delivery) must
+    // not end a song or a grace before its time. Tests make an entry due instead.
+    const due = this.#storage.scheduled().filter((r) => r.due <= now);
     for (const { key } of due) {
       this.#storage.unschedule(key);
       if (key === "song-end") void this.#playback.end("playedSong");
       else if (key === "advance") void this.#playback.advance();
-      else if (key === "outbox") void this.#playback.retryOutbox();
-      else if (key.startsWith(GRACE_PREFIX))
+      else if (key === "outbox") {
+        void this.#playback.retryOutbox();
+        void this.#effects.drain();
+      } else if (key.startsWith(GRACE_PREFIX))
         this.#presence.graceEnded(key.slice(GRACE_PREFIX.length));
       else if (key.startsWith("role:")) this.#moderation.roleExpired(key);
       else if (key.startsWith("afk:")) this.#playback.afkDue(key.slice("afk:".length), now);
       else console.error(`room ${this.name}: unknown schedule entry ${key}`);
     }
     this.#rearm();
-    await this.#playback.idle();
+    await Promise.all([this.#playback.idle(), this.#effects.idle()]);
   }
 
   /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
@@ -331,6 +346,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A smaller booth drops the DJs beyond it, from the back (the current DJ is first).
     for (const d of this.#storage.djs().slice(next.numberOfDjs).reverse())
       this.#playback.removeFromStage(d.uuid, "updatedRoomSettings");
+    // isLive and liveAudio decide whether a song plays (playback.ts onAir).
+    this.#playback.settingsChanged();
     // djType and the owner change who may DJ, so the user lists are recomputed too.
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
   }

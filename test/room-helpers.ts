@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { expect, vi } from "vitest";
 import { applyPatch } from "../shared/json-patch";
@@ -218,13 +218,22 @@ export async function expectInSync(room: string, c: RoomClient) {
 
 /**
  * Runs the room's alarm once it is set: the earliest schedule entry runs (a grace end, a
- * song end). Waits for the room to have set one (a close is handled asynchronously).
+ * song end). Waits for the room to have set one (a close is handled asynchronously). The
+ * object runs only entries that are due, so the earliest entries are made due first.
  */
 export async function runAlarm(room: string) {
-  await vi.waitFor(async () => expect(await runDurableObjectAlarm(stub(room))).toBe(true), {
-    timeout: 5000,
-    interval: 20,
-  });
+  await vi.waitFor(
+    async () => {
+      await runInDurableObject(stub(room), (_o, state) => {
+        state.storage.sql.exec(
+          `UPDATE room_schedule SET due = ? WHERE due = (SELECT MIN(due) FROM room_schedule)`,
+          Date.now(),
+        );
+      });
+      expect(await runDurableObjectAlarm(stub(room))).toBe(true);
+    },
+    { timeout: 5000, interval: 20 },
+  );
 }
 export const endGrace = runAlarm;
 

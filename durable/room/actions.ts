@@ -13,9 +13,10 @@
 import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
-import { queueLength, starToLikes } from "./library";
+import type { Effects } from "./effects";
+import { queueLength } from "./library";
 import { STAGE_MSG } from "./messages";
-import { awardVotePoints } from "./points";
+import { votePointsEvents } from "./points";
 import type { ChatProfile } from "./chat";
 import type { Playback } from "./playback";
 import type { Marks, NeedsState } from "./publisher";
@@ -44,10 +45,13 @@ export class StageActions {
     private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly playback: Playback,
+    private readonly effects: Effects,
   ) {}
 
   #refusal(view: RoomView, who: Who): string | null {
     if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    // The live stream is the room's music: no seat would ever play (playback.ts onAir).
+    if (view.settings.liveAudio) return STAGE_MSG.liveAudio;
     if (this.storage.djs().some((d) => d.uuid === who.uuid)) return STAGE_MSG.alreadyDj;
     const refused = view.djRefusal({
       uuid: who.uuid,
@@ -113,7 +117,17 @@ export class StageActions {
     if (star && who.tokenType === "guest") return STAGE_MSG.guestStar;
     const before = this.storage.userVote(p.play_id, who.uuid);
     this.storage.vote(p.play_id, who.uuid, like, star);
-    awardVotePoints(this.env, {
+    // Off the hot path but never lost: the vote counts now, and what it owes outside the
+    // object is written to the outbox in this same step (effects.ts), then drained.
+    if (star && !before?.star) {
+      const songId = (JSON.parse(p.song) as { songId: string }).songId;
+      this.effects.add(`star:${p.play_id}:${who.uuid}`, {
+        kind: "star",
+        userUuid: who.uuid,
+        songId,
+      });
+    }
+    for (const message of votePointsEvents({
       playId: p.play_id,
       djUuid: p.dj_uuid,
       voterUuid: who.uuid,
@@ -122,15 +136,10 @@ export class StageActions {
       star,
       before,
       at: Date.now(),
-    });
+    }))
+      this.effects.add(`points:${message.eventId}`, { kind: "points", message });
+    void this.effects.drain();
     this.publisher.mark(["voteCounts", "vibeMeter"], "votedOnSong");
-    if (star && !before?.star) {
-      const songId = (JSON.parse(p.song) as { songId: string }).songId;
-      // Off the hot path: the vote counts now; the likes crate follows (once, by its rule).
-      starToLikes(this.env, who.uuid, songId).catch((e) =>
-        console.error("room: star to likes failed", e),
-      );
-    }
     this.#maybeAutoSkip(p.play_id);
     return null;
   }

@@ -32,6 +32,7 @@ export const STAGE_MSG = {
   nextSongNotDj: "Only a DJ has a next song.",
   queueUnavailable: "Your queue could not be read; try again.",
   animationRate: "You are sending animations too fast; wait a few seconds.",
+  liveAudio: "This room is playing live audio: the DJ booth is closed.",
 } as const;
 
 /** The seat rule (view.ts djRefusal, by the room's djType). */

@@ -16,6 +16,8 @@
  * - Each seated DJ has `room_dj_stats` (last action, songs started this stay) and, while
  *   afkMinutes > 0, the entry `afk:<uuid>`; leaving the stage removes both. The current DJ
  *   is never taken off mid-song for AFK or songsPerDj: `end` checks when their song stops.
+ * - A song plays only while the room is on air (`onAir`: isLive and not liveAudio); every
+ *   start goes through `#advance`, which checks it, and going off air stops the song at once.
  */
 import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
@@ -158,6 +160,24 @@ export class Playback {
     return this.storage.profile(uuid)?.nickname || NAMES.someDj;
   }
 
+  /**
+   * Songs from the DJs' queues play only while the room is live (isLive) and no live audio
+   * stream stands in for the rotation (liveAudio). docs/DECISIONS.md "Rooms: live state".
+   */
+  onAir(): boolean {
+    const s = this.storage.settings();
+    return s.isLive && !s.liveAudio;
+  }
+
+  /**
+   * The settings changed: off air, the song playing stops now (logged, its DJ keeps the
+   * first seat and plays again when the room is back on air); on air, the rotation resumes.
+   */
+  settingsChanged(): void {
+    if (!this.onAir()) this.stop(false, "updatedRoomSettings");
+    else void this.advance();
+  }
+
   /** Queues a start: if nothing plays and someone is on stage, the first DJ plays. */
   advance(): Promise<void> {
     this.#chain = this.#chain
@@ -171,7 +191,7 @@ export class Playback {
     // Each pass either starts a song, stops, or takes one DJ with nothing to play off the
     // stage; the bound only guards against a stage that keeps changing under us.
     for (let pass = 0; pass < 32; pass++) {
-      if (this.storage.playing()) return;
+      if (this.storage.playing() || !this.onAir()) return;
       const dj = this.storage.djs()[0];
       if (!dj) return;
       const s = this.storage.settings();

@@ -10,10 +10,11 @@
  *   likes again, or stars twice, earns the DJ points once per kind. Taking a vote back
  *   does not take the points back (the id is spent).
  * - `occurredAt` is the vote's time, so the points land in the season the vote was cast in.
+ * - The events go out through the room's outbox (effects.ts), keyed by the event id: retried
+ *   until sent, and counted once by the boards however often they arrive.
  */
 import type { TokenType } from "../../shared/roles";
-import type { Env } from "../../workers/env";
-import { sendPoints, type PointsMessage } from "../../workers/queues/points";
+import type { PointsMessage } from "../../workers/queues/points";
 
 export const VOTE_POINTS = { like: 1, star: 2 } as const;
 
@@ -45,13 +46,4 @@ export function votePointsEvents(v: VoteForPoints): PointsMessage[] {
     source: "room",
     data: { playId: v.playId, voterUuid: v.voterUuid, kind },
   }));
-}
-
-/**
- * Sends the vote's points off the hot path: the vote has counted already; a failed send is
- * logged (the points are lost, the vote is not).
- */
-export function awardVotePoints(env: Env, v: VoteForPoints): void {
-  for (const m of votePointsEvents(v))
-    sendPoints(env, m).catch((e) => console.error("room: sending vote points failed", e));
 }

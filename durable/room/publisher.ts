@@ -51,7 +51,13 @@ export class Publisher<C extends NeedsState> implements Marks {
 
   /** Records that `keys` changed; the frame of this tick is named after its first change. */
   mark(keys: readonly StateKey[], name: StatefulMessageName) {
-    this.storage.markPending(keys, name, Date.now());
+    // visibleDjs is computed from the seats as djs is: whatever changes one changes both, so
+    // they are marked together here, once, rather than at every caller.
+    const all =
+      keys.includes("djs") && !keys.includes("visibleDjs")
+        ? [...keys, "visibleDjs" as const]
+        : keys;
+    this.storage.markPending(all, name, Date.now());
     this.arm();
   }
 

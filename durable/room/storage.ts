@@ -6,8 +6,8 @@
  * - Everything that must survive eviction is here: settings, roles, present users (with
  *   their grace deadline), DJ seats, what is playing, votes, recent plays, the schedule,
  *   the seq, the published state and the pending (unflushed) change set; the chat history
- *   (chat-storage.ts) and the delivered consumables (consumable-storage.ts) in modules of
- *   their own that only RoomStorage creates.
+ *   (chat-storage.ts), the delivered consumables (consumable-storage.ts) and the owed side
+ *   effects (effects.ts) in modules of their own that only RoomStorage creates.
  * - `room_djs.seat` orders the stage; a DJ moved to the back gets max(seat) + 1, so seats
  *   never repeat.
  * - A vote row is keyed (play_id, user_uuid): a retried vote overwrites itself, it never
@@ -20,6 +20,7 @@
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../shared/rooms";
 import { ChatStorage } from "./chat-storage";
 import { ConsumableStorage } from "./consumable-storage";
+import { EffectStorage } from "./effects";
 import type {
   ClientSong,
   NowPlaying,
@@ -85,6 +86,8 @@ export class RoomStorage {
   readonly chat: ChatStorage;
   /** The consumables delivered here (room_consumables). */
   readonly consumables: ConsumableStorage;
+  /** Side effects still owed outside the object (room_effects, effects.ts). */
+  readonly effects: EffectStorage;
 
   constructor(
     private readonly sql: Sql,
@@ -135,6 +138,7 @@ export class RoomStorage {
     );
     this.chat = new ChatStorage(sql);
     this.consumables = new ConsumableStorage(sql);
+    this.effects = new EffectStorage(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------

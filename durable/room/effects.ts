@@ -1,0 +1,119 @@
+/**
+ * The room's outbox of side effects outside the object (a vote's points on the points
+ * queue, a star's song in the voter's likes crate), in SQLite (`room_effects`). Plays have
+ * their own outbox (`room_plays`, playback.ts); both are retried by the `outbox` entry.
+ *
+ * Invariants:
+ * - An effect is written in the same synchronous step as the vote that causes it, so an
+ *   eviction after the vote can lose neither; the boot drains what is still owed.
+ * - Each row has an idempotency key, and each receiver applies a key once (the points
+ *   boards drop an event id they have seen; the likes crate holds a song once), so a
+ *   retry after an attempt whose answer was lost changes nothing twice.
+ * - A row is deleted once its effect is done; a failed one stays and is retried from the
+ *   schedule, in the order written, until done or MAX_ATTEMPTS (a poison row is dropped
+ *   and logged rather than retried forever).
+ * - One drain at a time (a promise chain): two drains never send one row at once.
+ */
+import type { Env } from "../../workers/env";
+import { sendPoints, type PointsMessage } from "../../workers/queues/points";
+import { starToLikes } from "./library";
+
+export type Effect =
+  { kind: "points"; message: PointsMessage } | { kind: "star"; userUuid: string; songId: string };
+
+/** About 25 minutes of retries at EFFECT_RETRY_MS. */
+export const MAX_ATTEMPTS = 50;
+export const EFFECT_RETRY_MS = 30_000;
+
+export class EffectStorage {
+  constructor(private readonly sql: SqlStorage) {
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS room_effects (seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE, json TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0)`,
+    );
+  }
+
+  /** Owes `effect` under `key`; one already owed under that key stays as it is. */
+  add(key: string, effect: Effect): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO room_effects (key, json) VALUES (?, ?)`,
+      key,
+      JSON.stringify(effect),
+    );
+  }
+
+  /** Everything still owed, in the order it was written. */
+  pending(): { key: string; effect: Effect; attempts: number }[] {
+    return this.sql
+      .exec<{ key: string; json: string; attempts: number }>(
+        `SELECT key, json, attempts FROM room_effects ORDER BY seq`,
+      )
+      .toArray()
+      .map((r) => ({ key: r.key, effect: JSON.parse(r.json) as Effect, attempts: r.attempts }));
+  }
+
+  done(key: string): void {
+    this.sql.exec(`DELETE FROM room_effects WHERE key = ?`, key);
+  }
+
+  failed(key: string): void {
+    this.sql.exec(`UPDATE room_effects SET attempts = attempts + 1 WHERE key = ?`, key);
+  }
+}
+
+export class Effects {
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: Env,
+    private readonly store: EffectStorage,
+    /** Schedules the `outbox` entry at `due` (and re-arms the alarm). */
+    private readonly retryAt: (due: number) => void,
+  ) {}
+
+  /** Owes `effect`: call it in the synchronous step that causes it, then `drain`. */
+  add(key: string, effect: Effect): void {
+    this.store.add(key, effect);
+  }
+
+  /** Resolves when every drain started so far has run (the alarm handler waits on it). */
+  idle(): Promise<void> {
+    return this.#chain;
+  }
+
+  /** Runs every owed effect once, in order; whatever fails is retried from the schedule. */
+  drain(): Promise<void> {
+    this.#chain = this.#chain
+      .then(() => this.#drain())
+      .catch((e) => console.error("room: effects drain failed", e));
+    return this.#chain;
+  }
+
+  async #drain() {
+    let retry = false;
+    for (const { key, effect, attempts } of this.store.pending()) {
+      try {
+        await this.#run(effect);
+        this.store.done(key);
+      } catch (e) {
+        if (attempts + 1 >= MAX_ATTEMPTS) {
+          console.error(`room: effect ${key} failed ${MAX_ATTEMPTS} times; dropped`, e);
+          this.store.done(key);
+        } else {
+          console.error(`room: effect ${key} failed; retrying`, e);
+          this.store.failed(key);
+          retry = true;
+        }
+      }
+    }
+    if (retry) this.retryAt(Date.now() + EFFECT_RETRY_MS);
+  }
+
+  #run(effect: Effect): Promise<void> {
+    switch (effect.kind) {
+      case "points":
+        return sendPoints(this.env, effect.message);
+      case "star":
+        return starToLikes(this.env, effect.userUuid, effect.songId);
+    }
+  }
+}
