@@ -11,11 +11,9 @@
 //         the same send rate, BENCH_BARE_MSGS messages (default 300: enough for the
 //         percentiles, few enough that a backlog drains in seconds); the same latency, and
 //         messages fully delivered per second.
-// "Includes it": the counts only grow by one per vote inside a phase (first votes: likes +
-// dislikes; changes: likes), so vote k is in when that number reaches its k-th value. If
-// two votes overtake each other on the way, the later one stands in for the earlier.
-// Both servers and all sockets share this 2-core machine: the numbers compare the two
-// designs, they are not a server's capacity.
+// "Includes it": counts grow by one per vote in a phase, so vote k is in when the count
+// reaches its k-th value (an overtaking later vote stands in for an earlier one). Servers
+// and sockets share one machine: the numbers compare designs, not a server's capacity.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
