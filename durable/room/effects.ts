@@ -14,6 +14,7 @@
  *   and logged rather than retried forever).
  * - One drain at a time (a promise chain): two drains never send one row at once.
  */
+import { assertNever } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { sendPoints, type PointsMessage } from "../../workers/queues/points";
 import { starToLikes } from "./library";
@@ -65,14 +66,14 @@ export class Effects {
 
   constructor(
     private readonly env: Env,
-    private readonly store: EffectStorage,
+    private readonly storage: EffectStorage,
     /** Schedules the `outbox` entry at `due` (and re-arms the alarm). */
     private readonly retryAt: (due: number) => void,
   ) {}
 
   /** Owes `effect`: call it in the synchronous step that causes it, then `drain`. */
   add(key: string, effect: Effect): void {
-    this.store.add(key, effect);
+    this.storage.add(key, effect);
   }
 
   /** Resolves when every drain started so far has run (the alarm handler waits on it). */
@@ -90,17 +91,17 @@ export class Effects {
 
   async #drain() {
     let retry = false;
-    for (const { key, effect, attempts } of this.store.pending()) {
+    for (const { key, effect, attempts } of this.storage.pending()) {
       try {
         await this.#run(effect);
-        this.store.done(key);
+        this.storage.done(key);
       } catch (e) {
         if (attempts + 1 >= MAX_ATTEMPTS) {
           console.error(`room: effect ${key} failed ${MAX_ATTEMPTS} times; dropped`, e);
-          this.store.done(key);
+          this.storage.done(key);
         } else {
           console.error(`room: effect ${key} failed; retrying`, e);
-          this.store.failed(key);
+          this.storage.failed(key);
           retry = true;
         }
       }
@@ -114,6 +115,8 @@ export class Effects {
         return sendPoints(this.env, effect.message);
       case "star":
         return starToLikes(this.env, effect.userUuid, effect.songId);
+      default:
+        return assertNever(effect);
     }
   }
 }
