@@ -16,10 +16,12 @@
  *   room/chat.ts         chat actions and the room's own chat lines
  *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
  *   room/moderation.ts   bans and kicks at connect and after, role expiry, the owner
+ *   room/identity.ts     the room exists (settings pushed, no tombstone); account changes
  *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
  *
  * Invariants:
- * - Every connection carries a caller verified by the gateway, and a user stays present
+ * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
+ *   keeps it current: refreshUser closes or downgrades), and a user stays present
  *   through a 30 s grace after their last socket (room/presence.ts says how).
  * - After eviction the object starts with no memory: the constructor rebuilds everything
  *   from SQLite and the live sockets, puts users without a socket into their grace, re-arms
@@ -49,6 +51,7 @@ import {
   type RoomRoleName,
   type RoomSettings,
 } from "../shared/rooms";
+import { USER_ROLES } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
 import { ChatActions } from "./room/chat";
@@ -57,7 +60,8 @@ import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
 import { Playback } from "./room/playback";
-import { GRACE_PREFIX, Presence, userTag } from "./room/presence";
+import { Identity, type AccountNow } from "./room/identity";
+import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
 import { RoomStorage } from "./room/storage";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
@@ -112,6 +116,13 @@ const roleArgs = z.object({
     .nullable(),
 });
 
+const refreshArgs = z.object({
+  userUuid: z.string().min(1).max(64),
+  account: z
+    .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
+    .nullable(),
+});
+
 // `& Cloudflare.Env`: partyserver requires its Env to extend the global Cloudflare.Env,
 // which the test types widen (TEST_MIGRATIONS); at run time both are the same object.
 export class Room extends Server<Env & Cloudflare.Env> {
@@ -126,6 +137,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #deliveries: ConsumableDeliveries;
   readonly #presence: Presence;
   readonly #effects: Effects;
+  readonly #identity: Identity;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -162,11 +174,20 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u, r, e) => this.setRole(u, r, e),
     );
     this.#deliveries = new ConsumableDeliveries(this.#storage, this.#publisher);
+    this.#identity = new Identity(
+      ctx.storage.sql,
+      this.#storage,
+      this.#publisher,
+      this.#playback,
+      (u) => this.getConnections<Caller>(userTag(u)),
+      tokenRoleOf,
+    );
     this.#presence = new Presence(
       env,
       this.#storage,
       this.#publisher,
       this.#moderation,
+      this.#identity,
       this.#playback,
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
@@ -475,6 +496,30 @@ export class Room extends Server<Env & Cloudflare.Env> {
       params: { rejoinWithinMs: 2000 },
     } satisfies ServerMessage);
     for (const c of this.getConnections()) send(c, frame);
+    this.#clearLive(false);
+  }
+
+  /**
+   * The room was deleted (its D1 row is gone): a tombstone first, so no socket enters again,
+   * then every socket is told and closed, and the live state goes with everyone in it.
+   */
+  deleteRoom(): void {
+    this.#identity.tombstone(Date.now());
+    for (const c of this.getConnections()) this.#identity.close(c, CONNECT_MSG.deleted);
+    this.#clearLive(true);
+  }
+
+  /**
+   * An account changed in D1 (the user-service: roles, password, deactivation): its sockets
+   * here close (`null`, or a newer session) or take the new roles. Answers whether the room
+   * held the user, so the caller can forget this room for them.
+   */
+  refreshUser(userUuid: string, account: AccountNow | null): boolean {
+    const a = refreshArgs.parse({ userUuid, account });
+    return this.#identity.refresh(a.userUuid, a.account);
+  }
+
+  #clearLive(everyone: boolean) {
     this.#playback.stop(false, "removedDj");
     this.#storage.clearDjs();
     this.#storage.clearVotes();
@@ -482,7 +527,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#storage.unscheduleLike("afk:");
     this.#storage.unschedule("advance");
     for (const u of this.#storage.users())
-      if (u.disconnected_at !== null) this.#storage.deleteUser(u.uuid);
+      if (everyone || u.disconnected_at !== null) this.#storage.deleteUser(u.uuid);
     this.#rearm();
     this.#publisher.mark(STATE_KEYS, "removedDj");
     this.#publisher.flush();

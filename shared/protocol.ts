@@ -401,3 +401,5 @@ export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessag
 export const CLOSE_UNAUTHORIZED = 4001;
 /** Close code for a banned or kicked user (after `kickedFromRoom`). */
 export const CLOSE_KICKED = 4003;
+/** Close code for a room that is gone (deleted) or not set up yet (no settings pushed). */
+export const CLOSE_NO_ROOM = 4004;

@@ -28,6 +28,8 @@ export interface Caller extends NeedsState {
   uuid: string;
   tokenType: TokenType;
   roles: UserRole[];
+  /** The account's session version when the gateway admitted the socket (0: none). */
+  sv: number;
   emailVerified: boolean;
   pro: boolean;
   /** The chat identity read from D1 at connect (null: no account, or D1 failed). */

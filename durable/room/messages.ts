@@ -14,6 +14,12 @@ export const CONNECT_MSG = {
   unauthorized: "A verified caller is needed to join a room.",
   passwordProtected: "This room is password protected: join it from its page.",
   joinTicket: "Join ticket required.",
+  /** The room was deleted: the object refuses sockets for good. */
+  deleted: "This room was deleted.",
+  /** The object has no settings yet: the room-service pushes them when it creates the room. */
+  notReady: "This room is not open yet.",
+  /** The account's sessions ended (password change) or it was deactivated. */
+  sessionEnded: "Your session has ended: sign in again.",
   /** The answer to plain HTTP (the room-service uses RPC instead). */
   noRoute: (method: string, pathname: string) => `Cannot ${method} ${pathname}`,
 } as const;

@@ -506,6 +506,24 @@ export type RoomFavoriteRow = typeof roomFavorites.$inferSelect;
  * Slugs follow the room rule (lowercase, [a-z0-9-], never all digits nor uuid-shaped) so
  * `{id}` in a path is unambiguous.
  */
+/**
+ * Which rooms a signed-in user has opened a socket in (the room gateway records it when it
+ * admits one), so a change to the account (roles, sessions, deactivation) reaches every room
+ * that may hold their sockets. A row is dropped when the room answers that it holds none.
+ */
+export const roomConnections = sqliteTable(
+  "room_connections",
+  {
+    userUuid: text("user_uuid").notNull(),
+    roomUuid: text("room_uuid").notNull(),
+    connectedAt: integer("connected_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("room_connections_user_room").on(t.userUuid, t.roomUuid),
+    index("room_connections_room_idx").on(t.roomUuid),
+  ],
+);
+
 export const communities = sqliteTable("communities", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   uuid: text("uuid").notNull().unique(),
