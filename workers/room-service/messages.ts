@@ -21,6 +21,8 @@ export const MSG = {
   joinPasswordRequired: "This room is password protected: send its password to join.",
   joinPasswordWrong: "Wrong room password.",
   joinGuestPasswordRequired: "Guests need the room's guest password to join.",
+  roomStateGuest:
+    "Guests cannot see the live state of a password-protected room: sign in and join it.",
   pinRefused: "Only the room's owner, co-owners and moderators can pin messages.",
   pinLimit: (max: number) => `A room can pin at most ${max} messages: unpin one first.`,
   pinNotFound: "Pinned message not found.",
