@@ -54,6 +54,7 @@ import {
 import { USER_ROLES } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
+import { admit, Buckets, ROOM_ANIMATIONS, USER_CHAT } from "./room/budget";
 import { ChatActions } from "./room/chat";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Effects } from "./room/effects";
@@ -138,6 +139,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #presence: Presence;
   readonly #effects: Effects;
   readonly #identity: Identity;
+  /** Every frame's budget (room/budget.ts), shared with the chat's. */
+  readonly #budgets = new Buckets();
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -164,7 +167,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       this.#playback,
       this.#effects,
     );
-    this.#chat = new ChatActions(this.#storage, this.#publisher);
+    this.#chat = new ChatActions(this.#storage, this.#publisher, Date.now, this.#budgets);
     this.#moderation = new Moderation(
       this.#storage,
       this.#publisher,
@@ -222,6 +225,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const who = connection.state;
     if (!who) return; // refused at connect; its close is under way
     const parsed = parseClientMessage(raw);
+    // Paid for before anything else: a frame over budget changes nothing, not even `touch`.
+    if (!admit(this.#budgets, connection, who.uuid, parsed.ok ? parsed.message.action : null))
+      return;
     if (!parsed.ok)
       return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
@@ -294,7 +300,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
         break;
       case "playOneTimeAnimation": {
         if (who.tokenType === "ghost") error = STAGE_MSG.ghost;
-        else if (!this.#chat.limiter.allow(`animation:${who.uuid}`))
+        else if (who.tokenType === "guest") error = STAGE_MSG.guestAnimation;
+        // Every socket plays it: the sender's rate and the room's.
+        else if (
+          !this.#budgets.take(
+            [`animation:${who.uuid}`, USER_CHAT],
+            ["room:animations", ROOM_ANIMATIONS],
+          )
+        )
           error = STAGE_MSG.animationRate;
         else {
           const text = JSON.stringify({
@@ -313,6 +326,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   onClose(connection: Connection<Caller>) {
+    this.#budgets.forget(`s:${connection.id}:`);
     this.#presence.socketGone(connection);
   }
 

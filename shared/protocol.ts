@@ -403,3 +403,5 @@ export const CLOSE_UNAUTHORIZED = 4001;
 export const CLOSE_KICKED = 4003;
 /** Close code for a room that is gone (deleted) or not set up yet (no settings pushed). */
 export const CLOSE_NO_ROOM = 4004;
+/** Close code for a socket that kept sending far beyond its budget (durable/room/budget.ts). */
+export const CLOSE_FLOODING = 4008;

@@ -43,7 +43,10 @@ export type ImageKind = (typeof IMAGE_KINDS)[number];
 
 /** Roles that may run the admin panel. */
 export const ADMIN_ROLES: readonly UserRole[] = ["admin", "superUser"];
-/** Roles that may moderate (kick, ban, mute) across the platform. */
+/**
+ * Roles that moderate accounts (the user-service: capabilities, profiles). Power inside a
+ * room is shared/permissions.ts alone (PLATFORM_STAFF), which leaves out `moderator`.
+ */
 export const MODERATOR_ROLES: readonly UserRole[] = [
   "admin",
   "superUser",

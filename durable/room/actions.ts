@@ -89,9 +89,10 @@ export class StageActions {
 
   removeDj(who: Who, msg: Act<"removeDj">): string | null {
     const target = msg.djUuid ?? who.uuid;
+    // Another DJ only by someone who outranks them (shared/permissions.ts).
     if (
       target !== who.uuid &&
-      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
+      new RoomView(this.storage, Date.now()).refusalFor(who, "removeDj", target)
     )
       return STAGE_MSG.notMod;
     if (!this.storage.djs().some((d) => d.uuid === target)) return STAGE_MSG.notDj;
@@ -104,7 +105,7 @@ export class StageActions {
     if (!p) return STAGE_MSG.noSong;
     if (
       p.dj_uuid !== who.uuid &&
-      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
+      new RoomView(this.storage, Date.now()).refusalFor(who, "skipSong", p.dj_uuid)
     )
       return STAGE_MSG.skipForbidden;
     void this.playback.end("playedSong");
@@ -113,10 +114,11 @@ export class StageActions {
 
   voteOnSong(who: Who, msg: Act<"voteOnSong">): string | null {
     if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    // Guests listen: a vote needs an account (free guest tokens could auto-skip every song).
+    if (who.tokenType === "guest") return STAGE_MSG.guestVote;
     const p = this.storage.playing();
     if (!p) return STAGE_MSG.noSong;
     const { like, star } = msg.songVotes;
-    if (star && who.tokenType === "guest") return STAGE_MSG.guestStar;
     const before = this.storage.userVote(p.play_id, who.uuid);
     this.storage.vote(p.play_id, who.uuid, like, star);
     // Off the hot path but never lost: the vote counts now, and what it owes outside the

@@ -34,11 +34,12 @@ export const STAGE_MSG = {
   notMod: "Only a moderator or the room's owner can remove another DJ.",
   noSong: "No song is playing.",
   skipForbidden: "Only the current DJ, a moderator or the room's owner can skip the song.",
-  guestStar: "Guests cannot star songs.",
   nextSongNotDj: "Only a DJ has a next song.",
   queueUnavailable: "Your queue could not be read; try again.",
   animationRate: "You are sending animations too fast; wait a few seconds.",
   liveAudio: "This room is playing live audio: the DJ booth is closed.",
+  guestVote: "Sign up to vote on songs.",
+  guestAnimation: "Sign up to send animations.",
 } as const;
 
 /** The seat rule (view.ts djRefusal, by the room's djType). */
@@ -58,6 +59,8 @@ export const CHAT_MSG = {
   disabled: "Chat is disabled for you in this room.",
   invalid: "A message needs text, or both an image and media.",
   rate: "You are sending messages too fast; wait a few seconds.",
+  notEmoji: "A reaction must be a single emoji.",
+  tooManyReactions: "This message has as many different reactions as it can hold.",
   notFound: "That message does not exist.",
   notAuthor: "Only the author can edit a message.",
   notText: "Only a text message can be edited.",
@@ -70,6 +73,14 @@ export const MOD_MSG = {
   notAllowed: "Only a moderator or the room's owner can kick a user.",
   owner: "The room's owner cannot be kicked.",
   self: "You cannot kick yourself.",
+  target:
+    "You can only kick someone below you in this room (moderators below co-owners, co-owners below the owner).",
+} as const;
+
+/** Budgets (budget.ts): a frame over its budget, and the close of a socket that floods. */
+export const BUDGET_MSG = {
+  over: "You are doing that too fast; wait a moment.",
+  flooding: "Too many messages too fast.",
 } as const;
 
 /** Consumable deliveries (consumables.ts): refusals the merch-service passes on as 409. */
