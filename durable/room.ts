@@ -18,6 +18,7 @@
  *   room/moderation.ts   bans and kicks at connect and after, role expiry, the owner
  *   room/identity.ts     the room exists (settings pushed, no tombstone); account changes
  *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
+ *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -28,8 +29,9 @@
  *   the alarm and the tick, and restarts a rotation that was interrupted between songs.
  * - One alarm serves every schedule (song end, grace ends, role expiries, AFK checks, retries): it is
  *   always set to the earliest entry of `room_schedule`.
- * - A frame that fails to parse, or an action the rules refuse, gets `{ name: "error" }` on
- *   that socket alone and changes nothing.
+ * - A frame that fails to parse, is over its budget, or an action the rules refuse (the one
+ *   table in shared/permissions.ts), gets `{ name: "error" }` on that socket alone and
+ *   changes nothing.
  * - RPC methods (the room-service's and the merch-service's) bypass partyserver's onStart;
  *   the constructor's blockConcurrencyWhile has prepared the object before any of them runs.
  *   Callers reach them through the typed stub `DurableObjectStub<Room>`, so a changed
