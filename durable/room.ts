@@ -42,6 +42,7 @@ import { z } from "zod";
 import {
   assertNever,
   parseClientMessage,
+  peekAction,
   type ChatMessage,
   type ClientMessage,
   type RoomState,
@@ -224,15 +225,22 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   async onMessage(connection: Connection<Caller>, raw: WSMessage) {
+    // A socket closed for flooding may still have thousands of frames in flight: they are
+    // dropped unread, so the sockets behind them in the object's queue wait for nothing.
+    if (connection.readyState !== WebSocket.OPEN) return;
     const who = connection.state;
     if (!who) return; // refused at connect; its close is under way
+    // Paid for before anything else, even the parse: a frame over budget changes nothing,
+    // not even `touch`, and costs a scan.
+    const action = peekAction(raw);
+    if (!admit(this.#budgets, connection, who.uuid, action)) return;
     const parsed = parseClientMessage(raw);
-    // Paid for before anything else: a frame over budget changes nothing, not even `touch`.
-    if (!admit(this.#budgets, connection, who.uuid, parsed.ok ? parsed.message.action : null))
-      return;
     if (!parsed.ok)
       return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
+    // The budget paid was the scanned action's; a frame that hides another is refused.
+    if (msg.action !== action)
+      return this.#send(connection, { name: "error", params: { message: STAGE_MSG.oneAction } });
     // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
     if (msg.action !== "ping") this.#storage.touch(who.uuid, Date.now());
     // A DJ's AFK clock counts only what shows them at the decks (docs/DECISIONS.md).

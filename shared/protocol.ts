@@ -166,6 +166,21 @@ export const ClientMessage = z.discriminatedUnion("action", [
 export type ClientMessage = z.infer<typeof ClientMessage>;
 export type ClientAction = ClientMessage["action"];
 
+const ACTIONS = new Set<string>(ClientMessage.options.map((o) => o.shape.action.value));
+const ACTION_FIELD = /"action"\s*:\s*"([A-Za-z]{1,32})"/;
+
+/**
+ * The action a frame names, found by a scan instead of a parse: a room pays for a frame
+ * (durable/room/budget.ts) before it parses it, so a flood costs a scan a frame. Null when
+ * no known action is named; parseClientMessage must then agree (room.ts refuses a frame
+ * whose parsed action is not this one, so a nested "action" cannot pick a cheaper budget).
+ */
+export function peekAction(raw: string | ArrayBuffer | ArrayBufferView): ClientAction | null {
+  if (typeof raw !== "string" || raw.length > MAX_CLIENT_MESSAGE_BYTES) return null;
+  const name = ACTION_FIELD.exec(raw)?.[1];
+  return name && ACTIONS.has(name) ? (name as ClientAction) : null;
+}
+
 /**
  * Parses one websocket frame. Never throws: the answer is the message, or an error string
  * fit to send back to the client.

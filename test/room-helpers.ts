@@ -102,7 +102,7 @@ export class RoomClient {
   }
 
   /** Sends and answers the error reply the room gives (the test expects one). */
-  async refused(data: ClientMessage): Promise<string> {
+  async refused(data: ClientMessage | string): Promise<string> {
     const from = this.messages.length;
     this.send(data);
     return this.error(from);

@@ -27,6 +27,7 @@ export const CONNECT_MSG = {
 /** Stage actions (actions.ts) and one-time animations. */
 export const STAGE_MSG = {
   full: "The DJ booth is full.",
+  oneAction: "Invalid message: name one action, once.",
   ghost: "Ghost connections cannot do that.",
   alreadyDj: "You are already on the stage.",
   emptyQueue: "Your queue is empty: add a song to it before taking a seat.",
