@@ -64,6 +64,7 @@ import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
 import { Playback } from "./room/playback";
+import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
 import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
@@ -142,6 +143,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #presence: Presence;
   readonly #effects: Effects;
   readonly #identity: Identity;
+  readonly #freePlays: FreePlays;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
   readonly #budgets = new Buckets();
 
@@ -158,6 +160,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       () => this.#rearm(),
       (uuid, m) => this.#sendTo(uuid, m),
       (text) => this.#chat.roomMessage(text),
+      (playId) => this.#freePlays.songStarted(playId),
     );
     this.#effects = new Effects(env, this.#storage.effects, (due) => {
       this.#storage.schedule("outbox", due);
@@ -188,6 +191,12 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections<Caller>(userTag(u)),
       tokenRoleOf,
     );
+    this.#freePlays = new FreePlays(
+      this.#storage,
+      this.#effects,
+      () => this.getConnections<Caller>(GUEST_TAG),
+      (u) => this.getConnections<Caller>(userTag(u)),
+    );
     this.#presence = new Presence(
       env,
       this.#storage,
@@ -195,6 +204,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       this.#moderation,
       this.#identity,
       this.#playback,
+      this.#freePlays,
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
     );

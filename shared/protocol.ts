@@ -408,7 +408,13 @@ export type StatelessMessage =
    * To the voter's own sockets only: their whole vote on the current song (replaces what the
    * client holds), after each accepted vote and in answer to `joinRoom`; `{}` for no vote.
    */
-  | { name: "yourVote"; params: { songVotes: SongVotes } };
+  | { name: "yourVote"; params: { songVotes: SongVotes } }
+  /**
+   * To a guest's own sockets: the songs they have heard against the free-play limit
+   * (GUEST_FREE_PLAYS), on connect and as each song starts; `used > limit` means this song
+   * does not play for them.
+   */
+  | { name: "freePlays"; params: { used: number; limit: number } };
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { db } from "./db/client";
-import { roomConnections, rooms, users } from "./db/schema";
+import { guestPlays, roomConnections, rooms, users } from "./db/schema";
 import type { Env } from "./env";
 import { callerFrom, hasAccount } from "./lib/auth";
 import { errorBody } from "./lib/errors";
@@ -33,6 +33,7 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
   const findRoom = d.select({ uuid: rooms.uuid }).from(rooms).where(eq(rooms.uuid, roomUuid));
   let room: { uuid: string } | undefined;
   let account: typeof users.$inferSelect | undefined;
+  let freePlays: { used: number; lastPlayId: string | null } | undefined;
   if (hasAccount(claims)) {
     // One round trip. The (user, room) row is written before the account is read, in the same
     // batch: a change to the account that commits after this read finds the row and reaches
@@ -59,6 +60,18 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
     ]);
     room = found[0];
     account = user[0];
+  } else if (claims.type === "guest") {
+    // A guest's songs heard so far travel with the socket: the free-play limit holds across
+    // reconnects and rooms (durable/room/free-plays.ts).
+    const [found, heard] = await d.batch([
+      findRoom,
+      d
+        .select({ used: guestPlays.plays, lastPlayId: guestPlays.lastPlayId })
+        .from(guestPlays)
+        .where(eq(guestPlays.guestUuid, claims.sub)),
+    ]);
+    room = found[0];
+    freePlays = heard[0] ?? { used: 0, lastPlayId: null };
   } else room = await findRoom.get();
   const who = callerFrom(claims, account);
   if (!who) return refuse(401, "This session has ended: sign in again to join a room.");
@@ -76,6 +89,7 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
       // The session this socket belongs to: ending sessions closes the sockets of older ones.
       sv: who.user?.sessionVersion ?? 0,
       joined,
+      ...(freePlays ? { freePlays } : {}),
     }),
   );
   return new Request(req, { headers });

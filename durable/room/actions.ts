@@ -10,6 +10,7 @@
  * - The auto-skip threshold scales with active listeners, not everyone present:
  *   dislikes >= ceil(autoSkipRatio x max(2, active)); a ratio of 0 turns it off.
  */
+import type { FreePlayCount } from "./free-plays";
 import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
@@ -34,6 +35,8 @@ export interface Caller extends NeedsState {
   pro: boolean;
   /** The chat identity read from D1 at connect (null: no account, or D1 failed). */
   profile: ChatProfile | null;
+  /** A guest's songs heard against the free-play limit (room/free-plays.ts). */
+  freePlays?: FreePlayCount;
 }
 
 /** A caller as handlers see it (the attachment is read-only). */

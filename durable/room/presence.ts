@@ -25,6 +25,7 @@ import { CALLER_HEADER } from "../../workers/room-connect";
 import type { Caller } from "./actions";
 import { djFacts } from "./library";
 import { CONNECT_MSG, NAMES } from "./messages";
+import { GUEST_TAG, type FreePlays } from "./free-plays";
 import type { Identity } from "./identity";
 import type { Moderation } from "./moderation";
 import type { Playback } from "./playback";
@@ -45,6 +46,10 @@ const callerHeader = z.object({
   sv: z.number().int().min(0).default(0),
   /** The gateway verified a join ticket (the password was checked by the REST join). */
   joined: z.boolean().default(false),
+  /** A guest's songs heard so far, from D1 (room/free-plays.ts). */
+  freePlays: z
+    .object({ used: z.number().int().min(0), lastPlayId: z.string().max(64).nullable() })
+    .optional(),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
@@ -86,6 +91,7 @@ export class Presence {
     private readonly moderation: Moderation,
     private readonly identity: Identity,
     private readonly playback: Playback,
+    private readonly freePlays: FreePlays,
     private readonly socketsOf: (uuid: string) => Iterable<Connection>,
     private readonly rearm: () => void,
   ) {}
@@ -93,7 +99,8 @@ export class Presence {
   /** The tags of a new socket (partyserver's getConnectionTags): its user's. */
   tags(ctx: ConnectionContext): string[] {
     const caller = callerOf(ctx);
-    return caller ? [userTag(caller.uuid)] : [];
+    if (!caller) return [];
+    return caller.type === "guest" ? [userTag(caller.uuid), GUEST_TAG] : [userTag(caller.uuid)];
   }
 
   /** Admits a socket, or closes it with the reason; an admitted non-ghost user is present. */
@@ -104,7 +111,7 @@ export class Presence {
       connection.close(CLOSE_UNAUTHORIZED, CONNECT_MSG.unauthorized);
       return;
     }
-    const { uuid, type, roles, sv, joined } = caller;
+    const { uuid, type, roles, sv, joined, freePlays } = caller;
     // A deleted room, or one never set up, admits nobody (room/identity.ts).
     const gone = this.identity.refusal();
     if (gone) return this.identity.close(connection, gone);
@@ -132,7 +139,16 @@ export class Presence {
     const none = { emailVerified: false, pro: false, profile: null };
     const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
-    connection.setState({ uuid, tokenType: type, roles, sv, ...facts, needsState: true });
+    connection.setState({
+      uuid,
+      tokenType: type,
+      roles,
+      sv,
+      ...facts,
+      ...(type === "guest" ? { freePlays: freePlays ?? { used: 0, lastPlayId: null } } : {}),
+      needsState: true,
+    });
+    if (type === "guest") this.freePlays.connected(connection);
     if (type !== "ghost") {
       const known = this.storage.user(uuid);
       this.storage.upsertUser(

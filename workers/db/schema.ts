@@ -502,11 +502,6 @@ export type RoomRow = typeof rooms.$inferSelect;
 export type RoomFavoriteRow = typeof roomFavorites.$inferSelect;
 
 /**
- * A community: a named group of users and rooms (seed 001, Room service: communities).
- * Slugs follow the room rule (lowercase, [a-z0-9-], never all digits nor uuid-shaped) so
- * `{id}` in a path is unambiguous.
- */
-/**
  * Which rooms a signed-in user has opened a socket in (the room gateway records it when it
  * admits one), so a change to the account (roles, sessions, deactivation) reaches every room
  * that may hold their sockets. A row is dropped when the room answers that it holds none.
@@ -524,6 +519,25 @@ export const roomConnections = sqliteTable(
   ],
 );
 
+/**
+ * Songs each guest has heard in rooms (spec 001 Playback: "Guests beyond a free-play limit
+ * cannot play"; the limit is GUEST_FREE_PLAYS in shared/rooms.ts). Keyed by the guest
+ * token's uuid, so it holds across reconnects and rooms; written by the rooms' outboxes,
+ * once per play (`lastPlayId` makes a retried write count nothing twice), read by the room
+ * gateway at connect.
+ */
+export const guestPlays = sqliteTable("guest_plays", {
+  guestUuid: text("guest_uuid").primaryKey(),
+  plays: integer("plays").notNull().default(0),
+  lastPlayId: text("last_play_id"),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * A community: a named group of users and rooms (seed 001, Room service: communities).
+ * Slugs follow the room rule (lowercase, [a-z0-9-], never all digits nor uuid-shaped) so
+ * `{id}` in a path is unambiguous.
+ */
 export const communities = sqliteTable("communities", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   uuid: text("uuid").notNull().unique(),
