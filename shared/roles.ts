@@ -56,3 +56,6 @@ export const MODERATOR_ROLES: readonly UserRole[] = [
 
 /** The default chat colour (seed 000, section 9). */
 export const DEFAULT_COLOR = "562DF9";
+
+/** A guest's display name, from their guest token's uuid (the user-service, the room and the page agree). */
+export const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;

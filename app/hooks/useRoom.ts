@@ -43,6 +43,8 @@ export interface RoomConnection {
    * the play it was about. A vote for another play than the one showing is stale.
    */
   yourVote: { playId: string | null; songVotes: SongVotes } | null;
+  /** A guest's songs heard against the free-play limit (null: not a guest, or not told yet). */
+  freePlays: { used: number; limit: number } | null;
   /** Server time now (epoch ms), by the estimated clock offset. */
   serverNow: () => number;
   send: (msg: ClientMessage) => boolean;
@@ -63,6 +65,7 @@ export function useRoom(
   const [youAreNext, setYouAreNext] = useState(false);
   const [kickReason, setKickReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
+  const [freePlays, setFreePlays] = useState<RoomConnection["freePlays"]>(null);
   const offsetRef = useRef(0);
   const bestRttRef = useRef(Number.POSITIVE_INFINITY);
   const socketRef = useRef<{ send: (data: string) => void; readyState: number } | null>(null);
@@ -156,6 +159,9 @@ export function useRoom(
         case "youAreNext":
           setYouAreNext(true);
           return;
+        case "freePlays":
+          setFreePlays({ used: msg.params.used, limit: msg.params.limit });
+          return;
         case "yourVote":
           // The echo carries no playId: it is about the song of the state held now (the room
           // sends it after the roomState it belongs to, on the same socket, in order).
@@ -228,5 +234,16 @@ export function useRoom(
     if (myTurn || !onStage) setYouAreNext(false);
   }, [myTurn, onStage]);
 
-  return { status, state, seq, error, kickReason, youAreNext, yourVote, serverNow, send };
+  return {
+    status,
+    state,
+    seq,
+    error,
+    kickReason,
+    youAreNext,
+    yourVote,
+    freePlays,
+    serverNow,
+    send,
+  };
 }

@@ -59,6 +59,12 @@ export const enRooms = {
   "room.vibeHot": "On fire",
   "room.vibeCold": "Cooling off",
   "room.vibeMild": "Warming up",
+  "room.freePlaysLeft": "Listening as a guest: song {used} of {limit} free.",
+  "room.freePlaysSignUp": "Sign up to keep listening",
+  "room.freePlaysOver": "You've heard your {limit} free songs.",
+  "room.freePlaysOverHint":
+    "Make a free account to keep listening, vote and chat. You can still watch the room.",
+  "room.freePlaysSignUpButton": "Sign up free",
   "room.guest": "Guest",
   "room.listener": "Listener",
   "room.kickedReason": "You were removed from the room: {reason}",

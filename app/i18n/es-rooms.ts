@@ -61,6 +61,12 @@ export const esRooms: Record<keyof typeof enRooms, string> = {
   "room.vibeHot": "Que arde",
   "room.vibeCold": "Se enfría",
   "room.vibeMild": "Calentando",
+  "room.freePlaysLeft": "Escuchas como invitado: canción {used} de {limit} gratis.",
+  "room.freePlaysSignUp": "Regístrate para seguir escuchando",
+  "room.freePlaysOver": "Ya escuchaste tus {limit} canciones gratis.",
+  "room.freePlaysOverHint":
+    "Crea una cuenta gratis para seguir escuchando, votar y chatear. Puedes seguir viendo la sala.",
+  "room.freePlaysSignUpButton": "Regístrate gratis",
   "room.guest": "Invitado",
   "room.listener": "Oyente",
   "room.kickedReason": "Te han sacado de la sala: {reason}",

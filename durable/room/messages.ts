@@ -8,6 +8,7 @@
  *   people read, so it is done here and nowhere else.
  * - No module of the room writes a user-facing text inline; it names one of these.
  */
+import { guestName } from "../../shared/roles";
 
 /** A socket refused at connect (presence.ts) and plain HTTP (room.ts). */
 export const CONNECT_MSG = {
@@ -104,7 +105,7 @@ export const ROOM_LINE = {
 export const NAMES = {
   /** A DJ whose profile the room does not hold, in a room line. */
   someDj: "A DJ",
-  /** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
-  guest: (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`,
+  /** A guest's name, as the user-service gives it. */
+  guest: guestName,
   user: (uuid: string) => `User ${uuid.slice(0, 4).toUpperCase()}`,
 } as const;

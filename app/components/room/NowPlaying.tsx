@@ -5,6 +5,7 @@ import { Artwork } from "~/components/songs/Artwork";
 import { usePlayer } from "~/components/songs/Player";
 import { VibeMeter, VoteButton } from "~/components/room/RoomParts";
 import { RoomYouTube } from "~/components/room/RoomYouTube";
+import { FreePlaysNote, outOfFreePlays } from "~/components/room/FreePlaysNote";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
@@ -114,7 +115,10 @@ export function NowPlaying({
   const at = np ? startOffsetSeconds(np, now) : 0;
   const pct = duration > 0 ? Math.min(100, (at / duration) * 100) : 0;
   const heard = song && player.isCurrent(song);
-  const needsTap = !!song && !!uploadStream(song) && (!heard || player.state === "paused");
+  // A guest past the free-play limit sees the song but does not hear it (FreePlaysNote).
+  const silenced = outOfFreePlays(conn.freePlays);
+  const needsTap =
+    !silenced && !!song && !!uploadStream(song) && (!heard || player.state === "paused");
   // A song only YouTube has plays in its own iframe player (RoomYouTube), not the shared audio element.
   const choice = roomPlayback(song);
 
@@ -181,7 +185,8 @@ export function NowPlaying({
                   <span>{formatDuration(duration)}</span>
                 </div>
               </div>
-              {choice.kind === "youtube" && np && (
+              {conn.freePlays && <FreePlaysNote {...conn.freePlays} />}
+              {choice.kind === "youtube" && np && !silenced && (
                 <div className="mt-3">
                   <RoomYouTube
                     videoId={choice.videoId}
