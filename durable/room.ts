@@ -3,7 +3,8 @@
  * hibernation). It serialises every seat change, vote and play of its room. This file keeps
  * the partyserver hooks and the RPC methods; the pieces:
  *   room/storage.ts      SQLite tables (everything that must survive eviction); it owns
- *                        chat-storage.ts (the capped history) and consumable-storage.ts
+ *                        chat-storage.ts (the capped history), consumable-storage.ts and
+ *                        published-storage.ts (what clients hold, per entry, and in memory)
  *   room/view.ts         the state clients hold, computed from the tables; the seat rule
  *   room/diff.ts         RFC 6902 patches between two published states
  *   room/publisher.ts    coalescing: one frame, one seq per tick
@@ -150,8 +151,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
     this.#storage = new RoomStorage(ctx.storage.sql, () => this.name);
-    this.#publisher = new Publisher<Caller>(ctx, this.#storage, () =>
-      this.getConnections<Caller>(),
+    this.#publisher = new Publisher<Caller>(
+      ctx,
+      this.#storage,
+      () => this.getConnections<Caller>(),
+      (c) => c.state?.wantsVote && this.#sendYourVote(c),
     );
     this.#playback = new Playback(
       env,
@@ -258,13 +262,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
     let error: string | null = null;
     switch (msg.action) {
       case "joinRoom":
+        // A socket whose full state is still coming (it connected this tick) gets it once;
+        // its yourVote follows that state (onFullState) instead of a second state now.
+        if (who.needsState) {
+          connection.setState({ ...(who as Caller), wantsVote: true });
+          return;
+        }
         this.#send(connection, this.#publisher.stateMessage());
-        if (who.tokenType !== "ghost")
-          this.#send(connection, {
-            name: "yourVote",
-            params: { songVotes: this.#actions.yourVote(who.uuid) },
-          });
-        return;
+        return this.#sendYourVote(connection);
       case "ping":
         return this.#send(connection, {
           name: "pong",
@@ -577,6 +582,18 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   #send(connection: Connection, message: ServerMessage) {
     send(connection, JSON.stringify(message));
+  }
+
+  /** The caller's own vote right after a full state it asked for (it is about the song in that state). */
+  #sendYourVote(connection: Connection<Caller>) {
+    const who = connection.state;
+    if (!who) return;
+    if (who.wantsVote) connection.setState({ ...(who as Caller), wantsVote: false });
+    if (who.tokenType !== "ghost")
+      this.#send(connection, {
+        name: "yourVote",
+        params: { songVotes: this.#actions.yourVote(who.uuid) },
+      });
   }
 
   #sendTo(uuid: string, message: ServerMessage) {

@@ -177,8 +177,8 @@ export class Presence {
       // A second tab, or a return inside the grace, changes no list; the diff finds that.
       this.publisher.mark(PEOPLE_KEYS, "userJoined");
     }
-    // The newcomer's full state goes out with the next tick, already including them.
-    this.publisher.arm();
+    // The newcomer's full state goes out with the next (narrow) tick, already including them.
+    this.publisher.armSoon();
   }
 
   /** The user's last socket closed: their grace starts (the lists change only when it ends). */
