@@ -20,6 +20,8 @@
  *   room/identity.ts     the room exists (settings pushed, no tombstone); account changes
  *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
+ *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
+ *   room/free-plays.ts   the guests' free-play limit
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -58,7 +60,8 @@ import {
 import { USER_ROLES } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
-import { admit, Buckets, ROOM_ANIMATIONS, USER_CHAT } from "./room/budget";
+import { animate } from "./room/animations";
+import { admit, Buckets } from "./room/budget";
 import { ChatActions } from "./room/chat";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Effects } from "./room/effects";
@@ -323,26 +326,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
         error = this.#moderation.kickRefusal(who, msg.userUuid);
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
-      case "playOneTimeAnimation": {
-        if (who.tokenType === "ghost") error = STAGE_MSG.ghost;
-        else if (who.tokenType === "guest") error = STAGE_MSG.guestAnimation;
-        // Every socket plays it: the sender's rate and the room's.
-        else if (
-          !this.#budgets.take(
-            [`animation:${who.uuid}`, USER_CHAT],
-            ["room:animations", ROOM_ANIMATIONS],
-          )
-        )
-          error = STAGE_MSG.animationRate;
-        else {
-          const text = JSON.stringify({
-            name: "playedOneTimeAnimation",
-            params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null },
-          } satisfies ServerMessage);
-          for (const c of this.getConnections<Caller>()) if (c.state) send(c, text);
-        }
+      case "playOneTimeAnimation":
+        error = animate(this.#budgets, who, msg, this.getConnections<Caller>());
         break;
-      }
       default:
         return assertNever(msg);
     }
