@@ -158,7 +158,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
       ctx,
       this.#storage,
       () => this.getConnections<Caller>(),
-      (c) => c.state?.wantsVote && this.#sendYourVote(c),
+      // What follows a socket's full state: its own vote if it asked, a guest's free plays.
+      (c) => {
+        if (c.state?.wantsVote) this.#sendYourVote(c);
+        this.#freePlays.tell(c);
+      },
     );
     this.#playback = new Playback(
       env,

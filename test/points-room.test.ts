@@ -5,7 +5,15 @@ import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
 import { signToken } from "../workers/lib/jwt";
 import { admin } from "./helpers";
 import { createSeason } from "./points-helpers";
-import { applySettings, connect, newRoom, person, seedQueue, takeSeat } from "./room-helpers";
+import {
+  accountRow,
+  applySettings,
+  connect,
+  newRoom,
+  person,
+  seedQueue,
+  takeSeat,
+} from "./room-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -81,6 +89,7 @@ describe("room votes to points", () => {
 
     // A bot's like counts but earns nothing (guests may no longer vote at all, issue 11).
     const bot = crypto.randomUUID();
+    await accountRow(bot, ["bot"]); // a bot has an account, which the gateway checks
     const guest = {
       uuid: bot,
       token: await signToken(env, { sub: bot, type: "bot", roles: ["bot"] }),

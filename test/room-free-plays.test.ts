@@ -63,7 +63,11 @@ describe("guests' free plays", () => {
     const tab2 = await connect(room, guest);
     // Joining mid-song counts that song, once for both tabs.
     await untilUsed(tab1, 1);
+    await untilUsed(tab2, 1);
     expect(lastFreePlays(tab2)).toEqual({ used: 1, limit: GUEST_FREE_PLAYS });
+    // A socket's first frame is its full state; the count follows it.
+    expect(tab2.messages[0].name).toBe("roomState");
+    expect(tab2.messages.filter((m) => m.name === "freePlays")).toHaveLength(1);
     for (let n = 2; n <= GUEST_FREE_PLAYS + 1; n++) {
       await next();
       await untilUsed(tab1, n);

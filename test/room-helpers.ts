@@ -296,6 +296,7 @@ export const endGrace = runAlarm;
 
 /** Opens a socket through the gateway without waiting for anything (a refused join). */
 export async function open(room: string, who: RoomPerson): Promise<RoomClient> {
+  await ensureRoom(room);
   const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, {
     headers: { Upgrade: "websocket" },
   });

@@ -10,7 +10,8 @@
  *   count and the last play counted (the gateway reads both from D1 at connect).
  * - The count lives in D1 (guest_plays), written through the room's outbox (effects.ts), so
  *   it survives an eviction, and keyed by play so a retry counts nothing twice.
- * - Each guest socket is told its count (`freePlays`) on connect and when it changes; the
+ * - Each guest socket is told its count (`freePlays`) after its first full state and when it
+ *   changes (a socket's first frame is always its full state); the
  *   page does not play a song counted beyond the limit and asks the guest to sign up.
  *   Nothing else changes for a guest over the limit: they still see the room and its chat.
  */
@@ -55,19 +56,23 @@ export class FreePlays {
     void this.effects.drain();
   }
 
-  /** A guest's socket was admitted: a song on air counts now; the socket learns its count. */
+  /** A guest's socket was admitted: a song on air counts now (the socket is told by `tell`). */
   connected(c: Connection<Caller>) {
     const uuid = c.state?.uuid;
     if (!uuid) return;
     const playId = this.storage.playing()?.play_id ?? null;
-    if (playId && this.#count(uuid, playId)) {
-      this.effects.add(`guestPlays:${playId}:${uuid}`, {
-        kind: "guestPlays",
-        playId,
-        guests: [uuid],
-      });
-      void this.effects.drain();
-    } else send(c, message(this.#current(uuid)));
+    if (!playId || !this.#count(uuid, playId)) return;
+    this.effects.add(`guestPlays:${playId}:${uuid}`, {
+      kind: "guestPlays",
+      playId,
+      guests: [uuid],
+    });
+    void this.effects.drain();
+  }
+
+  /** Tells a guest socket its count, right after its full state (a socket's first frame). */
+  tell(c: Connection<Caller>) {
+    if (c.state?.tokenType === "guest") send(c, message(this.#current(c.state.uuid)));
   }
 
   /** The count every socket of `uuid` agrees on: the highest any of them carries. */
@@ -89,7 +94,8 @@ export class FreePlays {
     for (const s of this.socketsOf(uuid)) {
       if (!s.state) continue;
       s.setState({ ...s.state, roles: [...s.state.roles], freePlays: next });
-      send(s, text);
+      // One still waiting for its full state hears the count after it (`tell`).
+      if (!s.state.needsState) send(s, text);
     }
     return true;
   }
