@@ -10,6 +10,7 @@ import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { presentUsers, pushSettings, roomStub, toRoomDto, withTimeout } from "./room-dto";
 import {
+  budgetRoomEdit,
   nonEmpty,
   passwordColumns,
   randomTail,
@@ -148,6 +149,7 @@ roomRoutes.patch(
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
     await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
+    await budgetRoomEdit(c.env, room.uuid);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
@@ -163,6 +165,7 @@ roomRoutes.patch(
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
     await requireRoomAccess(c.env, room, caller(c), [], MSG.ownerOnly);
+    await budgetRoomEdit(c.env, room.uuid);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
