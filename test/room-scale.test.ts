@@ -98,23 +98,35 @@ describe("Room at scale", () => {
   });
 
   it("a (re)connect gets the full state once, even when the client asks for it as it opens", async () => {
-    const room = newRoom();
-    const me = await person();
-    const c = await open(room, me);
-    // What the browser did on every open: ask, while the room is already sending it.
-    c.send({ action: "joinRoom" });
-    await c.waitFor((m) => m.name === "roomState");
-    await c.waitFor((m) => m.name === "yourVote");
-    // A later frame proves the tick that carried the full state has passed.
-    const other = await connect(room, await person());
-    await c.until((s) => s.allUsers.length === 2, "the next frame");
-    expect(c.messages.filter((m) => m.name === "roomState")).toHaveLength(1);
-    expect(c.breaches).toEqual([]);
+    // What the browser did on every open: ask, while the room is already sending it. The
+    // ask must land before the room's first tick (50 ms) to be the case under test; on a
+    // loaded machine it may land after, when a second state is the right answer to a
+    // resync, so the case is tried in a few fresh rooms and must hold in one where it landed
+    // in time. Without the rule every try gets two states.
+    let c: Awaited<ReturnType<typeof open>> | null = null;
+    let other: Awaited<ReturnType<typeof connect>> | null = null;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const room = newRoom();
+      c = await open(room, await person());
+      c.send({ action: "joinRoom" });
+      await c.waitFor((m) => m.name === "roomState");
+      await c.waitFor((m) => m.name === "yourVote");
+      // A later frame proves the tick that carried the full state has passed.
+      other = await connect(room, await person());
+      await c.until((s) => s.allUsers.length === 2, "the next frame");
+      expect(c.breaches).toEqual([]);
+      if (c.messages.filter((m) => m.name === "roomState").length === 1) break;
+      c.close();
+      other.close();
+    }
+    const held = c!;
+    expect(held.messages.filter((m) => m.name === "roomState")).toHaveLength(1);
     // Asked again later (a resync), it is answered again.
-    c.send({ action: "joinRoom" });
+    held.send({ action: "joinRoom" });
     await vi.waitFor(() =>
-      expect(c.messages.filter((m) => m.name === "roomState")).toHaveLength(2),
+      expect(held.messages.filter((m) => m.name === "roomState")).toHaveLength(2),
     );
-    other.close();
+    held.close();
+    other!.close();
   });
 });
