@@ -16,26 +16,30 @@ const crowdCall = (room: string, token: string | undefined, body: unknown) =>
   call("room-service", path(room), { token, body });
 
 describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
-  it("is refused without a token (401) and to a plain user (403); in production it does not exist (404)", async () => {
+  it("is for an admin or the service key (401 without, 403 for a plain user); in production it does not exist (404)", async () => {
     const room = newRoom();
     expect((await crowdCall(room, undefined, { fill: 5 })).status).toBe(401);
     const plain = await signUp();
     expect((await crowdCall(room, plain.token, { fill: 5 })).status).toBe(403);
+    const wrongKey = await call("room-service", path(room), {
+      headers: { "X-Service-Key": "not-the-key" },
+      body: { fill: 5 },
+    });
+    expect(wrongKey.status).toBe(401);
     const boss = await admin();
     expect((await crowdCall(room, boss.token, { fill: -1 })).status).toBe(400);
     expect((await crowdCall("not-a-uuid", boss.token, { fill: 5 })).status).toBe(400);
 
     // The same app with ENVIRONMENT=production (what wrangler.toml deploys): no such route,
-    // for the admin as for anyone.
-    for (const token of [boss.token, undefined]) {
+    // for the admin, the service key and anyone.
+    const asAdmin = { Authorization: `Bearer ${boss.token}` };
+    const byKey = { "X-Service-Key": env.SERVICE_KEY! };
+    for (const auth of [asAdmin, byKey, {}]) {
       const res = await roomService.request(
         path(room),
         {
           method: "POST",
-          headers: {
-            ...(token ? { Authorization: `Bearer ${token}` } : {}),
-            "Content-Type": "application/json",
-          },
+          headers: { ...auth, "Content-Type": "application/json" },
           body: JSON.stringify({ fill: 5 }),
         },
         { ...env, ENVIRONMENT: "production" },
@@ -44,19 +48,15 @@ describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
     }
     // Nobody was added by any of these.
     expect(await stub(room).getUserUuids()).toEqual([]);
-    // The object refuses too, whoever reaches it.
-    expect(() =>
-      crowd(
-        { ENVIRONMENT: "production" },
-        null as never,
-        null as never,
-        null as never,
-        null as never,
-        {
-          fill: 5,
-        },
-      ),
-    ).toThrow(/development and test only/);
+    // The service key (what the bench sends) is let in, as an admin's token is.
+    const keyed = await call("room-service", path(room), { headers: byKey, body: { fill: 5 } });
+    expect(keyed.status).toBe(200);
+    expect(keyed.body).toMatchObject({ added: 5, synthetic: 5, present: 5 });
+    // The object refuses too, whoever reaches it (it throws before touching anything).
+    const none = null as never;
+    expect(() => crowd({ ENVIRONMENT: "production" }, none, none, none, none, { fill: 5 })).toThrow(
+      /development and test only/,
+    );
   });
 
   it("fills the room with present users and runs K votes as sockets' votes: the counts move by K and every socket hears it", async () => {
@@ -113,7 +113,12 @@ describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
     const again = (await crowdCall(room, boss.token, { votes: { from: k, count: k } }))
       .body as CrowdResult;
     expect(again.voteCounts).toEqual(b.voteCounts);
-    await d.until((x) => x.voteCounts.likes === k && x.voteCounts.dislikes === k, "more votes");
+    // The next round: the same users change their votes (like for dislike), each a vote.
+    const flip = (await crowdCall(room, boss.token, { votes: { from: 0, count: 3, round: 1 } }))
+      .body as CrowdResult;
+    expect(flip.voted).toBe(3);
+    expect(flip.voteCounts).toEqual({ likes: k - 1, dislikes: k + 1, stars: 0 });
+    await d.until((x) => x.voteCounts.likes === k - 1 && x.voteCounts.dislikes === k + 1, "flips");
     expect(d.breaches).toEqual([]);
     d.close();
   });

@@ -9,7 +9,8 @@
  *   writes (a user row and a profile row, as presence.ts writes at connect), in one
  *   transaction, and the people keys are marked as a join marks them.
  * - `votes`: the synthetic users `from`..`from + count - 1` each vote on the song playing
- *   (like for an even index, dislike for an odd one) by the code a socket's vote runs after
+ *   (like when index + `round` is even, else dislike: the same users in the next round
+ *   each change their vote, so a small room still gives many votes) by the code a socket's vote runs after
  *   its budget and parse: the activity touch, StageActions.voteOnSong (the vote row, the
  *   counters, the outbox, the publisher's mark, the auto-skip check) and the voter's
  *   yourVote.
@@ -35,6 +36,7 @@ export const crowdArgs = z.object({
     .object({
       from: z.number().int().min(0).max(49_999),
       count: z.number().int().min(0).max(10_000),
+      round: z.number().int().min(0).max(1_000_000).optional(),
     })
     .optional(),
   /** Also answer the size of the full state a joiner gets (costly at scale: not in a timed call). */
@@ -109,7 +111,7 @@ export function crowd(
   let voted = 0;
   let refused = 0;
   let refusal: string | null = null;
-  const { from = 0, count = 0 } = args.votes ?? {};
+  const { from = 0, count = 0, round = 0 } = args.votes ?? {};
   for (let i = from; i < from + count; i++) {
     const who: Caller = {
       uuid: crowdUuid(i),
@@ -124,7 +126,7 @@ export function crowd(
     storage.touch(who.uuid, Date.now());
     const error = actions.voteOnSong(who, {
       action: "voteOnSong",
-      songVotes: { like: i % 2 === 0 },
+      songVotes: { like: (i + round) % 2 === 0 },
     });
     if (error) {
       refused++;
