@@ -547,8 +547,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */
-  crowd(args: CrowdArgs): CrowdResult {
-    return crowd(this.env, this.ctx, this.#storage, this.#actions, this.#publisher, args);
+  async crowd(args: CrowdArgs): Promise<CrowdResult> {
+    const result = crowd(this.env, this.ctx, this.#storage, this.#actions, this.#publisher, args);
+    if (args.settle) await this.#effects.idle(); // the outbox the votes filled is sent
+    return result;
   }
 
   #clearLive(everyone: boolean) {

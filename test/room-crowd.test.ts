@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { crowd, crowdUuid, type CrowdResult } from "../durable/room/crowd";
 import { roomService } from "../workers/room-service";
@@ -103,6 +103,14 @@ describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
     expect(a.voteCounts).toEqual({ likes: k / 2, dislikes: k / 2, stars: 0 });
     await d.until((x) => x.voteCounts.likes === k / 2 && x.voteCounts.dislikes === k / 2, "votes");
     expect(d.seq).toBe(a.seq);
+    // Each like owes the DJ points (the outbox); `settle` answers once they are sent.
+    const settled = await crowdCall(room, boss.token, { settle: true });
+    expect(settled.body).toMatchObject({ voted: 0, seq: a.seq });
+    const owed = await runInDurableObject(
+      stub(room),
+      (_o, state) => state.storage.sql.exec(`SELECT 1 FROM room_effects`).toArray().length,
+    );
+    expect(owed).toBe(0);
 
     // The next K users: the counts move by K again.
     const b = (await crowdCall(room, boss.token, { votes: { from: k, count: k } }))

@@ -15,6 +15,8 @@
  *   counters, the outbox, the publisher's mark, the auto-skip check) and the voter's
  *   yourVote.
  * - then what the tick does: the frame is built, stored and sent to every socket (flush).
+ * - `settle` (room.ts): the answer waits until the outbox is sent (a like's points go out
+ *   after the vote, asynchronously), so the next timed call does not share the object with it.
  * It answers counts, never a time: the clock stands still inside a request, so the caller
  * times the call, with `count` K and with 0; the difference is what K votes cost.
  */
@@ -41,6 +43,8 @@ export const crowdArgs = z.object({
     .optional(),
   /** Also answer the size of the full state a joiner gets (costly at scale: not in a timed call). */
   state: z.boolean().optional(),
+  /** Answer only once the outbox is sent (the points of the votes so far): not in a timed call. */
+  settle: z.boolean().optional(),
 });
 export type CrowdArgs = z.input<typeof crowdArgs>;
 
