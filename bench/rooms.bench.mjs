@@ -1,5 +1,5 @@
 // A vote storm in one room under `wrangler dev`, beside a bare partyserver broadcast object
-// measured in the same run (issues 4 and 11).
+// measured in the same run (issues 4 and 11), and the room's crowd figures (issue 11).
 // Storm, for each socket count (BENCH_SOCKETS, default "1000") and each rate (BENCH_RATES,
 // votes a second in total, default "300,1000"); bench/lib/room-storm.mjs:
 //   ours: N voter sockets (accounts in D1, as the gateway requires) in a fresh room (made
@@ -15,16 +15,22 @@
 //         messages fully delivered per second. Then the ratio ours/bare.
 // "Includes it": counts grow by one per vote in a phase, so vote k is in when the count
 // reaches its k-th value (an overtaking later vote stands in for an earlier one).
+// Crowd (BENCH_CROWD_USERS, default "1000,10000"; bench/lib/room-crowd.mjs): one room filled
+// with that many synthetic present users through the dev-only route: the roomState frame a
+// joiner gets, in bytes, and the cost of one vote (BENCH_CROWD_VOTES votes a call, default
+// 1000, BENCH_CROWD_REPS repetitions, default 9, the median). "0" skips either part.
 // Servers and sockets share one machine: the numbers compare designs, not a server's capacity.
 import { rmSync } from "node:fs";
 import { migrateAndSeed, SEED_USERS } from "../scripts/seed.mjs";
 import { seedDemoSongs } from "../scripts/seed-songs.mjs";
+import { benchCrowd } from "./lib/room-crowd.mjs";
 import { benchBare, benchOurs } from "./lib/room-storm.mjs";
 import { ratio, sleep } from "./lib/sockets.mjs";
 import {
   api,
   d1Execute,
   devSigner,
+  devVar,
   freshState,
   launch,
   startWrangler,
@@ -41,6 +47,9 @@ const COUNTS = list(process.env.BENCH_SOCKETS, "1000");
 const RATES = list(process.env.BENCH_RATES, "300,1000");
 const BARE_MSGS = Number(process.env.BENCH_BARE_MSGS ?? 300);
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS ?? 30_000);
+const CROWD = list(process.env.BENCH_CROWD_USERS, "1000,10000");
+const CROWD_VOTES = Number(process.env.BENCH_CROWD_VOTES ?? 1000);
+const CROWD_REPS = Number(process.env.BENCH_CROWD_REPS ?? 9);
 const DJ = SEED_USERS.find((u) => u.email === "dj.sam@hangout.local");
 
 /** The i-th voter's account uuid (a valid v4 uuid; the D1 rows are made before wrangler starts). */
@@ -142,15 +151,33 @@ export default async function run({ log = console.log } = {}) {
       }
     }
 
-    printTables(rows, log);
+    let crowd = [];
+    if (CROWD.length) {
+      log(`-- crowd: ${CROWD.join(", ")} users --`);
+      crowd = await benchCrowd({
+        base: ours.base,
+        serviceKey: devVar("SERVICE_KEY"),
+        djToken,
+        sizes: CROWD,
+        votes: CROWD_VOTES,
+        reps: CROWD_REPS,
+        log,
+      });
+    }
+
+    printTables(rows, crowd, log);
     return {
       config: {
         sockets: COUNTS,
         rates: RATES,
         bareMsgs: BARE_MSGS,
         drainMs: DRAIN_MS,
+        crowdUsers: CROWD,
+        crowdVotes: CROWD_VOTES,
+        crowdReps: CROWD_REPS,
       },
       rows,
+      crowd,
     };
   } catch (e) {
     // What the Worker said last is usually the reason (a crash, an exception in the object).
@@ -162,7 +189,7 @@ export default async function run({ log = console.log } = {}) {
   }
 }
 
-function printTables(rows, log) {
+function printTables(rows, crowd, log) {
   const pad = (v, w) => String(v ?? "-").padStart(w);
   if (rows.length)
     log(
@@ -183,4 +210,12 @@ function printTables(rows, log) {
         ` (ours' first ${BARE_MSGS} votes only: p50 ${o.latencyFirstBareMsgsVotesMs?.p50 ?? "-"} ms x${r.ratio.p50SameCount ?? "-"}, p99 ${o.latencyFirstBareMsgsVotesMs?.p99 ?? "-"} ms x${r.ratio.p99SameCount ?? "-"})`,
     );
   }
+  if (crowd.length)
+    log(`\n  users  present  full state bytes  votes/call  reps  call 0 ms  call K ms  ms/vote`);
+  for (const c of crowd)
+    if (c.error) log(`${pad(c.users, 7)}  failed: ${c.error}`);
+    else
+      log(
+        `${pad(c.users, 7)}  ${pad(c.present, 7)}  ${pad(c.fullStateBytes, 16)}  ${pad(c.votesPerCall, 10)}  ${pad(c.repetitions, 4)}  ${pad(c.callZeroVotesMsMedian, 9)}  ${pad(c.callKVotesMsMedian, 9)}  ${pad(c.msPerVote, 7)}`,
+      );
 }
