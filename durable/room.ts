@@ -22,6 +22,7 @@
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
  *   room/free-plays.ts   the guests' free-play limit
+ *   room/crowd.ts        synthetic users and votes for the bench (development and test only)
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -63,6 +64,7 @@ import { StageActions, type Caller } from "./room/actions";
 import { animate } from "./room/animations";
 import { admit, Buckets } from "./room/budget";
 import { ChatActions } from "./room/chat";
+import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
@@ -546,6 +548,13 @@ export class Room extends Server<Env & Cloudflare.Env> {
   refreshUser(userUuid: string, account: AccountNow | null): boolean {
     const a = refreshArgs.parse({ userUuid, account });
     return this.#identity.refresh(a.userUuid, a.account);
+  }
+
+  /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */
+  async crowd(args: CrowdArgs): Promise<CrowdResult> {
+    const result = crowd(this.env, this.ctx, this.#storage, this.#actions, this.#publisher, args);
+    if (args.settle) await this.#effects.idle(); // the outbox the votes filled is sent
+    return result;
   }
 
   #clearLive(everyone: boolean) {
