@@ -21,8 +21,7 @@
  *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
- *   room/free-plays.ts   the guests' free-play limit
- *   room/crowd.ts        synthetic users and votes for the bench (development and test only)
+ *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -570,8 +569,6 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#publisher.mark(STATE_KEYS, "removedDj");
     this.#publisher.flush();
   }
-
-  // ---- helpers -----------------------------------------------------------------------------
 
   #rearm() {
     const first = this.#storage.scheduled()[0];
