@@ -13,6 +13,10 @@ import { formatDuration, uploadStream } from "~/lib/songs";
 import { roomPlayback } from "~/lib/youtube";
 import { type RoomConnection } from "~/hooks/useRoom";
 import type { RoomState, VoteCounts } from "../../../shared/protocol";
+import { driftAction } from "../../../shared/room-sync";
+
+/** Seeks one song may make to stay in line (a small error never seeks; see driftAction). */
+const MAX_SEEKS = 12;
 
 const ZERO: VoteCounts = { likes: 0, dislikes: 0, stars: 0 };
 
@@ -251,7 +255,7 @@ export function NowPlaying({
 
 /**
  * Real audio: the room's song through the one player, from where the room is (duration
- * minus the time left), kept within ~60 ms of the server clock; stopped when the song ends
+ * minus the time left), kept within a few ms of the server clock; stopped when the song ends
  * or the page is left.
  */
 export function useRoomAudio(
@@ -284,10 +288,19 @@ export function useRoomAudio(
       token,
       context: contextRef.current,
     });
-    // Drift correction: loading and seeking take time; nudge the element back in line.
-    let fixes = 0;
-    const id = setInterval(() => {
-      const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+    // Drift correction (shared/room-sync.ts, driftAction): loading, stalls and the audio
+    // clock all drift; a large error seeks, a small one leans the playback rate until the
+    // element is within a few ms of the room. Seeks are bounded (a machine that cannot keep
+    // up is not made to skip for ever) and spaced, and each lands ahead by what the last
+    // one lagged, so the rate only has milliseconds left to mend.
+    const audioEl = () =>
+      document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+    let seeks = 0;
+    let lastSeek = -Infinity;
+    let seekLead = 0;
+    let landing = false;
+    const correct = () => {
+      const audio = audioEl();
       if (
         !audio ||
         audio.paused ||
@@ -297,12 +310,30 @@ export function useRoomAudio(
       )
         return;
       const want = startOffsetSeconds(np, serverNow());
-      if (Math.abs(audio.currentTime - want) > 0.06 && fixes < 8) {
-        fixes++;
-        audio.currentTime = want;
+      if (landing) {
+        // Where the last seek landed against where the room is: the next one leads by that.
+        landing = false;
+        seekLead = Math.max(0, Math.min(0.5, seekLead + (want - audio.currentTime)));
       }
-    }, 700);
-    return () => clearInterval(id);
+      const act = driftAction(audio.currentTime, want, seekLead);
+      if (act.kind === "seek") {
+        if (seeks >= MAX_SEEKS || performance.now() - lastSeek < 1000) return;
+        seeks++;
+        lastSeek = performance.now();
+        landing = true;
+        audio.playbackRate = 1;
+        audio.currentTime = act.to;
+      } else if (audio.playbackRate !== act.rate) audio.playbackRate = act.rate;
+    };
+    const id = setInterval(correct, 250);
+    // The first correction as soon as the song sounds, not up to a tick later.
+    const el = audioEl();
+    el?.addEventListener("playing", correct);
+    return () => {
+      clearInterval(id);
+      el?.removeEventListener("playing", correct);
+      if (el) el.playbackRate = 1;
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [playId, stream]);
 
