@@ -2,12 +2,22 @@ import { describe, expect, it } from "vitest";
 import {
   CLOCK_WINDOW,
   createClockEstimator,
+  createDriftCorrector,
+  DRIFT_GAIN,
+  DRIFT_IDLE_RATE,
+  DRIFT_LOCK_S,
   DRIFT_MAX_RATE,
+  DRIFT_MIN_RATE,
   DRIFT_SEEK_S,
   driftAction,
+  LOCK_MAX_MS,
+  LOCK_SEEKS,
+  MAX_SEEKS,
   reconnectDelay,
   RECONNECT_CAP_MS,
   rejoinDelay,
+  SEEK_SETTLE_MS,
+  SHORT_SEEK_S,
 } from "./room-sync";
 
 /**
@@ -80,40 +90,147 @@ describe("the server clock estimate", () => {
 });
 
 describe("drift correction", () => {
-  it("a small error only leans the playback rate against it, within 3 %", () => {
-    const rateAt = (cur: number) => (driftAction(cur, 10) as { kind: "rate"; rate: number }).rate;
+  const rateAt = (cur: number, want = 10) =>
+    (driftAction(cur, want) as { kind: "rate"; rate: number }).rate;
+
+  it("a small error only leans the playback rate against it, in proportion, within 3 %", () => {
     expect(driftAction(10.02, 10).kind).toBe("rate");
-    expect(rateAt(10.02)).toBeCloseTo(1 - 0.02 * 0.5, 9);
-    expect(rateAt(9.98)).toBeCloseTo(1 + 0.02 * 0.5, 9);
-    for (const err of [0.1, 0.2, DRIFT_SEEK_S - 0.001]) {
+    expect(rateAt(10.02)).toBeCloseTo(1 - 0.02 * DRIFT_GAIN, 9);
+    expect(rateAt(9.98)).toBeCloseTo(1 + 0.02 * DRIFT_GAIN, 9);
+    for (const err of [0.031, 0.04, DRIFT_SEEK_S - 0.001]) {
       expect(driftAction(10 + err, 10)).toEqual({ kind: "rate", rate: 1 - DRIFT_MAX_RATE });
       expect(driftAction(10 - err, 10)).toEqual({ kind: "rate", rate: 1 + DRIFT_MAX_RATE });
     }
   });
 
-  it("within a few ms the rate is 1", () => {
-    expect(driftAction(10.003, 10)).toEqual({ kind: "rate", rate: 1 });
-    expect(driftAction(9.997, 10)).toEqual({ kind: "rate", rate: 1 });
+  it("never plays at exactly 1: within a few ms it leans by the least step, against the error", () => {
+    expect(rateAt(10.001)).toBeCloseTo(1 - DRIFT_MIN_RATE, 9);
+    expect(rateAt(9.999)).toBeCloseTo(1 + DRIFT_MIN_RATE, 9);
+    expect(rateAt(10)).not.toBe(1);
+    for (let err = -0.049; err <= 0.049; err += 0.0007)
+      expect(Math.abs(rateAt(10 + err) - 1)).toBeGreaterThanOrEqual(DRIFT_MIN_RATE - 1e-12);
+    expect(DRIFT_IDLE_RATE).not.toBe(1);
   });
 
   it("a large error seeks, ahead of the room by the lag the last seek had", () => {
     expect(driftAction(2, 10)).toEqual({ kind: "seek", to: 10 });
     expect(driftAction(12, 10, 0.04)).toEqual({ kind: "seek", to: 10.04 });
+    expect(driftAction(10 + DRIFT_SEEK_S + 0.01, 10).kind).toBe("seek");
     expect(driftAction(Number.NaN, 3)).toEqual({ kind: "seek", to: 3 });
     expect(driftAction(5, -1)).toEqual({ kind: "seek", to: 0 }); // never below zero
   });
 
-  it("leaning closes a 250 ms error within 15 s without overshooting", () => {
-    let pos = 9.75;
+  it("until it is in line, an error past DRIFT_LOCK_S seeks; once in line it only leans", () => {
+    expect(driftAction(10.04, 10, 0, false).kind).toBe("seek");
+    expect(driftAction(10.04, 10, 0, true).kind).toBe("rate");
+    expect(driftAction(10 + DRIFT_LOCK_S / 2, 10, 0, false).kind).toBe("rate");
+  });
+
+  it("leaning closes a 45 ms error within 10 s without overshooting past a few ms", () => {
+    let pos = 9.955;
     let want = 10;
-    for (let t = 0; t < 60; t++) {
+    for (let t = 0; t < 100; t++) {
       const a = driftAction(pos, want);
       expect(a.kind).toBe("rate");
-      pos += 0.25 * (a as { rate: number }).rate;
-      want += 0.25;
-      expect(pos).toBeLessThanOrEqual(want + 1e-9);
+      pos += 0.1 * (a as { rate: number }).rate;
+      want += 0.1;
+      expect(pos - want).toBeLessThan(0.002);
     }
-    expect(Math.abs(pos - want)).toBeLessThan(0.01);
+    expect(Math.abs(pos - want)).toBeLessThan(0.002);
+  });
+});
+
+/**
+ * An element under the corrector, 100 ms a tick: it plays at its rate, and a seek of `jump`
+ * s lands `lag(jump)` s behind where it was sent (the element takes that long to sound again).
+ */
+function simulate(start: number, lag: (jump: number) => number, ticks: number) {
+  const d = createDriftCorrector();
+  let now = 0; // monotonic ms
+  let room = 5; // the room's position (s)
+  let pos = start;
+  let rate = DRIFT_IDLE_RATE;
+  const seeks: number[] = [];
+  const errs: number[] = [];
+  for (let i = 0; i < ticks; i++) {
+    const a = d.step(pos, room, now);
+    if (a?.kind === "seek") {
+      seeks.push(now);
+      pos = a.to - lag(Math.abs(a.to - pos));
+      rate = DRIFT_IDLE_RATE;
+    } else if (a) rate = a.rate;
+    errs.push(pos - room);
+    now += 100;
+    room += 0.1;
+    pos += 0.1 * rate;
+  }
+  return { d, seeks, errs };
+}
+
+describe("the drift corrector", () => {
+  it("puts a late start in line with a few seeks, each ahead by the last one's lag, then locks", () => {
+    const { d, seeks, errs } = simulate(0, () => 0.06, 30);
+    // The far seek, a short one that learns the lag, one that lands.
+    expect(seeks).toHaveLength(3);
+    expect(d.locked()).toBe(true);
+    // Locked within half a second, and in line from then on.
+    expect(seeks.at(-1)!).toBeLessThan(500);
+    for (const e of errs.slice(8)) expect(Math.abs(e)).toBeLessThanOrEqual(DRIFT_LOCK_S);
+  });
+
+  it("learns the lead from short seeks only: a far seek's wait for the network is not one", () => {
+    // The first seek (5 s ahead) waits 300 ms for its data; a seek within the buffer, 60 ms.
+    const { d, seeks, errs } = simulate(0, (jump) => (jump > SHORT_SEEK_S ? 0.3 : 0.06), 30);
+    expect(seeks).toHaveLength(3);
+    expect(d.locked()).toBe(true);
+    // Past the far seek's landing, never more than a short seek's lag off (leading the
+    // second seek by the far one's 300 ms would have put it 240 ms ahead).
+    for (const e of errs.slice(2)) expect(Math.abs(e)).toBeLessThanOrEqual(0.06 + 1e-9);
+    for (const e of errs.slice(8)) expect(Math.abs(e)).toBeLessThanOrEqual(DRIFT_LOCK_S);
+  });
+
+  it("does not call a start in line before its clock has run; locked, a stall is one seek a second", () => {
+    const d = createDriftCorrector();
+    // In line at the first look, but the element has not played yet: not locked.
+    expect(d.step(5, 5, 0)?.kind).toBe("rate");
+    expect(d.locked()).toBe(false);
+    expect(d.step(5.1, 5.1, SEEK_SETTLE_MS)?.kind).toBe("rate");
+    expect(d.locked()).toBe(true);
+    // A 40 ms drift is leaned, a 500 ms stall is a seek; the song stays locked.
+    expect(d.step(5.96, 6, 900)?.kind).toBe("rate");
+    expect(d.step(6, 6.5, 1000)).toEqual({ kind: "seek", to: 6.5 });
+    expect(d.locked()).toBe(true);
+    // Landed 200 ms behind: no second skip before a second has passed...
+    expect(d.step(6.6, 6.8, 1000 + SEEK_SETTLE_MS)).toBeNull();
+    expect(d.step(6.7, 6.9, 1900)).toBeNull();
+    // ...then one, ahead by what the last one lagged.
+    const again = d.step(6.8, 7, 2000);
+    expect(again?.kind).toBe("seek");
+    expect((again as { to: number }).to).toBeCloseTo(7.2, 9);
+  });
+
+  it("after LOCK_SEEKS a start is leaned in, heard by LOCK_MAX_MS; never more than MAX_SEEKS", () => {
+    const d = createDriftCorrector();
+    let now = 0;
+    let n = 0;
+    // Every seek lands 40 ms off in a new direction: the start never locks by seeking.
+    const wobble = (ticks: number) => {
+      for (let i = 0; i < ticks; i++, now += 100) {
+        const a = d.step(10 + (i % 2 ? 0.04 : -0.04), 10, now);
+        if (a?.kind === "seek") n++;
+        else if (a) expect(a.kind).toBe("rate");
+      }
+    };
+    wobble(25);
+    expect(n).toBe(LOCK_SEEKS);
+    expect(d.locked()).toBe(false); // still unheard, leaning
+    wobble(10);
+    expect(n).toBe(LOCK_SEEKS);
+    expect(now).toBeGreaterThan(LOCK_MAX_MS);
+    expect(d.locked()).toBe(true);
+    // Stalls past DRIFT_SEEK_S, one a second: at most MAX_SEEKS seeks in all.
+    for (let i = 0; i < 100; i++, now += 1000) if (d.step(0, 100, now)?.kind === "seek") n++;
+    expect(n).toBe(MAX_SEEKS);
   });
 });
 
