@@ -22,7 +22,7 @@ import { createClockEstimator, reconnectDelay, rejoinDelay } from "../../shared/
  * - The server clock lives on the monotonic clock (performance.now), never on Date.now: a
  *   page whose wall clock is wrong or is stepped keeps the room's time. First from
  *   `roomState.serverTime`, then from pongs (a burst on connect, then one every 15 s): the
- *   median of the fastest round trips among the last few (`createClockEstimator`).
+ *   fastest round trip among the last few (`createClockEstimator`).
  */
 export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked";
 
@@ -192,10 +192,11 @@ export function useRoom(
         if (opened) setStatus("reconnecting");
         opened = true;
         join();
-        // A new connection may take another path: a fresh window, a few quick pings for a
-        // good first estimate, then one every 15 s.
+        // A new connection may take another path: a fresh window, ten pings over the first
+        // 9 s (a page is busiest while it loads, and only the fastest round trip counts, so
+        // a few more chances), then one every 15 s.
         clockRef.current.reset();
-        for (const d of [0, 250, 600, 1200, 2500]) {
+        for (const d of [0, 250, 500, 1000, 1500, 2000, 3000, 4000, 6000, 9000]) {
           const t = setTimeout(() => (timers.delete(t), ping()), d);
           timers.add(t);
         }
