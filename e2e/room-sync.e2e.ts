@@ -51,17 +51,29 @@ interface Sample {
   duration: number;
   /** The evaluate's round trip (ms), for the log. */
   rtt: number;
+  /** The element's position minus where the page thinks the room is (s), for the log. */
+  err: number;
+  /** The page's server clock minus the machine's clock (ms), for the log. */
+  clock: number;
 }
 
 const sample = async (page: Page): Promise<Sample> => {
   const t0 = performance.now();
   const s = await page.evaluate(() => {
     const a = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]')!;
+    const w = window as unknown as {
+      __realNow: () => number;
+      __hangoutRoom: { read: () => { serverNow: number; position: number | null } };
+    };
+    const at = w.__realNow();
+    const room = w.__hangoutRoom.read();
     return {
-      at: (window as unknown as { __realNow: () => number }).__realNow(),
+      at,
+      err: a.currentTime - (room.position ?? 0),
+      clock: room.serverNow - at,
       time: a.currentTime,
       rate: a.playbackRate,
-      ok: !a.paused && !a.seeking && a.readyState >= 3,
+      ok: !a.paused && !a.seeking && a.readyState >= 3 && a.volume > 0.01,
       duration: a.duration,
     };
   });
@@ -71,11 +83,23 @@ const sample = async (page: Page): Promise<Sample> => {
 /** Sam's position minus Lou's (s), Lou's sample carried to the instant of Sam's at her rate. */
 const gap = (a: Sample, b: Sample) => a.time - (b.time + ((a.at - b.at) / 1000) * b.rate);
 
+/**
+ * The page is heard playing the song: not paused or seeking, and not held silent (a room song
+ * plays at -80 dB until it is in line with the room, NowPlaying's hold). The start that
+ * is measured is the first instant both pages are heard.
+ */
 const playing = (page: Page) =>
   page.waitForFunction(
     () => {
       const a = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
-      return !!a && !a.paused && a.currentTime > 0.2 && a.readyState >= 3;
+      return (
+        !!a &&
+        !a.paused &&
+        !a.seeking &&
+        a.currentTime > 0.2 &&
+        a.readyState >= 3 &&
+        a.volume > 0.01
+      );
     },
     undefined,
     { timeout: 60_000, polling: 20 },
@@ -127,15 +151,23 @@ describe("rooms: sync with skewed clocks", () => {
     await sam.getByTestId("take-seat").click();
     await Promise.all([playing(sam), playing(lou)]);
 
-    // Sample both audio elements in a tight loop until the song ends. A pair where either
-    // page is not playing (loading, seeking) is not compared, but counted: a page that
-    // stutters is not in sync either.
-    const gaps: { at: number; gap: number; rtt: number }[] = [];
+    // Sample both audio elements until the song ends, pausing 20 ms between pairs (not a
+    // tight loop: on a shared 2-core machine the sampling is load the pages' audio competes
+    // with). A pair where either page is not heard playing (loading, seeking, held silent)
+    // is not compared, but counted: a page that stutters is not in sync either.
+    const gaps: {
+      at: number;
+      gap: number;
+      rtt: number;
+      errs: [number, number];
+      clocks: [number, number];
+    }[] = [];
     let first: number | null = null;
     let stepped = false;
     let notPlaying = 0;
     let pairs = 0;
     for (;;) {
+      await new Promise((r) => setTimeout(r, 20));
       const a = await sample(sam);
       const b = await sample(lou);
       const end = Math.min(a.duration, b.duration) - 1;
@@ -160,13 +192,30 @@ describe("rooms: sync with skewed clocks", () => {
             ms,
           );
       }
-      gaps.push({ at: since, gap: gap(a, b), rtt: Math.max(a.rtt, b.rtt) });
+      gaps.push({
+        at: since,
+        gap: gap(a, b),
+        rtt: Math.max(a.rtt, b.rtt),
+        errs: [a.err, b.err],
+        clocks: [a.clock, b.clock],
+      });
     }
+    // The trace: seconds since the start, the gap, each page's error against its own idea of
+    // where the room is, and each page's server clock minus the machine's (all ms).
+    const ms = (x: number) => (x * 1000).toFixed(0);
+    const step = Math.max(1, Math.floor(gaps.length / 40));
     const trace = gaps
-      .filter((_, i) => i % Math.max(1, Math.floor(gaps.length / 30)) === 0)
-      .map((g) => `${g.at.toFixed(1)}:${(g.gap * 1000).toFixed(0)}`)
+      .filter((_, i) => i < 8 || i % step === 0)
+      .map(
+        (g) =>
+          `${g.at.toFixed(2)}:${ms(g.gap)}[${ms(g.errs[0])}/${ms(g.errs[1])}/` +
+          `${g.clocks[0].toFixed(0)}/${g.clocks[1].toFixed(0)}]`,
+      )
       .join(" ");
-    console.log(`room-sync e2e: gap trace (s:ms) ${trace}; pairs not playing ${notPlaying}`);
+    console.log(
+      `room-sync e2e: s:gap[sam err/lou err/sam clock/lou clock] (ms) ${trace}; ` +
+        `pairs not playing ${notPlaying}`,
+    );
     const worst = gaps.reduce((m, g) => Math.max(m, Math.abs(g.gap)), 0);
     const start = gaps.filter((g) => g.at < 0.5);
     const rtts = gaps.map((g) => g.rtt).sort((x, y) => x - y);
