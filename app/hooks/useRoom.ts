@@ -7,6 +7,7 @@ import {
   type SongVotes,
 } from "../../shared/protocol";
 import { applyPatch } from "../../shared/json-patch";
+import { createClockEstimator, reconnectDelay, rejoinDelay } from "../../shared/room-sync";
 
 /**
  * The live room over partysocket (DESIGN.md, "The room protocol").
@@ -14,10 +15,14 @@ import { applyPatch } from "../../shared/json-patch";
  * - The full state arrives as `roomState` with a seq; after that a patch applies only when
  *   its seq is the next one. A gap or a failed patch sends `joinRoom` and the next
  *   `roomState` replaces the state.
- * - Every (re)connect sends `joinRoom`. `roomReset` rejoins after a random delay below
- *   `rejoinWithinMs`; `kickedFromRoom` closes the socket for good.
- * - The server clock: offset = serverTime - local time, first from `roomState.serverTime`,
- *   then from ping/pong every 15 s (the sample with the shortest round trip wins).
+ * - Every (re)connect sends `joinRoom`. Reconnects back off exponentially with full jitter
+ *   (`reconnectDelay`), so a crowd dropped at once does not return in one wave. `roomReset`
+ *   rejoins after a random delay below `rejoinWithinMs`; `kickedFromRoom` closes the socket
+ *   for good.
+ * - The server clock lives on the monotonic clock (performance.now), never on Date.now: a
+ *   page whose wall clock is wrong or is stepped keeps the room's time. First from
+ *   `roomState.serverTime`, then from pongs (a burst on connect, then one every 15 s): the
+ *   fastest round trip among the last few (`createClockEstimator`).
  */
 export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked";
 
@@ -66,12 +71,15 @@ export function useRoom(
   const [kickReason, setKickReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
   const [freePlays, setFreePlays] = useState<RoomConnection["freePlays"]>(null);
-  const offsetRef = useRef(0);
-  const bestRttRef = useRef(Number.POSITIVE_INFINITY);
+  const clockRef = useRef(createClockEstimator());
   const socketRef = useRef<{ send: (data: string) => void; readyState: number } | null>(null);
   const docRef = useRef<{ state: RoomState | null; seq: number }>({ state: null, seq: 0 });
 
-  const serverNow = useCallback(() => Date.now() + offsetRef.current, []);
+  // Before the first state, the local clock is all there is (nothing is timed by it yet).
+  const serverNow = useCallback(
+    () => clockRef.current.serverAt(performance.now()) ?? Date.now(),
+    [],
+  );
   const send = useCallback((msg: ClientMessage) => {
     const ws = socketRef.current;
     if (!ws || ws.readyState !== 1) return false;
@@ -90,7 +98,8 @@ export function useRoom(
     const raw = (msg: ClientMessage) => {
       if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg));
     };
-    const ping = () => raw({ action: "ping", clientTime: Date.now() });
+    // clientTime is monotonic (the room echoes it untouched): the round trip is exact.
+    const ping = () => raw({ action: "ping", clientTime: performance.now() });
     const join = () => raw({ action: "joinRoom" });
 
     const onMessage = (ev: MessageEvent) => {
@@ -102,7 +111,7 @@ export function useRoom(
       }
       if (msg.name === "roomState") {
         // Until a pong arrives, the state's own clock is the best estimate we have.
-        if (!Number.isFinite(bestRttRef.current)) offsetRef.current = msg.serverTime - Date.now();
+        clockRef.current.anchor(msg.serverTime, performance.now());
         docRef.current = { state: msg.state, seq: msg.seq };
         setState(msg.state);
         setSeq(msg.seq);
@@ -125,26 +134,17 @@ export function useRoom(
         return;
       }
       switch (msg.name) {
-        case "pong": {
-          const now = Date.now();
-          const rtt = now - msg.params.clientTime;
-          if (rtt >= 0 && rtt <= bestRttRef.current * 1.5 + 5) {
-            bestRttRef.current = Math.min(bestRttRef.current, rtt);
-            offsetRef.current = msg.params.serverTime + rtt / 2 - now;
-          }
+        case "pong":
+          clockRef.current.addPong(msg.params.clientTime, performance.now(), msg.params.serverTime);
           return;
-        }
         case "error":
           setError({ message: msg.params.message, action: msg.params.action, id: ++errorId });
           return;
         case "roomReset": {
-          const t = setTimeout(
-            () => {
-              timers.delete(t);
-              join();
-            },
-            Math.random() * Math.max(0, msg.params.rejoinWithinMs),
-          );
+          const t = setTimeout(() => {
+            timers.delete(t);
+            join();
+          }, rejoinDelay(msg.params.rejoinWithinMs));
           timers.add(t);
           return;
         }
@@ -175,7 +175,11 @@ export function useRoom(
 
     void import("partysocket").then(({ WebSocket: ReconnectingWebSocket }) => {
       if (stopped) return;
-      const url = () => {
+      // partysocket's own wait is off (0 ms) and its delay has no jitter: the URL provider is
+      // where a retry waits, `reconnectDelay(retry)` (0 before the first connect).
+      const url = async () => {
+        const retry = ws?.retryCount ?? 0;
+        if (retry > 0) await new Promise((r) => setTimeout(r, reconnectDelay(retry)));
         const u = new URL(partyPath, location.href);
         u.protocol = location.protocol === "https:" ? "wss:" : "ws:";
         u.searchParams.set("token", token);
@@ -184,8 +188,8 @@ export function useRoom(
       };
       ws = new ReconnectingWebSocket(url, [], {
         maxRetries: Infinity,
-        minReconnectionDelay: 500,
-        maxReconnectionDelay: 8000,
+        minReconnectionDelay: 0,
+        maxReconnectionDelay: 0,
       });
       socketRef.current = ws;
       let opened = false;
@@ -194,9 +198,11 @@ export function useRoom(
         if (opened) setStatus("reconnecting");
         opened = true;
         join();
-        // A few quick pings for a good first estimate, then one every 15 s.
-        bestRttRef.current = Number.POSITIVE_INFINITY;
-        for (const d of [0, 300, 900]) {
+        // A new connection may take another path: a fresh window, ten pings over the first
+        // 9 s (a page is busiest while it loads, and only the fastest round trip counts, so
+        // a few more chances), then one every 15 s.
+        clockRef.current.reset();
+        for (const d of [0, 250, 500, 1000, 1500, 2000, 3000, 4000, 6000, 9000]) {
           const t = setTimeout(() => (timers.delete(t), ping()), d);
           timers.add(t);
         }
