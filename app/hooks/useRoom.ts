@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
+  CLOSE_FLOODING,
   CLOSE_KICKED,
+  CLOSE_NO_ROOM,
   type ClientMessage,
   type RoomState,
   type ServerMessage,
@@ -15,16 +17,17 @@ import { createClockEstimator, reconnectDelay, rejoinDelay } from "../../shared/
  * - The full state arrives as `roomState` with a seq; after that a patch applies only when
  *   its seq is the next one. A gap or a failed patch sends `joinRoom` and the next
  *   `roomState` replaces the state.
- * - Every (re)connect sends `joinRoom`. Reconnects back off exponentially with full jitter
+ * - A (re)connect gets the full state without asking (the room sends it first, once). Reconnects back off exponentially with full jitter
  *   (`reconnectDelay`), so a crowd dropped at once does not return in one wave. `roomReset`
  *   rejoins after a random delay below `rejoinWithinMs`; `kickedFromRoom` closes the socket
- *   for good.
+ *   for good, and so do the closes for a room that is gone (4004) or a flood (4008).
  * - The server clock lives on the monotonic clock (performance.now), never on Date.now: a
  *   page whose wall clock is wrong or is stepped keeps the room's time. First from
  *   `roomState.serverTime`, then from pongs (a burst on connect, then one every 15 s): the
  *   fastest round trip among the last few (`createClockEstimator`).
  */
-export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked";
+/** `closed`: the room is gone (deleted, not open) or this page flooded it; no retry. */
+export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked" | "closed";
 
 export interface RoomError {
   message: string;
@@ -40,6 +43,8 @@ export interface RoomConnection {
   error: RoomError | null;
   /** Why the room removed this user (kickedFromRoom), once kicked. */
   kickReason: string | null;
+  /** Why the room closed this page for good (the close reason), once `closed`. */
+  closedReason: string | null;
   /** The room told this user they are next up (cleared when their song starts). */
   youAreNext: boolean;
   /**
@@ -69,6 +74,7 @@ export function useRoom(
   const [error, setError] = useState<RoomError | null>(null);
   const [youAreNext, setYouAreNext] = useState(false);
   const [kickReason, setKickReason] = useState<string | null>(null);
+  const [closedReason, setClosedReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
   const [freePlays, setFreePlays] = useState<RoomConnection["freePlays"]>(null);
   const clockRef = useRef(createClockEstimator());
@@ -197,7 +203,7 @@ export function useRoom(
         if (stopped) return;
         if (opened) setStatus("reconnecting");
         opened = true;
-        join();
+        // No joinRoom: the room sends every new socket its full state first, by itself.
         // A new connection may take another path: a fresh window, ten pings over the first
         // 9 s (a page is busiest while it loads, and only the fastest round trip counts, so
         // a few more chances), then one every 15 s.
@@ -215,9 +221,21 @@ export function useRoom(
           ws?.close();
           return;
         }
+        if ((e.code === CLOSE_NO_ROOM || e.code === CLOSE_FLOODING) && !stopped) {
+          // The room is gone, or this page flooded it: a retry would be refused the same way.
+          stopped = true;
+          setClosedReason(e.reason || null);
+          setStatus("closed");
+          ws?.close();
+          return;
+        }
         if (!stopped)
           setStatus((s) =>
-            s === "kicked" ? s : docRef.current.state ? "reconnecting" : "connecting",
+            s === "kicked" || s === "closed"
+              ? s
+              : docRef.current.state
+                ? "reconnecting"
+                : "connecting",
           );
       });
       ws.addEventListener("message", onMessage);
@@ -246,6 +264,7 @@ export function useRoom(
     seq,
     error,
     kickReason,
+    closedReason,
     youAreNext,
     yourVote,
     freePlays,

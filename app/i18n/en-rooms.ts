@@ -65,6 +65,9 @@ export const enRooms = {
   "room.freePlaysOverHint":
     "Make a free account to keep listening, vote and chat. You can still watch the room.",
   "room.freePlaysSignUpButton": "Sign up free",
+  "room.closedTitle": "This room is closed",
+  "room.closedBody": "The room is not open right now.",
+  "room.tryAgain": "Try again",
   "room.guest": "Guest",
   "room.listener": "Listener",
   "room.kickedReason": "You were removed from the room: {reason}",

@@ -67,6 +67,9 @@ export const esRooms: Record<keyof typeof enRooms, string> = {
   "room.freePlaysOverHint":
     "Crea una cuenta gratis para seguir escuchando, votar y chatear. Puedes seguir viendo la sala.",
   "room.freePlaysSignUpButton": "Regístrate gratis",
+  "room.closedTitle": "Esta sala está cerrada",
+  "room.closedBody": "La sala no está abierta ahora.",
+  "room.tryAgain": "Intentar de nuevo",
   "room.guest": "Invitado",
   "room.listener": "Oyente",
   "room.kickedReason": "Te han sacado de la sala: {reason}",

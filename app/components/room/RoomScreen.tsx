@@ -175,6 +175,25 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
     );
   }
 
+  if (status === "closed") {
+    return (
+      <RoomFace
+        title={t("room.closedTitle")}
+        body={conn.closedReason ?? t("room.closedBody")}
+        backdrop={palette.backdrop}
+        testId="room-closed"
+        kind="closed"
+      >
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+        <a href={`/rooms/${room.slug}`} className={button("secondary")}>
+          {t("room.tryAgain")}
+        </a>
+      </RoomFace>
+    );
+  }
+
   const stale = status === "reconnecting";
   const connecting = status === "connecting" && !state;
   const listeners = (state?.allUsers.length ?? room.numberOfUsersInRoom) || 0;
