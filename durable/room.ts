@@ -3,7 +3,8 @@
  * hibernation). It serialises every seat change, vote and play of its room. This file keeps
  * the partyserver hooks and the RPC methods; the pieces:
  *   room/storage.ts      SQLite tables (everything that must survive eviction); it owns
- *                        chat-storage.ts (the capped history) and consumable-storage.ts
+ *                        chat-storage.ts (the capped history), consumable-storage.ts and
+ *                        published-storage.ts (what clients hold, per entry, and in memory)
  *   room/view.ts         the state clients hold, computed from the tables; the seat rule
  *   room/diff.ts         RFC 6902 patches between two published states
  *   room/publisher.ts    coalescing: one frame, one seq per tick
@@ -16,18 +17,24 @@
  *   room/chat.ts         chat actions and the room's own chat lines
  *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
  *   room/moderation.ts   bans and kicks at connect and after, role expiry, the owner
+ *   room/identity.ts     the room exists (settings pushed, no tombstone); account changes
  *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
+ *   room/budget.ts       every client frame's budget (token buckets), the flood close
+ *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
+ *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
  *
  * Invariants:
- * - Every connection carries a caller verified by the gateway, and a user stays present
+ * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
+ *   keeps it current: refreshUser closes or downgrades), and a user stays present
  *   through a 30 s grace after their last socket (room/presence.ts says how).
  * - After eviction the object starts with no memory: the constructor rebuilds everything
  *   from SQLite and the live sockets, puts users without a socket into their grace, re-arms
  *   the alarm and the tick, and restarts a rotation that was interrupted between songs.
  * - One alarm serves every schedule (song end, grace ends, role expiries, AFK checks, retries): it is
  *   always set to the earliest entry of `room_schedule`.
- * - A frame that fails to parse, or an action the rules refuse, gets `{ name: "error" }` on
- *   that socket alone and changes nothing.
+ * - A frame that fails to parse, is over its budget, or an action the rules refuse (the one
+ *   table in shared/permissions.ts), gets `{ name: "error" }` on that socket alone and
+ *   changes nothing.
  * - RPC methods (the room-service's and the merch-service's) bypass partyserver's onStart;
  *   the constructor's blockConcurrencyWhile has prepared the object before any of them runs.
  *   Callers reach them through the typed stub `DurableObjectStub<Room>`, so a changed
@@ -38,6 +45,7 @@ import { z } from "zod";
 import {
   assertNever,
   parseClientMessage,
+  peekAction,
   type ChatMessage,
   type ClientMessage,
   type RoomState,
@@ -49,15 +57,21 @@ import {
   type RoomRoleName,
   type RoomSettings,
 } from "../shared/rooms";
+import { USER_ROLES } from "../shared/roles";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
+import { animate } from "./room/animations";
+import { admit, Buckets } from "./room/budget";
 import { ChatActions } from "./room/chat";
+import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
 import { Playback } from "./room/playback";
-import { GRACE_PREFIX, Presence, userTag } from "./room/presence";
+import { FreePlays, GUEST_TAG } from "./room/free-plays";
+import { Identity, type AccountNow } from "./room/identity";
+import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
 import { RoomStorage } from "./room/storage";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
@@ -112,6 +126,13 @@ const roleArgs = z.object({
     .nullable(),
 });
 
+const refreshArgs = z.object({
+  userUuid: z.string().min(1).max(64),
+  account: z
+    .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
+    .nullable(),
+});
+
 // `& Cloudflare.Env`: partyserver requires its Env to extend the global Cloudflare.Env,
 // which the test types widen (TEST_MIGRATIONS); at run time both are the same object.
 export class Room extends Server<Env & Cloudflare.Env> {
@@ -126,12 +147,23 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #deliveries: ConsumableDeliveries;
   readonly #presence: Presence;
   readonly #effects: Effects;
+  readonly #identity: Identity;
+  readonly #freePlays: FreePlays;
+  /** Every frame's budget (room/budget.ts), shared with the chat's. */
+  readonly #budgets = new Buckets();
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
     this.#storage = new RoomStorage(ctx.storage.sql, () => this.name);
-    this.#publisher = new Publisher<Caller>(ctx, this.#storage, () =>
-      this.getConnections<Caller>(),
+    this.#publisher = new Publisher<Caller>(
+      ctx,
+      this.#storage,
+      () => this.getConnections<Caller>(),
+      // What follows a socket's full state: its own vote if it asked, a guest's free plays.
+      (c) => {
+        if (c.state?.wantsVote) this.#sendYourVote(c);
+        this.#freePlays.tell(c);
+      },
     );
     this.#playback = new Playback(
       env,
@@ -140,6 +172,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       () => this.#rearm(),
       (uuid, m) => this.#sendTo(uuid, m),
       (text) => this.#chat.roomMessage(text),
+      (playId) => this.#freePlays.songStarted(playId),
     );
     this.#effects = new Effects(env, this.#storage.effects, (due) => {
       this.#storage.schedule("outbox", due);
@@ -152,7 +185,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       this.#playback,
       this.#effects,
     );
-    this.#chat = new ChatActions(this.#storage, this.#publisher);
+    this.#chat = new ChatActions(this.#storage, this.#publisher, Date.now, this.#budgets);
     this.#moderation = new Moderation(
       this.#storage,
       this.#publisher,
@@ -162,12 +195,28 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u, r, e) => this.setRole(u, r, e),
     );
     this.#deliveries = new ConsumableDeliveries(this.#storage, this.#publisher);
+    this.#identity = new Identity(
+      ctx.storage.sql,
+      this.#storage,
+      this.#publisher,
+      this.#playback,
+      (u) => this.getConnections<Caller>(userTag(u)),
+      tokenRoleOf,
+    );
+    this.#freePlays = new FreePlays(
+      this.#storage,
+      this.#effects,
+      () => this.getConnections<Caller>(GUEST_TAG),
+      (u) => this.getConnections<Caller>(userTag(u)),
+    );
     this.#presence = new Presence(
       env,
       this.#storage,
       this.#publisher,
       this.#moderation,
+      this.#identity,
       this.#playback,
+      this.#freePlays,
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
     );
@@ -198,12 +247,22 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   async onMessage(connection: Connection<Caller>, raw: WSMessage) {
+    // A socket closed for flooding may still have thousands of frames in flight: they are
+    // dropped unread, so the sockets behind them in the object's queue wait for nothing.
+    if (connection.readyState !== WebSocket.OPEN) return;
     const who = connection.state;
     if (!who) return; // refused at connect; its close is under way
+    // Paid for before anything else, even the parse: a frame over budget changes nothing,
+    // not even `touch`, and costs a scan.
+    const action = peekAction(raw);
+    if (!admit(this.#budgets, connection, who.uuid, action)) return;
     const parsed = parseClientMessage(raw);
     if (!parsed.ok)
       return this.#send(connection, { name: "error", params: { message: parsed.error } });
     const msg = parsed.message;
+    // The budget paid was the scanned action's; a frame that hides another is refused.
+    if (msg.action !== action)
+      return this.#send(connection, { name: "error", params: { message: STAGE_MSG.oneAction } });
     // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
     if (msg.action !== "ping") this.#storage.touch(who.uuid, Date.now());
     // A DJ's AFK clock counts only what shows them at the decks (docs/DECISIONS.md).
@@ -211,13 +270,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
     let error: string | null = null;
     switch (msg.action) {
       case "joinRoom":
+        // A socket whose full state is still coming (it connected this tick) gets it once;
+        // its yourVote follows that state (onFullState) instead of a second state now.
+        if (who.needsState) {
+          connection.setState({ ...(who as Caller), wantsVote: true });
+          return;
+        }
         this.#send(connection, this.#publisher.stateMessage());
-        if (who.tokenType !== "ghost")
-          this.#send(connection, {
-            name: "yourVote",
-            params: { songVotes: this.#actions.yourVote(who.uuid) },
-          });
-        return;
+        return this.#sendYourVote(connection);
       case "ping":
         return this.#send(connection, {
           name: "pong",
@@ -271,19 +331,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
         error = this.#moderation.kickRefusal(who, msg.userUuid);
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
-      case "playOneTimeAnimation": {
-        if (who.tokenType === "ghost") error = STAGE_MSG.ghost;
-        else if (!this.#chat.limiter.allow(`animation:${who.uuid}`))
-          error = STAGE_MSG.animationRate;
-        else {
-          const text = JSON.stringify({
-            name: "playedOneTimeAnimation",
-            params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null },
-          } satisfies ServerMessage);
-          for (const c of this.getConnections<Caller>()) if (c.state) send(c, text);
-        }
+      case "playOneTimeAnimation":
+        error = animate(this.#budgets, who, msg, this.getConnections<Caller>());
         break;
-      }
       default:
         return assertNever(msg);
     }
@@ -292,6 +342,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   onClose(connection: Connection<Caller>) {
+    this.#budgets.forget(`s:${connection.id}:`);
     this.#presence.socketGone(connection);
   }
 
@@ -475,6 +526,37 @@ export class Room extends Server<Env & Cloudflare.Env> {
       params: { rejoinWithinMs: 2000 },
     } satisfies ServerMessage);
     for (const c of this.getConnections()) send(c, frame);
+    this.#clearLive(false);
+  }
+
+  /**
+   * The room was deleted (its D1 row is gone): a tombstone first, so no socket enters again,
+   * then every socket is told and closed, and the live state goes with everyone in it.
+   */
+  deleteRoom(): void {
+    this.#identity.tombstone(Date.now());
+    for (const c of this.getConnections()) this.#identity.close(c, CONNECT_MSG.deleted);
+    this.#clearLive(true);
+  }
+
+  /**
+   * An account changed in D1 (the user-service: roles, password, deactivation): its sockets
+   * here close (`null`, or a newer session) or take the new roles. Answers whether the room
+   * held the user, so the caller can forget this room for them.
+   */
+  refreshUser(userUuid: string, account: AccountNow | null): boolean {
+    const a = refreshArgs.parse({ userUuid, account });
+    return this.#identity.refresh(a.userUuid, a.account);
+  }
+
+  /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */
+  async crowd(args: CrowdArgs): Promise<CrowdResult> {
+    const result = crowd(this.env, this.ctx, this.#storage, this.#actions, this.#publisher, args);
+    if (args.settle) await this.#effects.idle(); // the outbox the votes filled is sent
+    return result;
+  }
+
+  #clearLive(everyone: boolean) {
     this.#playback.stop(false, "removedDj");
     this.#storage.clearDjs();
     this.#storage.clearVotes();
@@ -482,13 +564,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#storage.unscheduleLike("afk:");
     this.#storage.unschedule("advance");
     for (const u of this.#storage.users())
-      if (u.disconnected_at !== null) this.#storage.deleteUser(u.uuid);
+      if (everyone || u.disconnected_at !== null) this.#storage.deleteUser(u.uuid);
     this.#rearm();
     this.#publisher.mark(STATE_KEYS, "removedDj");
     this.#publisher.flush();
   }
-
-  // ---- helpers -----------------------------------------------------------------------------
 
   #rearm() {
     const first = this.#storage.scheduled()[0];
@@ -498,6 +578,18 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   #send(connection: Connection, message: ServerMessage) {
     send(connection, JSON.stringify(message));
+  }
+
+  /** The caller's own vote right after a full state it asked for (it is about the song in that state). */
+  #sendYourVote(connection: Connection<Caller>) {
+    const who = connection.state;
+    if (!who) return;
+    if (who.wantsVote) connection.setState({ ...(who as Caller), wantsVote: false });
+    if (who.tokenType !== "ghost")
+      this.#send(connection, {
+        name: "yourVote",
+        params: { songVotes: this.#actions.yourVote(who.uuid) },
+      });
   }
 
   #sendTo(uuid: string, message: ServerMessage) {

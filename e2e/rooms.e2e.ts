@@ -196,6 +196,16 @@ describe("rooms: two listeners in sync", () => {
       .toBe(track);
     await playing(guest);
     expect(await guest.getByTestId("take-seat").count()).toBe(0);
+    // The guest's free plays (spec 001 Playback): this song is their first, and a reload
+    // keeps the same guest, so it is still their first, not a second.
+    await expect
+      .poll(() => guest.getByTestId("free-plays").textContent(), { timeout: 10_000 })
+      .toContain("song 1 of 5 free");
+    await guest.reload();
+    await expect
+      .poll(() => guest.getByTestId("free-plays").textContent(), { timeout: 15_000 })
+      .toContain("song 1 of 5 free");
+    await guest.screenshot({ path: ".e2e/shots/rooms-05c-guest-free-plays-1440.png" });
     await guestCtx.close();
 
     // Lou says hi in the chat: Sam's chat shows the line.

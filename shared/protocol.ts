@@ -166,6 +166,21 @@ export const ClientMessage = z.discriminatedUnion("action", [
 export type ClientMessage = z.infer<typeof ClientMessage>;
 export type ClientAction = ClientMessage["action"];
 
+const ACTIONS = new Set<string>(ClientMessage.options.map((o) => o.shape.action.value));
+const ACTION_FIELD = /"action"\s*:\s*"([A-Za-z]{1,32})"/;
+
+/**
+ * The action a frame names, found by a scan instead of a parse: a room pays for a frame
+ * (durable/room/budget.ts) before it parses it, so a flood costs a scan a frame. Null when
+ * no known action is named; parseClientMessage must then agree (room.ts refuses a frame
+ * whose parsed action is not this one, so a nested "action" cannot pick a cheaper budget).
+ */
+export function peekAction(raw: string | ArrayBuffer | ArrayBufferView): ClientAction | null {
+  if (typeof raw !== "string" || raw.length > MAX_CLIENT_MESSAGE_BYTES) return null;
+  const name = ACTION_FIELD.exec(raw)?.[1];
+  return name && ACTIONS.has(name) ? (name as ClientAction) : null;
+}
+
 /**
  * Parses one websocket frame. Never throws: the answer is the message, or an error string
  * fit to send back to the client.
@@ -393,7 +408,13 @@ export type StatelessMessage =
    * To the voter's own sockets only: their whole vote on the current song (replaces what the
    * client holds), after each accepted vote and in answer to `joinRoom`; `{}` for no vote.
    */
-  | { name: "yourVote"; params: { songVotes: SongVotes } };
+  | { name: "yourVote"; params: { songVotes: SongVotes } }
+  /**
+   * To a guest's own sockets: the songs they have heard against the free-play limit
+   * (GUEST_FREE_PLAYS), on connect and as each song starts; `used > limit` means this song
+   * does not play for them.
+   */
+  | { name: "freePlays"; params: { used: number; limit: number } };
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 
@@ -401,3 +422,7 @@ export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessag
 export const CLOSE_UNAUTHORIZED = 4001;
 /** Close code for a banned or kicked user (after `kickedFromRoom`). */
 export const CLOSE_KICKED = 4003;
+/** Close code for a room that is gone (deleted) or not set up yet (no settings pushed). */
+export const CLOSE_NO_ROOM = 4004;
+/** Close code for a socket that kept sending far beyond its budget (durable/room/budget.ts). */
+export const CLOSE_FLOODING = 4008;

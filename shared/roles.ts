@@ -43,7 +43,10 @@ export type ImageKind = (typeof IMAGE_KINDS)[number];
 
 /** Roles that may run the admin panel. */
 export const ADMIN_ROLES: readonly UserRole[] = ["admin", "superUser"];
-/** Roles that may moderate (kick, ban, mute) across the platform. */
+/**
+ * Roles that moderate accounts (the user-service: capabilities, profiles). Power inside a
+ * room is shared/permissions.ts alone (PLATFORM_STAFF), which leaves out `moderator`.
+ */
 export const MODERATOR_ROLES: readonly UserRole[] = [
   "admin",
   "superUser",
@@ -53,3 +56,6 @@ export const MODERATOR_ROLES: readonly UserRole[] = [
 
 /** The default chat colour (seed 000, section 9). */
 export const DEFAULT_COLOR = "562DF9";
+
+/** A guest's display name, from their guest token's uuid (the user-service, the room and the page agree). */
+export const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;

@@ -4,6 +4,15 @@ import { z } from "zod";
  * Room enumerations and settings (seed 001: Room, Room settings; REFERENCE.md RoomDto),
  * shared by the room-service, the Room object and the browser.
  */
+/**
+ * Songs a guest hears before the room asks them to sign up (spec 001 Playback: "Guests
+ * beyond a free-play limit cannot play"; the spec does not show the value). A song counts
+ * when it is on air while the guest has a socket in the room; the count is per guest token
+ * across reconnects and rooms (D1 guest_plays). Five songs is about twenty minutes: long
+ * enough to know a room, short of a free radio.
+ */
+export const GUEST_FREE_PLAYS = 5;
+
 export const DJ_TYPES = ["EVERYONE", "INVITE_ONLY", "PRO_PLAN_OWNER", "VERIFIED_ONLY"] as const;
 export type DjType = (typeof DJ_TYPES)[number];
 export const ROOM_TYPES = ["PUBLIC", "PRIVATE"] as const;

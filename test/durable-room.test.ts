@@ -9,7 +9,7 @@ import type {
   StatelessMessage,
 } from "../shared/protocol";
 import { signToken } from "../workers/lib/jwt";
-import { endGrace } from "./room-helpers";
+import { accountRow, endGrace, ensureRoom } from "./room-helpers";
 
 /** A test-side websocket: messages queue up and are taken in order with `next()`, never with sleeps. */
 class TestSocket {
@@ -67,6 +67,9 @@ const token = (sub: string, type: "user" | "guest" = "user") =>
   signToken(env, { sub, type, roles: type === "guest" ? [] : ["user"] });
 
 async function join(room: string, sub: string, type: "user" | "guest" = "user") {
+  // The gateway admits only a room that exists and a user token whose account does.
+  await ensureRoom(room);
+  if (type === "user") await accountRow(sub);
   const res = await SELF.fetch(`http://x/parties/room/${room}?token=${await token(sub, type)}`, {
     headers: { Upgrade: "websocket" },
   });
@@ -114,14 +117,15 @@ describe("Room: connecting", () => {
       djs: [],
       visibleDjs: [],
       floorUsers: [{ uuid: alice, tokenRole: "user", highestRole: null, canDj: true }],
-      // No D1 account behind this token: a made-up name; the spot on the floor is the uuid's.
+      // The bare D1 account (test setup) holds the made-up name and the default colour; the
+      // spot on the floor is the uuid's.
       allUserData: {
         [alice]: {
           userProfile: {
             uuid: alice,
             nickname: `User ${alice.slice(0, 4).toUpperCase()}`,
             avatarId: "default",
-            color: null,
+            color: "562DF9",
             badges: [],
           },
           position: { x: expect.any(Number), y: expect.any(Number) },
@@ -132,7 +136,7 @@ describe("Room: connecting", () => {
       vibeMeter: 0,
       chat: [],
     } satisfies Omit<RoomState, "settings">);
-    // Until the room-service pushes settings, the defaults, with the object's name as slug.
+    // The default settings the test setup pushed, with the object's name as slug.
     expect(settings).toMatchObject({
       slug: room,
       uuid: room,

@@ -2,9 +2,18 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { votePointsEvents, type VoteForPoints } from "../durable/room/points";
 import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
+import { signToken } from "../workers/lib/jwt";
 import { admin } from "./helpers";
 import { createSeason } from "./points-helpers";
-import { applySettings, connect, newRoom, person, seedQueue, takeSeat } from "./room-helpers";
+import {
+  accountRow,
+  applySettings,
+  connect,
+  newRoom,
+  person,
+  seedQueue,
+  takeSeat,
+} from "./room-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -78,12 +87,19 @@ describe("room votes to points", () => {
     await takeSeat(d, dj.uuid);
     await d.until((s) => s.nowPlaying !== null, "a song playing");
 
-    const [fan, other, guest] = [await person(), await person(), await person("guest")];
+    // A bot's like counts but earns nothing (guests may no longer vote at all, issue 11).
+    const bot = crypto.randomUUID();
+    await accountRow(bot, ["bot"]); // a bot has an account, which the gateway checks
+    const guest = {
+      uuid: bot,
+      token: await signToken(env, { sub: bot, type: "bot", roles: ["bot"] }),
+    };
+    const [fan, other] = [await person(), await person()];
     const f = await connect(room, fan);
     const o = await connect(room, other);
     const g = await connect(room, guest);
     d.send({ action: "voteOnSong", songVotes: { like: true } }); // the DJ's own like: nothing
-    g.send({ action: "voteOnSong", songVotes: { like: true } }); // a guest's: nothing
+    g.send({ action: "voteOnSong", songVotes: { like: true } }); // a bot's: nothing
     f.send({ action: "voteOnSong", songVotes: { like: true } }); // +1
     f.send({ action: "voteOnSong", songVotes: { like: false } });
     f.send({ action: "voteOnSong", songVotes: { like: true } }); // back again: still +1 in all

@@ -5,6 +5,7 @@ import {
   applySettings,
   chatter,
   connect,
+  connectPastGateway,
   expectInSync,
   newRoom,
   person,
@@ -53,7 +54,8 @@ describe("Room chat", () => {
     expect(await g.refused({ action: "sendChat", message: "hi", clientId: "g" })).toBe(
       "Guests cannot chat.",
     );
-    const noProfile = await connect(room, await person());
+    // A user whose D1 read failed at connect (the gateway refuses one with no account at all).
+    const noProfile = await connectPastGateway(room, crypto.randomUUID());
     expect(await noProfile.refused({ action: "sendChat", message: "hi", clientId: "n" })).toMatch(
       /profile/,
     );

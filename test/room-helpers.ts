@@ -12,7 +12,7 @@ import type {
 import { roomSettingsSchema, type RoomSettings } from "../shared/rooms";
 import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
-import { users, type SongRow } from "../workers/db/schema";
+import { rooms, users, type SongRow } from "../workers/db/schema";
 import { signToken } from "../workers/lib/jwt";
 import { appendSongs, specialCrate } from "../workers/crates/crate-repo";
 import { seedSong } from "./crate-helpers";
@@ -102,7 +102,7 @@ export class RoomClient {
   }
 
   /** Sends and answers the error reply the room gives (the test expects one). */
-  async refused(data: ClientMessage): Promise<string> {
+  async refused(data: ClientMessage | string): Promise<string> {
     const from = this.messages.length;
     this.send(data);
     return this.error(from);
@@ -131,14 +131,50 @@ export interface RoomPerson {
   token: string;
 }
 
-/** A token for a fresh uuid (no D1 account: enough where no D1 fact matters). */
+/**
+ * A token for a fresh uuid. A user gets the bare D1 account row the gateway checks (with
+ * these roles, since roles come from D1, and the made-up name a room gives); a guest none.
+ */
 export async function person(
   type: "user" | "guest" = "user",
   roles: UserRole[] = type === "guest" ? [] : ["user"],
 ): Promise<RoomPerson> {
   const uuid = crypto.randomUUID();
+  if (type !== "guest") await accountRow(uuid, roles);
   return { uuid, token: await signToken(env, { sub: uuid, type, roles }) };
 }
+
+/** The least D1 account the room gateway admits a user token for (nickname as a room makes one up). */
+export async function accountRow(uuid: string, roles: UserRole[] = ["user"]) {
+  await db(env)
+    .insert(users)
+    .values({ uuid, nickname: `User ${uuid.slice(0, 4).toUpperCase()}`, roles })
+    .onConflictDoNothing()
+    .run();
+}
+
+/**
+ * Makes `room` a room the gateway admits sockets to, as creating it through the
+ * room-service does: a D1 row (if none), and the default settings in the object unless it
+ * already holds some (a test's applySettings stays).
+ */
+export async function ensureRoom(room: string) {
+  // Room names are fresh per test, so one made ready stays ready for the test's later sockets.
+  if (ready.has(room)) return;
+  await db(env)
+    .insert(rooms)
+    .values({ uuid: room, slug: `t-${room}`, name: room, ownerUuid: crypto.randomUUID() })
+    .onConflictDoNothing()
+    .run();
+  const set = await runInDurableObject(
+    stub(room),
+    (_o, state) =>
+      state.storage.sql.exec(`SELECT 1 FROM room_settings WHERE id = 1`).toArray().length,
+  );
+  if (!set) await applySettings(room);
+  ready.add(room);
+}
+const ready = new Set<string>();
 
 /** A signed-up account, with its e-mail verified or a subscription set in D1 if asked. */
 export async function account(
@@ -174,9 +210,30 @@ export async function seedQueue(
 
 /** Opens a socket through the real gateway (with a join ticket, if given) and waits for the full state. */
 export async function connect(room: string, who: RoomPerson, ticket?: string): Promise<RoomClient> {
+  await ensureRoom(room);
   const q = new URLSearchParams({ token: who.token, ...(ticket ? { ticket } : {}) });
   const res = await SELF.fetch(`http://x/parties/room/${room}?${q}`, {
     headers: { Upgrade: "websocket" },
+  });
+  expect(res.status).toBe(101);
+  const client = new RoomClient(res.webSocket!);
+  await client.waitFor((m) => m.name === "roomState");
+  return client;
+}
+
+/**
+ * A socket that reaches the object with the caller header the gateway would set, for a
+ * user the gateway would now refuse (no D1 account): what the object sees when its own D1
+ * read of the caller fails, e.g. no profile to chat with.
+ */
+export async function connectPastGateway(room: string, uuid: string): Promise<RoomClient> {
+  await ensureRoom(room);
+  const res = await stub(room).fetch(`http://x/parties/room/${room}`, {
+    headers: {
+      Upgrade: "websocket",
+      "x-partykit-room": room,
+      "x-hangout-caller": JSON.stringify({ uuid, type: "user", roles: ["user"] }),
+    },
   });
   expect(res.status).toBe(101);
   const client = new RoomClient(res.webSocket!);
@@ -239,6 +296,7 @@ export const endGrace = runAlarm;
 
 /** Opens a socket through the gateway without waiting for anything (a refused join). */
 export async function open(room: string, who: RoomPerson): Promise<RoomClient> {
+  await ensureRoom(room);
   const res = await SELF.fetch(`http://x/parties/room/${room}?token=${who.token}`, {
     headers: { Upgrade: "websocket" },
   });

@@ -170,6 +170,26 @@ describe("PATCH /rooms/{id}", () => {
     expect(cleared.body.isPasswordProtected).toBe(false);
   });
 
+  it("an owner flapping isLive is refused past 30 edits a minute (429), and the room keeps its last state", async () => {
+    const a = await signUp();
+    const r = await createRoom(a);
+    const edit = (isLive: boolean) =>
+      room(`/rooms/live-state/${r.id}/infrastructure`, {
+        method: "PATCH",
+        token: a.token,
+        body: { isLive },
+      });
+    // Concurrent, as a script would send them: exactly 30 pass, whatever the interleaving.
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => edit(i % 2 === 0)));
+    expect(answers.filter((x) => x.status === 200)).toHaveLength(30);
+    const refused = answers.filter((x) => x.status === 429);
+    expect(refused).toHaveLength(10);
+    expect(refused[0].body.message).toMatch(/changed too often; try again in 1 minute/);
+    const last = (await room(`/rooms/${r.id}`)).body.isLive;
+    expect((await edit(!last)).status).toBe(429);
+    expect((await room(`/rooms/${r.id}`)).body.isLive).toBe(last);
+  });
+
   it("an admin may edit; a stranger is 403; no token 401", async () => {
     const r = await createRoom(await signUp());
     expect(

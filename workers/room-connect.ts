@@ -1,36 +1,104 @@
-import { verifyToken } from "./lib/jwt";
+import { eq, sql } from "drizzle-orm";
+import { db } from "./db/client";
+import { guestPlays, roomConnections, rooms, users } from "./db/schema";
 import type { Env } from "./env";
+import { callerFrom, hasAccount } from "./lib/auth";
 import { errorBody } from "./lib/errors";
+import { verifyToken } from "./lib/jwt";
 import { ticketAdmits } from "./lib/room-ticket";
 
 /** Header the gateway sets on a room connection after verifying its token; clients cannot. */
 export const CALLER_HEADER = "x-hangout-caller";
 
+const refuse = (status: 401 | 404, message: string) =>
+  Response.json(errorBody(status, message), { status });
+
 /**
- * Runs before a websocket reaches a Room object: the token (query `token`, since browsers
- * cannot set headers on a websocket) must be valid. The verified identity travels to the
- * object in a header the gateway overwrites, so a client cannot claim to be someone else.
+ * Runs before a websocket reaches a Room object. The token (query `token`, since browsers
+ * cannot set headers on a websocket) must verify and, for an account, still stand for it
+ * now: the same rule as REST (`callerFrom`: not deactivated, sessions not ended since it was
+ * signed), with the roles read from D1, never from the token. The room must exist in D1, so
+ * a made-up or deleted name is a 404 and no object is created for it. The verified identity
+ * travels to the object in a header the gateway overwrites, so a client cannot claim to be
+ * someone else. Bans are the object's to enforce (room roles live there; it refuses a banned
+ * user before sending anything).
  */
 export async function authorizeRoomConnection(req: Request, env: Env): Promise<Request | Response> {
-  const token = new URL(req.url).searchParams.get("token");
+  const url = new URL(req.url);
+  const token = url.searchParams.get("token");
   const claims = token ? await verifyToken(env, token) : null;
-  if (!claims)
-    return Response.json(errorBody(401, "A valid token is needed to join a room."), {
-      status: 401,
-    });
+  if (!claims) return refuse(401, "A valid token is needed to join a room.");
+  const roomUuid = safeDecode(url.pathname.split("/")[3] ?? "");
+  const d = db(env);
+  const findRoom = d.select({ uuid: rooms.uuid }).from(rooms).where(eq(rooms.uuid, roomUuid));
+  let room: { uuid: string } | undefined;
+  let account: typeof users.$inferSelect | undefined;
+  let freePlays: { used: number; lastPlayId: string | null } | undefined;
+  if (hasAccount(claims)) {
+    // One round trip. The (user, room) row is written before the account is read, in the same
+    // batch: a change to the account that commits after this read finds the row and reaches
+    // the room (workers/room-service/user-rooms.ts). Only for a room that exists.
+    const [, found, user] = await d.batch([
+      d
+        .insert(roomConnections)
+        .select(
+          d
+            .select({
+              userUuid: sql<string>`${claims.sub}`.as("user_uuid"),
+              roomUuid: rooms.uuid,
+              connectedAt: sql<number>`${Date.now()}`.as("connected_at"),
+            })
+            .from(rooms)
+            .where(eq(rooms.uuid, roomUuid)),
+        )
+        .onConflictDoUpdate({
+          target: [roomConnections.userUuid, roomConnections.roomUuid],
+          set: { connectedAt: sql`excluded.connected_at` },
+        }),
+      findRoom,
+      d.select().from(users).where(eq(users.uuid, claims.sub)),
+    ]);
+    room = found[0];
+    account = user[0];
+  } else if (claims.type === "guest") {
+    // A guest's songs heard so far travel with the socket: the free-play limit holds across
+    // reconnects and rooms (durable/room/free-plays.ts).
+    const [found, heard] = await d.batch([
+      findRoom,
+      d
+        .select({ used: guestPlays.plays, lastPlayId: guestPlays.lastPlayId })
+        .from(guestPlays)
+        .where(eq(guestPlays.guestUuid, claims.sub)),
+    ]);
+    room = found[0];
+    freePlays = heard[0] ?? { used: 0, lastPlayId: null };
+  } else room = await findRoom.get();
+  const who = callerFrom(claims, account);
+  if (!who) return refuse(401, "This session has ended: sign in again to join a room.");
+  if (!room) return refuse(404, "There is no such room.");
   // A join ticket from POST /rooms/{id}/join (checked here, where the secret is) lets the
   // object admit this caller to a password-protected room.
-  const roomUuid = new URL(req.url).pathname.split("/")[3] ?? "";
-  const joined = await ticketAdmits(
-    env,
-    new URL(req.url).searchParams.get("ticket"),
-    decodeURIComponent(roomUuid),
-    claims.sub,
-  );
+  const joined = await ticketAdmits(env, url.searchParams.get("ticket"), room.uuid, claims.sub);
   const headers = new Headers(req.headers);
   headers.set(
     CALLER_HEADER,
-    JSON.stringify({ uuid: claims.sub, type: claims.type, roles: claims.roles, joined }),
+    JSON.stringify({
+      uuid: who.uuid,
+      type: who.type,
+      roles: who.roles,
+      // The session this socket belongs to: ending sessions closes the sockets of older ones.
+      sv: who.user?.sessionVersion ?? 0,
+      joined,
+      ...(freePlays ? { freePlays } : {}),
+    }),
   );
   return new Request(req, { headers });
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return "";
+  }
 }

@@ -123,7 +123,9 @@ export function useAudioPlayTracking(
     const audio = audioRef.current;
     if (!audio) return;
     let last = 0;
-    const volume = () => (audio.muted ? 0 : audio.volume);
+    // A room song plays silent while it is put in line with the room (NowPlaying's hold):
+    // the volume the listener chose is the one it keeps aside.
+    const volume = () => (audio.muted ? 0 : Number(audio.dataset.heldVolume ?? audio.volume));
     const onPlaying = () => {
       const { song: s, user } = ctx.current;
       if (!s) return;

@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import {
+  CLOSE_FLOODING,
   CLOSE_KICKED,
+  CLOSE_NO_ROOM,
   type ClientMessage,
   type RoomState,
   type ServerMessage,
   type SongVotes,
 } from "../../shared/protocol";
 import { applyPatch } from "../../shared/json-patch";
+import { createClockEstimator, reconnectDelay, rejoinDelay } from "../../shared/room-sync";
 
 /**
  * The live room over partysocket (DESIGN.md, "The room protocol").
@@ -14,12 +17,17 @@ import { applyPatch } from "../../shared/json-patch";
  * - The full state arrives as `roomState` with a seq; after that a patch applies only when
  *   its seq is the next one. A gap or a failed patch sends `joinRoom` and the next
  *   `roomState` replaces the state.
- * - Every (re)connect sends `joinRoom`. `roomReset` rejoins after a random delay below
- *   `rejoinWithinMs`; `kickedFromRoom` closes the socket for good.
- * - The server clock: offset = serverTime - local time, first from `roomState.serverTime`,
- *   then from ping/pong every 15 s (the sample with the shortest round trip wins).
+ * - A (re)connect gets the full state without asking (the room sends it first, once). Reconnects back off exponentially with full jitter
+ *   (`reconnectDelay`), so a crowd dropped at once does not return in one wave. `roomReset`
+ *   rejoins after a random delay below `rejoinWithinMs`; `kickedFromRoom` closes the socket
+ *   for good, and so do the closes for a room that is gone (4004) or a flood (4008).
+ * - The server clock lives on the monotonic clock (performance.now), never on Date.now: a
+ *   page whose wall clock is wrong or is stepped keeps the room's time. First from
+ *   `roomState.serverTime`, then from pongs (a burst on connect, then one every 15 s): the
+ *   fastest round trip among the last few (`createClockEstimator`).
  */
-export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked";
+/** `closed`: the room is gone (deleted, not open) or this page flooded it; no retry. */
+export type RoomStatus = "connecting" | "open" | "reconnecting" | "kicked" | "closed";
 
 export interface RoomError {
   message: string;
@@ -35,6 +43,8 @@ export interface RoomConnection {
   error: RoomError | null;
   /** Why the room removed this user (kickedFromRoom), once kicked. */
   kickReason: string | null;
+  /** Why the room closed this page for good (the close reason), once `closed`. */
+  closedReason: string | null;
   /** The room told this user they are next up (cleared when their song starts). */
   youAreNext: boolean;
   /**
@@ -43,6 +53,8 @@ export interface RoomConnection {
    * the play it was about. A vote for another play than the one showing is stale.
    */
   yourVote: { playId: string | null; songVotes: SongVotes } | null;
+  /** A guest's songs heard against the free-play limit (null: not a guest, or not told yet). */
+  freePlays: { used: number; limit: number } | null;
   /** Server time now (epoch ms), by the estimated clock offset. */
   serverNow: () => number;
   send: (msg: ClientMessage) => boolean;
@@ -62,13 +74,18 @@ export function useRoom(
   const [error, setError] = useState<RoomError | null>(null);
   const [youAreNext, setYouAreNext] = useState(false);
   const [kickReason, setKickReason] = useState<string | null>(null);
+  const [closedReason, setClosedReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
-  const offsetRef = useRef(0);
-  const bestRttRef = useRef(Number.POSITIVE_INFINITY);
+  const [freePlays, setFreePlays] = useState<RoomConnection["freePlays"]>(null);
+  const clockRef = useRef(createClockEstimator());
   const socketRef = useRef<{ send: (data: string) => void; readyState: number } | null>(null);
   const docRef = useRef<{ state: RoomState | null; seq: number }>({ state: null, seq: 0 });
 
-  const serverNow = useCallback(() => Date.now() + offsetRef.current, []);
+  // Before the first state, the local clock is all there is (nothing is timed by it yet).
+  const serverNow = useCallback(
+    () => clockRef.current.serverAt(performance.now()) ?? Date.now(),
+    [],
+  );
   const send = useCallback((msg: ClientMessage) => {
     const ws = socketRef.current;
     if (!ws || ws.readyState !== 1) return false;
@@ -87,7 +104,8 @@ export function useRoom(
     const raw = (msg: ClientMessage) => {
       if (ws && ws.readyState === 1) ws.send(JSON.stringify(msg));
     };
-    const ping = () => raw({ action: "ping", clientTime: Date.now() });
+    // clientTime is monotonic (the room echoes it untouched): the round trip is exact.
+    const ping = () => raw({ action: "ping", clientTime: performance.now() });
     const join = () => raw({ action: "joinRoom" });
 
     const onMessage = (ev: MessageEvent) => {
@@ -99,7 +117,7 @@ export function useRoom(
       }
       if (msg.name === "roomState") {
         // Until a pong arrives, the state's own clock is the best estimate we have.
-        if (!Number.isFinite(bestRttRef.current)) offsetRef.current = msg.serverTime - Date.now();
+        clockRef.current.anchor(msg.serverTime, performance.now());
         docRef.current = { state: msg.state, seq: msg.seq };
         setState(msg.state);
         setSeq(msg.seq);
@@ -122,26 +140,17 @@ export function useRoom(
         return;
       }
       switch (msg.name) {
-        case "pong": {
-          const now = Date.now();
-          const rtt = now - msg.params.clientTime;
-          if (rtt >= 0 && rtt <= bestRttRef.current * 1.5 + 5) {
-            bestRttRef.current = Math.min(bestRttRef.current, rtt);
-            offsetRef.current = msg.params.serverTime + rtt / 2 - now;
-          }
+        case "pong":
+          clockRef.current.addPong(msg.params.clientTime, performance.now(), msg.params.serverTime);
           return;
-        }
         case "error":
           setError({ message: msg.params.message, action: msg.params.action, id: ++errorId });
           return;
         case "roomReset": {
-          const t = setTimeout(
-            () => {
-              timers.delete(t);
-              join();
-            },
-            Math.random() * Math.max(0, msg.params.rejoinWithinMs),
-          );
+          const t = setTimeout(() => {
+            timers.delete(t);
+            join();
+          }, rejoinDelay(msg.params.rejoinWithinMs));
           timers.add(t);
           return;
         }
@@ -156,6 +165,9 @@ export function useRoom(
         case "youAreNext":
           setYouAreNext(true);
           return;
+        case "freePlays":
+          setFreePlays({ used: msg.params.used, limit: msg.params.limit });
+          return;
         case "yourVote":
           // The echo carries no playId: it is about the song of the state held now (the room
           // sends it after the roomState it belongs to, on the same socket, in order).
@@ -169,7 +181,11 @@ export function useRoom(
 
     void import("partysocket").then(({ WebSocket: ReconnectingWebSocket }) => {
       if (stopped) return;
-      const url = () => {
+      // partysocket's own wait is off (0 ms) and its delay has no jitter: the URL provider is
+      // where a retry waits, `reconnectDelay(retry)` (0 before the first connect).
+      const url = async () => {
+        const retry = ws?.retryCount ?? 0;
+        if (retry > 0) await new Promise((r) => setTimeout(r, reconnectDelay(retry)));
         const u = new URL(partyPath, location.href);
         u.protocol = location.protocol === "https:" ? "wss:" : "ws:";
         u.searchParams.set("token", token);
@@ -178,8 +194,8 @@ export function useRoom(
       };
       ws = new ReconnectingWebSocket(url, [], {
         maxRetries: Infinity,
-        minReconnectionDelay: 500,
-        maxReconnectionDelay: 8000,
+        minReconnectionDelay: 0,
+        maxReconnectionDelay: 0,
       });
       socketRef.current = ws;
       let opened = false;
@@ -187,10 +203,12 @@ export function useRoom(
         if (stopped) return;
         if (opened) setStatus("reconnecting");
         opened = true;
-        join();
-        // A few quick pings for a good first estimate, then one every 15 s.
-        bestRttRef.current = Number.POSITIVE_INFINITY;
-        for (const d of [0, 300, 900]) {
+        // No joinRoom: the room sends every new socket its full state first, by itself.
+        // A new connection may take another path: a fresh window, ten pings over the first
+        // 9 s (a page is busiest while it loads, and only the fastest round trip counts, so
+        // a few more chances), then one every 15 s.
+        clockRef.current.reset();
+        for (const d of [0, 250, 500, 1000, 1500, 2000, 3000, 4000, 6000, 9000]) {
           const t = setTimeout(() => (timers.delete(t), ping()), d);
           timers.add(t);
         }
@@ -203,9 +221,21 @@ export function useRoom(
           ws?.close();
           return;
         }
+        if ((e.code === CLOSE_NO_ROOM || e.code === CLOSE_FLOODING) && !stopped) {
+          // The room is gone, or this page flooded it: a retry would be refused the same way.
+          stopped = true;
+          setClosedReason(e.reason || null);
+          setStatus("closed");
+          ws?.close();
+          return;
+        }
         if (!stopped)
           setStatus((s) =>
-            s === "kicked" ? s : docRef.current.state ? "reconnecting" : "connecting",
+            s === "kicked" || s === "closed"
+              ? s
+              : docRef.current.state
+                ? "reconnecting"
+                : "connecting",
           );
       });
       ws.addEventListener("message", onMessage);
@@ -228,5 +258,17 @@ export function useRoom(
     if (myTurn || !onStage) setYouAreNext(false);
   }, [myTurn, onStage]);
 
-  return { status, state, seq, error, kickReason, youAreNext, yourVote, serverNow, send };
+  return {
+    status,
+    state,
+    seq,
+    error,
+    kickReason,
+    closedReason,
+    youAreNext,
+    yourVote,
+    freePlays,
+    serverNow,
+    send,
+  };
 }

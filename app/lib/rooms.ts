@@ -1,3 +1,4 @@
+import { isPlatformStaff } from "../../shared/permissions";
 import type { RoomDesign } from "../../shared/rooms";
 import type { RoomDto } from "../../workers/room-service/room-dto";
 
@@ -128,9 +129,6 @@ export interface RoomProfile {
   avatarId?: string | null;
 }
 
-/** Token roles that may moderate any room (REFERENCE.md "Token roles"). */
-export const GLOBAL_MODERATOR_ROLES = ["admin", "superUser", "globalModerator"] as const;
-
 /** The room roles a user holds now (expired entries left out); the owner holds "owner". */
 export function activeRoomRoles(
   settings:
@@ -164,9 +162,8 @@ export function moderationRights(
   now = Date.now(),
 ): { moderate: boolean; manage: boolean } {
   const held = activeRoomRoles(settings, uuid, now);
-  const global = tokenRoles.some(
-    (r) => !!r && (GLOBAL_MODERATOR_ROLES as readonly string[]).includes(r),
-  );
+  // The buttons follow the one table the room and REST enforce (shared/permissions.ts).
+  const global = isPlatformStaff(tokenRoles);
   const manage = global || held.has("owner") || held.has("coOwner");
   return { moderate: manage || held.has("moderator"), manage };
 }

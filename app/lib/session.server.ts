@@ -54,6 +54,38 @@ export function setTokenCookie(request: Request, token: string): string {
   });
 }
 
+/**
+ * A signed-out visitor's guest token, kept between pages so the guest stays one guest: their
+ * songs heard count against the free-play limit (GUEST_FREE_PLAYS) across reloads. It
+ * expires a minute before the token, so a kept one still verifies.
+ */
+export const GUEST_COOKIE = "tt_guest";
+
+/** The kept guest token and its uuid, or null when none (or it is about to expire). */
+export function getGuest(request: Request): { token: string; uuid: string } | null {
+  const t = readCookie(request.headers.get("Cookie"), GUEST_COOKIE);
+  if (!t || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) || tokenMaxAge(t) < 120) return null;
+  try {
+    const payload = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const { sub } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as {
+      sub?: unknown;
+    };
+    return typeof sub === "string" && sub ? { token: t, uuid: sub } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `Set-Cookie` that keeps a guest token (see GUEST_COOKIE). */
+export function setGuestCookie(request: Request, token: string): string {
+  return serializeCookie(GUEST_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isHttps(request),
+    maxAge: tokenMaxAge(token) - 60,
+  });
+}
+
 /** `Set-Cookie` that removes the token. */
 export function clearTokenCookie(request: Request): string {
   return serializeCookie(TOKEN_COOKIE, "", {

@@ -4,7 +4,8 @@ import { RoomScreen } from "~/components/room/RoomScreen";
 import { translate, type Locale } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { ROOM_SERVICE, type JoinInfo, type RoomDto } from "~/lib/rooms";
-import { getSession } from "~/lib/session.server";
+import { getGuest, getSession, setGuestCookie } from "~/lib/session.server";
+import { guestName } from "../../shared/roles";
 
 /**
  * The room (issue 4, "Web pages"): the server loads the room from REST and joins it (a guest
@@ -16,15 +17,24 @@ export async function loader(args: LoaderFunctionArgs) {
   let me: { uuid: string; nickname: string; guest: boolean } | null = session.user
     ? { uuid: session.user.uuid, nickname: session.user.nickname, guest: false }
     : null;
+  let setCookie: string | null = null;
   if (!token) {
-    // Signed-out visitors listen with a guest token (they never DJ).
-    const g = await userApi<{ token: string; user: { uuid: string; nickname: string } }>(
-      args,
-      "/auth/guest",
-    );
-    if (g.ok) {
-      token = g.data.token;
-      me = { uuid: g.data.user.uuid, nickname: g.data.user.nickname, guest: true };
+    // Signed-out visitors listen with a guest token (they never DJ), the same one on every
+    // page so the free-play limit follows them (GUEST_COOKIE).
+    const kept = getGuest(args.request);
+    if (kept) {
+      token = kept.token;
+      me = { uuid: kept.uuid, nickname: guestName(kept.uuid), guest: true };
+    } else {
+      const g = await userApi<{ token: string; user: { uuid: string; nickname: string } }>(
+        args,
+        "/auth/guest",
+      );
+      if (g.ok) {
+        token = g.data.token;
+        me = { uuid: g.data.user.uuid, nickname: g.data.user.nickname, guest: true };
+        setCookie = setGuestCookie(args.request, token);
+      }
     }
   }
   const slug = encodeURIComponent(args.params.slug ?? "");
@@ -39,16 +49,19 @@ export async function loader(args: LoaderFunctionArgs) {
     json: {},
     token,
   });
-  return data({
-    room: room.data,
-    join: join.ok ? join.data : null,
-    joinError: join.ok
-      ? null
-      : { status: join.status, message: join.message, generic: join.generic },
-    token,
-    me,
-    roles: (session.roles ?? []) as string[],
-  });
+  return data(
+    {
+      room: room.data,
+      join: join.ok ? join.data : null,
+      joinError: join.ok
+        ? null
+        : { status: join.status, message: join.message, generic: join.generic },
+      token,
+      me,
+      roles: (session.roles ?? []) as string[],
+    },
+    setCookie ? { headers: { "Set-Cookie": setCookie } } : undefined,
+  );
 }
 
 export const meta = ({ data: d, matches }: MetaArgs<typeof loader>) => {

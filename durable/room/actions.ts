@@ -10,6 +10,7 @@
  * - The auto-skip threshold scales with active listeners, not everyone present:
  *   dislikes >= ceil(autoSkipRatio x max(2, active)); a ratio of 0 turns it off.
  */
+import type { FreePlayCount } from "./free-plays";
 import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
@@ -28,10 +29,16 @@ export interface Caller extends NeedsState {
   uuid: string;
   tokenType: TokenType;
   roles: UserRole[];
+  /** The account's session version when the gateway admitted the socket (0: none). */
+  sv: number;
   emailVerified: boolean;
   pro: boolean;
   /** The chat identity read from D1 at connect (null: no account, or D1 failed). */
   profile: ChatProfile | null;
+  /** A guest's songs heard against the free-play limit (room/free-plays.ts). */
+  freePlays?: FreePlayCount;
+  /** It sent joinRoom before its first full state: yourVote follows that state. */
+  wantsVote?: boolean;
 }
 
 /** A caller as handlers see it (the attachment is read-only). */
@@ -87,9 +94,10 @@ export class StageActions {
 
   removeDj(who: Who, msg: Act<"removeDj">): string | null {
     const target = msg.djUuid ?? who.uuid;
+    // Another DJ only by someone who outranks them (shared/permissions.ts).
     if (
       target !== who.uuid &&
-      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
+      new RoomView(this.storage, Date.now()).refusalFor(who, "removeDj", target)
     )
       return STAGE_MSG.notMod;
     if (!this.storage.djs().some((d) => d.uuid === target)) return STAGE_MSG.notDj;
@@ -102,7 +110,7 @@ export class StageActions {
     if (!p) return STAGE_MSG.noSong;
     if (
       p.dj_uuid !== who.uuid &&
-      !new RoomView(this.storage, Date.now()).isStageModerator(who.uuid, who.roles)
+      new RoomView(this.storage, Date.now()).refusalFor(who, "skipSong", p.dj_uuid)
     )
       return STAGE_MSG.skipForbidden;
     void this.playback.end("playedSong");
@@ -111,10 +119,11 @@ export class StageActions {
 
   voteOnSong(who: Who, msg: Act<"voteOnSong">): string | null {
     if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    // Guests listen: a vote needs an account (free guest tokens could auto-skip every song).
+    if (who.tokenType === "guest") return STAGE_MSG.guestVote;
     const p = this.storage.playing();
     if (!p) return STAGE_MSG.noSong;
     const { like, star } = msg.songVotes;
-    if (star && who.tokenType === "guest") return STAGE_MSG.guestStar;
     const before = this.storage.userVote(p.play_id, who.uuid);
     this.storage.vote(p.play_id, who.uuid, like, star);
     // Off the hot path but never lost: the vote counts now, and what it owes outside the

@@ -11,13 +11,17 @@
  *   (no expiry or a future one); the alarm removes an expired role (room.ts).
  * - Only the author edits, only a text message, only while `now - date < 20 s`; `now`
  *   comes from the injected clock so tests can move it.
- * - 5 messages per 5 s per user; the window is in memory (an object that hibernated was
- *   idle, so a reset window gives nothing away). Animations have their own window.
+ * - A user's lines are paid from their chat bucket (about 5 per 5 s) and the room's
+ *   (budget.ts: in memory, a rate and not state). Animations have their own buckets.
+ * - A reaction is one emoji (shared/reactions.ts); a message holds at most 50 distinct
+ *   reactions, each a toggle of one user's uuid, so a stored line stays small.
  * - Every change marks `chat` in the publisher: clients see it as a patch on /chat.
  * - Every chat line (a user's, the room's, a delivered consumable) is made by `chatLine`, so
  *   each carries every ChatMessage field.
  */
 import type { ChatMessage, ClientMessage } from "../../shared/protocol";
+import { isReactionEmoji, MAX_REACTIONS_PER_MESSAGE } from "../../shared/reactions";
+import { Buckets, ROOM_CHAT, USER_CHAT } from "./budget";
 import { CHAT_MSG } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
@@ -25,8 +29,6 @@ import { RoomView } from "./view";
 import type { Who } from "./actions";
 
 export const EDIT_WINDOW_MS = 20_000;
-export const RATE_COUNT = 5;
-export const RATE_WINDOW_MS = 5_000;
 
 const SONG_HOSTS = [
   "apple",
@@ -100,33 +102,13 @@ export function songLinks(text: string | null): { link: string }[] {
   return out.slice(0, 5);
 }
 
-/** A sliding-window limiter: `allow` records the event when it answers true. */
-export class RateLimiter {
-  #hits = new Map<string, number[]>();
-  constructor(private readonly now: () => number) {}
-  allow(key: string): boolean {
-    const t = this.now();
-    const recent = (this.#hits.get(key) ?? []).filter((x) => x > t - RATE_WINDOW_MS);
-    if (recent.length >= RATE_COUNT) {
-      this.#hits.set(key, recent);
-      return false;
-    }
-    recent.push(t);
-    this.#hits.set(key, recent);
-    return true;
-  }
-}
-
 export class ChatActions {
-  readonly limiter: RateLimiter;
-
   constructor(
     private readonly storage: RoomStorage,
     private readonly publisher: Marks,
     private readonly now: () => number = Date.now,
-  ) {
-    this.limiter = new RateLimiter(now);
-  }
+    readonly budgets: Buckets = new Buckets(now),
+  ) {}
 
   /** Why `who` may not chat now, or null. */
   #refusal(who: Who, profile: ChatProfile | null): string | null {
@@ -146,7 +128,9 @@ export class ChatActions {
     const images = msg.imageUrls ?? [];
     if (!text && !(images.length && msg.media)) return CHAT_MSG.invalid;
     if (msg.replyTo && !this.storage.chat.get(msg.replyTo)) return CHAT_MSG.notFound;
-    if (!this.limiter.allow(`chat:${who.uuid}`)) return CHAT_MSG.rate;
+    // The sender's own rate, and the room's: every socket receives every line.
+    if (!this.budgets.take([`chat:${who.uuid}`, USER_CHAT], ["room:chat", ROOM_CHAT]))
+      return CHAT_MSG.rate;
     this.storage.chat.add(
       chatLine("user", this.now(), {
         message: text,
@@ -175,8 +159,12 @@ export class ChatActions {
   react(who: Who, profile: ChatProfile | null, msg: Act<"reactChat">): string | null {
     const refused = this.#refusal(who, profile);
     if (refused) return refused;
+    if (!isReactionEmoji(msg.emoji)) return CHAT_MSG.notEmoji;
     const m = this.storage.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
+    // A stored line must never grow without bound: a new key only while there are fewer than 50.
+    if (!m.reactions[msg.emoji] && Object.keys(m.reactions).length >= MAX_REACTIONS_PER_MESSAGE)
+      return CHAT_MSG.tooManyReactions;
     const list = m.reactions[msg.emoji] ?? [];
     const next = list.includes(who.uuid) ? list.filter((u) => u !== who.uuid) : [...list, who.uuid];
     if (next.length) m.reactions[msg.emoji] = next;
@@ -205,9 +193,10 @@ export class ChatActions {
   delete(who: Who, msg: Act<"deleteChat">): string | null {
     const m = this.storage.chat.get(msg.messageId);
     if (!m) return CHAT_MSG.notFound;
+    // Someone else's line only by someone who outranks its author (a room line has none).
     if (
       m.userUuid !== who.uuid &&
-      !new RoomView(this.storage, this.now()).isStageModerator(who.uuid, who.roles)
+      new RoomView(this.storage, this.now()).refusalFor(who, "deleteChat", m.userUuid)
     )
       return CHAT_MSG.notAllowed;
     this.storage.chat.delete(m.id);

@@ -1,6 +1,6 @@
 /**
  * The room's outbox of side effects outside the object (a vote's points on the points
- * queue, a star's song in the voter's likes crate), in SQLite (`room_effects`). Plays have
+ * queue, a star's song in the voter's likes crate, a guest's free plays), in SQLite (`room_effects`). Plays have
  * their own outbox (`room_plays`, playback.ts); both are retried by the `outbox` entry.
  *
  * Invariants:
@@ -17,10 +17,14 @@
 import { assertNever } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { sendPoints, type PointsMessage } from "../../workers/queues/points";
+import { recordGuestPlays } from "../../workers/room-service/guest-plays-repo";
 import { starToLikes } from "./library";
 
 export type Effect =
-  { kind: "points"; message: PointsMessage } | { kind: "star"; userUuid: string; songId: string };
+  | { kind: "points"; message: PointsMessage }
+  | { kind: "star"; userUuid: string; songId: string }
+  /** Guests who heard a play, against their free-play limit (free-plays.ts). */
+  | { kind: "guestPlays"; playId: string; guests: string[] };
 
 /** About 25 minutes of retries at EFFECT_RETRY_MS. */
 export const MAX_ATTEMPTS = 50;
@@ -115,6 +119,8 @@ export class Effects {
         return sendPoints(this.env, effect.message);
       case "star":
         return starToLikes(this.env, effect.userUuid, effect.songId);
+      case "guestPlays":
+        return recordGuestPlays(this.env, effect.playId, effect.guests);
       default:
         return assertNever(effect);
     }

@@ -8,12 +8,19 @@
  *   people read, so it is done here and nowhere else.
  * - No module of the room writes a user-facing text inline; it names one of these.
  */
+import { guestName } from "../../shared/roles";
 
 /** A socket refused at connect (presence.ts) and plain HTTP (room.ts). */
 export const CONNECT_MSG = {
   unauthorized: "A verified caller is needed to join a room.",
   passwordProtected: "This room is password protected: join it from its page.",
   joinTicket: "Join ticket required.",
+  /** The room was deleted: the object refuses sockets for good. */
+  deleted: "This room was deleted.",
+  /** The object has no settings yet: the room-service pushes them when it creates the room. */
+  notReady: "This room is not open yet.",
+  /** The account's sessions ended (password change) or it was deactivated. */
+  sessionEnded: "Your session has ended: sign in again.",
   /** The answer to plain HTTP (the room-service uses RPC instead). */
   noRoute: (method: string, pathname: string) => `Cannot ${method} ${pathname}`,
 } as const;
@@ -21,6 +28,7 @@ export const CONNECT_MSG = {
 /** Stage actions (actions.ts) and one-time animations. */
 export const STAGE_MSG = {
   full: "The DJ booth is full.",
+  oneAction: "Invalid message: name one action, once.",
   ghost: "Ghost connections cannot do that.",
   alreadyDj: "You are already on the stage.",
   emptyQueue: "Your queue is empty: add a song to it before taking a seat.",
@@ -28,11 +36,12 @@ export const STAGE_MSG = {
   notMod: "Only a moderator or the room's owner can remove another DJ.",
   noSong: "No song is playing.",
   skipForbidden: "Only the current DJ, a moderator or the room's owner can skip the song.",
-  guestStar: "Guests cannot star songs.",
   nextSongNotDj: "Only a DJ has a next song.",
   queueUnavailable: "Your queue could not be read; try again.",
   animationRate: "You are sending animations too fast; wait a few seconds.",
   liveAudio: "This room is playing live audio: the DJ booth is closed.",
+  guestVote: "Sign up to vote on songs.",
+  guestAnimation: "Sign up to send animations.",
 } as const;
 
 /** The seat rule (view.ts djRefusal, by the room's djType). */
@@ -52,6 +61,8 @@ export const CHAT_MSG = {
   disabled: "Chat is disabled for you in this room.",
   invalid: "A message needs text, or both an image and media.",
   rate: "You are sending messages too fast; wait a few seconds.",
+  notEmoji: "A reaction must be a single emoji.",
+  tooManyReactions: "This message has as many different reactions as it can hold.",
   notFound: "That message does not exist.",
   notAuthor: "Only the author can edit a message.",
   notText: "Only a text message can be edited.",
@@ -64,6 +75,14 @@ export const MOD_MSG = {
   notAllowed: "Only a moderator or the room's owner can kick a user.",
   owner: "The room's owner cannot be kicked.",
   self: "You cannot kick yourself.",
+  target:
+    "You can only kick someone below you in this room (moderators below co-owners, co-owners below the owner).",
+} as const;
+
+/** Budgets (budget.ts): a frame over its budget, and the close of a socket that floods. */
+export const BUDGET_MSG = {
+  over: "You are doing that too fast; wait a moment.",
+  flooding: "Too many messages too fast.",
 } as const;
 
 /** Consumable deliveries (consumables.ts): refusals the merch-service passes on as 409. */
@@ -86,7 +105,7 @@ export const ROOM_LINE = {
 export const NAMES = {
   /** A DJ whose profile the room does not hold, in a room line. */
   someDj: "A DJ",
-  /** A guest's name, as the user-service gives it (workers/user-service/auth.ts). */
-  guest: (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`,
+  /** A guest's name, as the user-service gives it. */
+  guest: guestName,
   user: (uuid: string) => `User ${uuid.slice(0, 4).toUpperCase()}`,
 } as const;

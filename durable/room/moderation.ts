@@ -9,15 +9,14 @@
  * - A kick sends `kickedFromRoom` to each of the user's sockets, closes them, removes the
  *   user at once (no grace: others see `userLeft` in the next frame, and their seat goes),
  *   and grants `kicked` for KICK_MS, so a rejoin is refused until its alarm removes it.
- * - Who may kick: the room's owner, a co-owner or a moderator, or a token role admin,
- *   superUser or globalModerator. Nobody kicks the owner, nor themselves.
+ * - Who may kick whom is the one table in shared/permissions.ts (REST asks it too): someone
+ *   strictly below the kicker; nobody kicks the owner, nor themselves.
  * - Roles are granted through `grant`, which is Room.setRole: every expiry is scheduled
  *   as `role:<role>:<uuid>`, and that schedule entry removes exactly that role.
  */
 import type { Connection } from "partyserver";
 import { CLOSE_KICKED, type ServerMessage } from "../../shared/protocol";
 import type { RoomRoleName } from "../../shared/rooms";
-import type { UserRole } from "../../shared/roles";
 import type { Who } from "./actions";
 import type { ChatActions } from "./chat";
 import { MOD_MSG, ROOM_LINE } from "./messages";
@@ -27,9 +26,6 @@ import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS, RoomView } from "./view";
 
 export const KICK_MS = 5 * 60_000;
-/** Token roles that may kick in any room. */
-const PLATFORM_KICKERS: readonly UserRole[] = ["admin", "superUser", "globalModerator"];
-const ROOM_KICKERS: readonly RoomRoleName[] = ["owner", "coOwner", "moderator"];
 
 export const roleKey = (uuid: string, role: string) => `role:${role}:${uuid}`;
 
@@ -69,18 +65,10 @@ export class Moderation {
     }
   }
 
-  /** Why `who` may not kick `target`, or null. */
+  /** Why `who` may not kick `target`, or null (shared/permissions.ts, as REST). */
   kickRefusal(who: Pick<Who, "uuid" | "roles">, target: string): string | null {
-    const view = new RoomView(this.storage, Date.now());
-    const held = view.rolesOf(who.uuid);
-    if (
-      !ROOM_KICKERS.some((r) => held.has(r)) &&
-      !who.roles.some((r) => PLATFORM_KICKERS.includes(r))
-    )
-      return MOD_MSG.notAllowed;
-    if (target === who.uuid) return MOD_MSG.self;
-    if (view.rolesOf(target).has("owner")) return MOD_MSG.owner;
-    return null;
+    const why = new RoomView(this.storage, Date.now()).refusalFor(who, "kickUser", target);
+    return why ? MOD_MSG[why === "roleLimit" ? "notAllowed" : why] : null;
   }
 
   /** Takes the user out now and keeps them out for KICK_MS; answers whether they were present. */

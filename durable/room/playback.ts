@@ -44,6 +44,8 @@ export class Playback {
     private readonly sendTo: (uuid: string, message: ServerMessage) => void,
     /** A room chat message (type room). */
     private readonly say: (text: string) => void = () => {},
+    /** A song went on air (the guests' free plays count it). */
+    private readonly started: (playId: string) => void = () => {},
   ) {}
 
   /** Resolves when every start queued so far has run (the alarm handler waits on it). */
@@ -228,8 +230,9 @@ export class Playback {
   #start(djUuid: string, picked: PickedSong) {
     const start = Date.now();
     const end = start + Math.max(1, picked.song.duration) * 1000;
+    const playId = crypto.randomUUID();
     this.storage.setPlaying({
-      play_id: crypto.randomUUID(),
+      play_id: playId,
       dj_uuid: djUuid,
       song: JSON.stringify(picked.song),
       start_time: start,
@@ -242,6 +245,7 @@ export class Playback {
     this.storage.schedule("song-end", end);
     this.rearm();
     this.publisher.mark(SONG_KEYS, "playedSong");
+    this.started(playId);
     // The DJ whose song follows this one hears it now (issue 4: a notice to the DJ up next).
     const next = this.storage.djs()[1];
     if (next && next.uuid !== djUuid) this.sendTo(next.uuid, { name: "youAreNext", params: {} });

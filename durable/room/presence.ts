@@ -5,7 +5,8 @@
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway (`x-hangout-caller`, set by
- *   workers/room-connect.ts). Without one it is closed with 4001 before it sees anything.
+ *   workers/room-connect.ts). Without one it is closed with 4001 before it sees anything; a
+ *   deleted or never set-up room (room/identity.ts) closes it with 4004 next.
  *   The caller (with the DJ facts read from D1 at connect) lives in the socket attachment.
  * - A password-protected room admits only sockets that went through the REST join (or its
  *   owner); a banned or kicked user is refused before anything else is read.
@@ -24,6 +25,8 @@ import { CALLER_HEADER } from "../../workers/room-connect";
 import type { Caller } from "./actions";
 import { djFacts } from "./library";
 import { CONNECT_MSG, NAMES } from "./messages";
+import { GUEST_TAG, type FreePlays } from "./free-plays";
+import type { Identity } from "./identity";
 import type { Moderation } from "./moderation";
 import type { Playback } from "./playback";
 import type { Publisher } from "./publisher";
@@ -39,8 +42,14 @@ const callerHeader = z.object({
     .transform((rs) =>
       rs.filter((r): r is UserRole => (USER_ROLES as readonly string[]).includes(r)),
     ),
+  /** The account's session version the gateway checked (0 for guests and ghosts). */
+  sv: z.number().int().min(0).default(0),
   /** The gateway verified a join ticket (the password was checked by the REST join). */
   joined: z.boolean().default(false),
+  /** A guest's songs heard so far, from D1 (room/free-plays.ts). */
+  freePlays: z
+    .object({ used: z.number().int().min(0), lastPlayId: z.string().max(64).nullable() })
+    .optional(),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
@@ -55,7 +64,7 @@ const ROLE_PRECEDENCE: readonly UserRole[] = [
   "user",
 ];
 
-function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): TokenRole {
+export function tokenRoleOf(p: { tokenType: TokenType; roles: readonly UserRole[] }): TokenRole {
   if (p.tokenType === "guest") return "guest";
   return (
     ROLE_PRECEDENCE.find((r) => p.roles.includes(r)) ?? (p.tokenType === "bot" ? "bot" : "user")
@@ -80,7 +89,9 @@ export class Presence {
     private readonly storage: RoomStorage,
     private readonly publisher: Publisher<Caller>,
     private readonly moderation: Moderation,
+    private readonly identity: Identity,
     private readonly playback: Playback,
+    private readonly freePlays: FreePlays,
     private readonly socketsOf: (uuid: string) => Iterable<Connection>,
     private readonly rearm: () => void,
   ) {}
@@ -88,7 +99,8 @@ export class Presence {
   /** The tags of a new socket (partyserver's getConnectionTags): its user's. */
   tags(ctx: ConnectionContext): string[] {
     const caller = callerOf(ctx);
-    return caller ? [userTag(caller.uuid)] : [];
+    if (!caller) return [];
+    return caller.type === "guest" ? [userTag(caller.uuid), GUEST_TAG] : [userTag(caller.uuid)];
   }
 
   /** Admits a socket, or closes it with the reason; an admitted non-ghost user is present. */
@@ -99,7 +111,10 @@ export class Presence {
       connection.close(CLOSE_UNAUTHORIZED, CONNECT_MSG.unauthorized);
       return;
     }
-    const { uuid, type, roles, joined } = caller;
+    const { uuid, type, roles, sv, joined, freePlays } = caller;
+    // A deleted room, or one never set up, admits nobody (room/identity.ts).
+    const gone = this.identity.refusal();
+    if (gone) return this.identity.close(connection, gone);
     const refused = this.moderation.entryRefusal(uuid);
     if (refused) return this.moderation.refuse(connection, refused);
     // A password-protected room admits only sockets that went through the REST join.
@@ -124,7 +139,16 @@ export class Presence {
     const none = { emailVerified: false, pro: false, profile: null };
     const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
-    connection.setState({ uuid, tokenType: type, roles, ...facts, needsState: true });
+    connection.setState({
+      uuid,
+      tokenType: type,
+      roles,
+      sv,
+      ...facts,
+      ...(type === "guest" ? { freePlays: freePlays ?? { used: 0, lastPlayId: null } } : {}),
+      needsState: true,
+    });
+    if (type === "guest") this.freePlays.connected(connection);
     if (type !== "ghost") {
       const known = this.storage.user(uuid);
       this.storage.upsertUser(
@@ -153,8 +177,8 @@ export class Presence {
       // A second tab, or a return inside the grace, changes no list; the diff finds that.
       this.publisher.mark(PEOPLE_KEYS, "userJoined");
     }
-    // The newcomer's full state goes out with the next tick, already including them.
-    this.publisher.arm();
+    // The newcomer's full state goes out with the next (narrow) tick, already including them.
+    this.publisher.armSoon();
   }
 
   /** The user's last socket closed: their grace starts (the lists change only when it ends). */

@@ -6,7 +6,8 @@
  *
  * Invariants:
  * - The published state (what every client holds at seq N) and the pending key set are in
- *   SQLite. The tick timer is only in memory: if the object hibernates or is evicted with a
+ *   SQLite, the published state per entry (published-storage.ts) and in memory too, so a
+ *   tick reads only the keys it recomputes. The tick timer is only in memory: if the object hibernates or is evicted with a
  *   batch pending, the next start arms the timer again (Room constructor) and the batch
  *   goes out then. Nothing is lost, and no socket ever sees a seq twice or a gap.
  * - A frame is built and its seq taken in one transaction with the new published state,
@@ -14,7 +15,8 @@
  * - A socket that has not had the full state yet (`needsState`) gets the full state at the
  *   new seq instead of the frame, so the state it starts from already contains its own
  *   arrival and every later frame applies to it.
- * - At most one frame per tick: a socket gets at most 1000 / TICK_MS frames a second.
+ * - At most one frame per tick: a socket gets at most 1000 / TICK_MS frames a second, fewer
+ *   when frames cost more (the tick widens to twice the last frame's cost, up to 1 s).
  */
 import type { Connection } from "partyserver";
 import { applyPatch, type JsonValue } from "../../shared/json-patch";
@@ -29,6 +31,10 @@ import type { RoomStorage } from "./storage";
 import { RoomView, STATE_KEYS, type StateKey } from "./view";
 
 export const TICK_MS = 50;
+/** The widest tick (docs/DECISIONS.md "Rooms: live state and playback"): a socket still hears from the room every second. */
+export const MAX_TICK_MS = 1000;
+/** The tick is this many times the cost of the last frame (build + send), so frames take at most ~1/2 of the room's time. */
+export const TICK_COST_FACTOR = 2;
 
 /** What the publisher needs of a connection's state. */
 export interface NeedsState {
@@ -42,11 +48,17 @@ export interface Marks {
 
 export class Publisher<C extends NeedsState> implements Marks {
   #timer: ReturnType<typeof setTimeout> | null = null;
+  #tick = TICK_MS;
+  #dueAt = 0;
+  /** A probe measuring the last frame's cost is under way (see flush). */
+  #probing = false;
 
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly storage: RoomStorage,
     private readonly connections: () => Iterable<Connection<C>>,
+    /** Called after a socket got its full state (the room sends what belongs right after it). */
+    private readonly onFullState: (c: Connection<C>) => void = () => {},
   ) {}
 
   /** Records that `keys` changed; the frame of this tick is named after its first change. */
@@ -61,59 +73,72 @@ export class Publisher<C extends NeedsState> implements Marks {
     this.arm();
   }
 
-  /** Starts the tick if it is not running. */
+  /** Starts the tick if it is not running (at the current, possibly widened, width). */
   arm() {
-    this.#timer ??= setTimeout(() => {
+    if (this.#timer) return;
+    this.#schedule(this.#tick);
+  }
+
+  /**
+   * Starts the tick at its narrowest: a newcomer waits for its full state one TICK_MS at
+   * most, whatever the tick's width (widening thins frames, it does not hold people back).
+   */
+  armSoon() {
+    if (this.#timer && this.#dueAt <= Date.now() + TICK_MS) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#schedule(TICK_MS);
+  }
+
+  #schedule(width: number) {
+    this.#dueAt = Date.now() + width;
+    this.#timer = setTimeout(() => {
       try {
         this.flush();
       } catch (e) {
         console.error("room: flush failed", e);
       }
-    }, TICK_MS);
+    }, width);
+  }
+
+  /** The current tick width in ms (TICK_MS unless frames have been costing more). */
+  get tick(): number {
+    return this.#tick;
+  }
+
+  /**
+   * Sets the next tick's width from what the last one cost: TICK_MS..MAX_TICK_MS,
+   * TICK_COST_FACTOR times the cost. The room spends at most about half its time building
+   * and sending frames, so under load each socket gets fewer, larger frames instead of the
+   * room falling further behind; when frames are cheap again the tick narrows back.
+   */
+  #widen(cost: number) {
+    this.#tick = Math.min(MAX_TICK_MS, Math.max(TICK_MS, Math.round(TICK_COST_FACTOR * cost)));
   }
 
   /** The first publication of a room (or of a key added by a later version): no frame, nobody holds it yet. */
   ensurePublished() {
-    const have = this.storage.published();
-    const missing = STATE_KEYS.filter((k) => !have.has(k));
+    const missing = STATE_KEYS.filter((k) => !this.storage.published.has(k));
     if (!missing.length) return;
     const view = new RoomView(this.storage, Date.now());
-    for (const k of missing) this.storage.setPublished(k, view.compute(k));
+    for (const k of missing) this.storage.published.set(k, view.compute(k));
   }
 
   /** Sends the pending batch now (the tick, or a caller that needs the state current). */
   flush() {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    const started = Date.now();
     const pending = this.storage.pending();
     let frame: StatefulMessage | null = null;
     if (pending) {
       const view = new RoomView(this.storage, Date.now());
-      frame = this.ctx.storage.transactionSync(() => {
-        const statePatch = [];
-        for (const key of STATE_KEYS) {
-          if (!pending.keys.includes(key)) continue;
-          const before = this.storage.publishedKey(key) as JsonValue | undefined;
-          const after = view.compute(key) as unknown as JsonValue;
-          const ops =
-            before === undefined
-              ? [{ op: "add" as const, path: `/${key}`, value: after }]
-              : diff(`/${key}`, before, after);
-          statePatch.push(...ops);
-          // What clients hold is the patch applied to what they held: stored as such, the
-          // full state a joiner gets has the same key order as a patched client's (an object
-          // key added by a patch goes last, whatever order the view computed).
-          const held =
-            before === undefined || !ops.length
-              ? after
-              : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
-          this.storage.setPublished(key, held);
-        }
-        this.storage.clearPending();
-        return statePatch.length
-          ? { name: pending.name, statePatch, seq: this.storage.nextSeq() }
-          : null;
-      });
+      try {
+        frame = this.#publish(view, pending);
+      } catch (e) {
+        // The transaction rolled back; memory may have taken some keys ahead of SQLite.
+        this.storage.published.load();
+        throw e;
+      }
     }
     const text = frame && JSON.stringify(frame);
     let full: string | null = null;
@@ -123,14 +148,66 @@ export class Publisher<C extends NeedsState> implements Marks {
         full ??= JSON.stringify(this.stateMessage());
         send(c, full);
         c.setState({ ...(c.state as C), needsState: false });
+        this.onFullState(c);
       } else if (text) send(c, text);
     }
+    this.#measure(started);
+  }
+
+  /**
+   * The frame's cost: the clock of a Worker may stand still while code runs, so besides the
+   * time read around the flush, a zero-delay probe reads the clock once the flush (and
+   * whatever was queued before the probe) is over; the larger sets the next width.
+   */
+  #measure(started: number) {
+    this.#widen(Date.now() - started);
+    if (this.#probing) return;
+    this.#probing = true;
+    setTimeout(() => {
+      this.#probing = false;
+      const cost = Date.now() - started;
+      if (TICK_COST_FACTOR * cost > this.#tick) this.#widen(cost);
+    }, 0);
+  }
+
+  /** Builds the frame and takes its seq in one transaction with the new published state. */
+  #publish(
+    view: RoomView,
+    pending: { keys: string[]; name: StatefulMessageName },
+  ): StatefulMessage | null {
+    return this.ctx.storage.transactionSync(() => {
+      const statePatch = [];
+      for (const key of STATE_KEYS) {
+        if (!pending.keys.includes(key)) continue;
+        const before = this.storage.published.get(key) as JsonValue | undefined;
+        const after = view.compute(key) as unknown as JsonValue;
+        const ops =
+          before === undefined
+            ? [{ op: "add" as const, path: `/${key}`, value: after }]
+            : diff(`/${key}`, before, after);
+        if (!ops.length) continue; // nothing clients hold changed: nothing to write either
+        statePatch.push(...ops);
+        // What clients hold is the patch applied to what they held: stored as such, the
+        // full state a joiner gets has the same key order as a patched client's (an object
+        // key added by a patch goes last, whatever order the view computed).
+        const held =
+          before === undefined
+            ? after
+            : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
+        this.storage.published.set(key, held);
+      }
+      this.storage.clearPending();
+      return statePatch.length
+        ? { name: pending.name, statePatch, seq: this.storage.nextSeq() }
+        : null;
+    });
   }
 
   /** The state every client holds at the current seq. */
   publishedState(): RoomState {
-    const map = this.storage.published();
-    return Object.fromEntries(STATE_KEYS.map((k) => [k, map.get(k)])) as unknown as RoomState;
+    return Object.fromEntries(
+      STATE_KEYS.map((k) => [k, this.storage.published.get(k)]),
+    ) as unknown as RoomState;
   }
 
   stateMessage(): RoomStateMessage {

@@ -11,7 +11,8 @@
  * - `room_djs.seat` orders the stage; a DJ moved to the back gets max(seat) + 1, so seats
  *   never repeat.
  * - A vote row is keyed (play_id, user_uuid): a retried vote overwrites itself, it never
- *   counts twice. Votes of a play are deleted when the play stops.
+ *   counts twice. Votes of a play are deleted when the play stops. `room_vote_counts` holds
+ *   each play's counts, moved by each vote's delta, so a vote never sums the votes.
  * - `room_plays` is the play log and the D1 outbox in one: a play is written here (and so
  *   counts for the repeat window) the moment it stops; `recorded` turns 1 once D1 holds it.
  * - All calls are synchronous (SQLite in a Durable Object is), so a caller that reads,
@@ -21,6 +22,7 @@ import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../
 import { ChatStorage } from "./chat-storage";
 import { ConsumableStorage } from "./consumable-storage";
 import { EffectStorage } from "./effects";
+import { PublishedStorage } from "./published-storage";
 import type {
   ClientSong,
   NowPlaying,
@@ -32,6 +34,8 @@ import type {
 
 export const GRACE_MS = 30_000;
 export const ACTIVE_WINDOW_MS = 10 * 60_000;
+/** How long the active-listener count (vibe meter, auto-skip) may be reused before a recount. */
+export const ACTIVE_CACHE_MS = 5_000;
 
 export type UserRow = {
   uuid: string;
@@ -88,6 +92,10 @@ export class RoomStorage {
   readonly consumables: ConsumableStorage;
   /** Side effects still owed outside the object (room_effects, effects.ts). */
   readonly effects: EffectStorage;
+  /** What clients hold at the current seq, per entry (room_pub_keys, room_pub_entries). */
+  readonly published: PublishedStorage;
+  /** The cached active-listener count (activeCount) and when it was counted. */
+  #active: { at: number; n: number } | null = null;
 
   constructor(
     private readonly sql: Sql,
@@ -116,15 +124,24 @@ export class RoomStorage {
       song TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL)`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_votes (play_id TEXT NOT NULL, user_uuid TEXT NOT NULL, vote_like INTEGER, star INTEGER NOT NULL DEFAULT 0,
       PRIMARY KEY (play_id, user_uuid))`);
+    // Counts per play, kept by each vote's delta (a vote is O(1), never a sum over votes).
+    const hadCounts = sql
+      .exec<{ n: number }>(
+        `SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'room_vote_counts'`,
+      )
+      .one().n;
+    sql.exec(`CREATE TABLE IF NOT EXISTS room_vote_counts (play_id TEXT PRIMARY KEY, likes INTEGER NOT NULL DEFAULT 0,
+      dislikes INTEGER NOT NULL DEFAULT 0, stars INTEGER NOT NULL DEFAULT 0)`);
+    // An object from before the counters had only votes: counted once, when the table is new.
+    if (!hadCounts)
+      sql.exec(`INSERT INTO room_vote_counts (play_id, likes, dislikes, stars)
+        SELECT play_id, sum(vote_like = 1), sum(vote_like = 0), sum(star) FROM room_votes GROUP BY play_id`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_plays (play_id TEXT PRIMARY KEY, song_id TEXT NOT NULL, song TEXT NOT NULL, dj_uuid TEXT NOT NULL,
       played_at INTEGER NOT NULL, vote_counts TEXT NOT NULL, rotate INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL,
       recorded INTEGER NOT NULL DEFAULT 0)`);
     sql.exec(`CREATE INDEX IF NOT EXISTS room_plays_song ON room_plays (song_id, played_at)`);
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`,
-    );
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS room_published (key TEXT PRIMARY KEY, json TEXT NOT NULL)`,
     );
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`,
@@ -139,6 +156,7 @@ export class RoomStorage {
     this.chat = new ChatStorage(sql);
     this.consumables = new ConsumableStorage(sql);
     this.effects = new EffectStorage(sql);
+    this.published = new PublishedStorage(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------
@@ -230,6 +248,9 @@ export class RoomStorage {
   }
 
   deleteUser(uuid: string) {
+    const u = this.#active && this.user(uuid);
+    if (u && this.#active && u.last_active > this.#active.at - ACTIVE_WINDOW_MS)
+      this.#active.n = Math.max(0, this.#active.n - 1);
     this.sql.exec(`DELETE FROM room_users WHERE uuid = ?`, uuid);
     this.sql.exec(`DELETE FROM room_profiles WHERE uuid = ?`, uuid);
   }
@@ -266,17 +287,28 @@ export class RoomStorage {
       .toArray()[0];
     if (!row) return false;
     this.sql.exec(`UPDATE room_users SET last_active = ? WHERE uuid = ?`, now, uuid);
-    return row.last_active <= now - ACTIVE_WINDOW_MS;
+    const woke = row.last_active <= now - ACTIVE_WINDOW_MS;
+    if (woke && this.#active) this.#active.n++;
+    return woke;
   }
 
-  /** Users present (sockets or grace) who sent an action within the active window. */
+  /**
+   * Users present (sockets or grace) who sent an action within the active window. Counting
+   * them is a scan of the room, so the count is cached for ACTIVE_CACHE_MS: a user who
+   * becomes active or leaves moves the cached count at once, and only users aging out of
+   * the window are seen up to that late (docs/DECISIONS.md "Rooms live state").
+   */
   activeCount(now: number): number {
-    return this.sql
+    if (this.#active && now - this.#active.at < ACTIVE_CACHE_MS && now >= this.#active.at)
+      return this.#active.n;
+    const n = this.sql
       .exec<{ n: number }>(
         `SELECT count(*) AS n FROM room_users WHERE last_active > ?`,
         now - ACTIVE_WINDOW_MS,
       )
       .one().n;
+    this.#active = { at: now, n };
+    return n;
   }
 
   // ---- DJ seats -------------------------------------------------------------------------
@@ -394,16 +426,31 @@ export class RoomStorage {
     this.sql.exec(`DELETE FROM room_playing`);
   }
 
-  /** Sets one user's vote; undefined fields keep the earlier vote. */
+  /**
+   * Sets one user's vote (undefined fields keep the earlier vote) and moves the play's
+   * counters by the difference, in the same synchronous step: counts stay equal to the votes.
+   */
   vote(playId: string, userUuid: string, like: boolean | undefined, star: boolean | undefined) {
+    const before = this.userVote(playId, userUuid);
+    const likeBefore = before?.vote_like ?? null;
+    const starBefore = before?.star ?? 0;
+    const likeAfter = like === undefined ? likeBefore : like ? 1 : 0;
+    const starAfter = star === undefined ? starBefore : star ? 1 : 0;
     this.sql.exec(
-      `INSERT INTO room_votes (play_id, user_uuid, vote_like, star) VALUES (?1, ?2, ?3, coalesce(?4, 0))
-       ON CONFLICT (play_id, user_uuid) DO UPDATE SET vote_like = CASE WHEN ?5 THEN ?3 ELSE vote_like END, star = coalesce(?4, star)`,
+      `INSERT INTO room_votes (play_id, user_uuid, vote_like, star) VALUES (?, ?, ?, ?)
+       ON CONFLICT (play_id, user_uuid) DO UPDATE SET vote_like = excluded.vote_like, star = excluded.star`,
       playId,
       userUuid,
-      like === undefined ? null : like ? 1 : 0,
-      star === undefined ? null : star ? 1 : 0,
-      like === undefined ? 0 : 1,
+      likeAfter,
+      starAfter,
+    );
+    this.sql.exec(
+      `INSERT INTO room_vote_counts (play_id, likes, dislikes, stars) VALUES (?1, ?2, ?3, ?4)
+       ON CONFLICT (play_id) DO UPDATE SET likes = likes + ?2, dislikes = dislikes + ?3, stars = stars + ?4`,
+      playId,
+      Number(likeAfter === 1) - Number(likeBefore === 1),
+      Number(likeAfter === 0) - Number(likeBefore === 0),
+      starAfter - starBefore,
     );
   }
 
@@ -423,16 +470,17 @@ export class RoomStorage {
   voteCounts(playId: string | null): VoteCounts {
     if (!playId) return { likes: 0, dislikes: 0, stars: 0 };
     const r = this.sql
-      .exec<{ likes: number | null; dislikes: number | null; stars: number | null }>(
-        `SELECT sum(vote_like = 1) AS likes, sum(vote_like = 0) AS dislikes, sum(star) AS stars FROM room_votes WHERE play_id = ?`,
+      .exec<{ likes: number; dislikes: number; stars: number }>(
+        `SELECT likes, dislikes, stars FROM room_vote_counts WHERE play_id = ?`,
         playId,
       )
-      .one();
-    return { likes: r.likes ?? 0, dislikes: r.dislikes ?? 0, stars: r.stars ?? 0 };
+      .toArray()[0];
+    return r ?? { likes: 0, dislikes: 0, stars: 0 };
   }
 
   clearVotes() {
     this.sql.exec(`DELETE FROM room_votes`);
+    this.sql.exec(`DELETE FROM room_vote_counts`);
   }
 
   // ---- plays (log and D1 outbox) ----------------------------------------------------------
@@ -513,30 +561,6 @@ export class RoomStorage {
     return this.sql
       .exec<{ seq: number }>(`UPDATE room_meta SET seq = seq + 1 WHERE id = 1 RETURNING seq`)
       .one().seq;
-  }
-
-  published(): Map<string, unknown> {
-    return new Map(
-      this.sql
-        .exec<{ key: string; json: string }>(`SELECT key, json FROM room_published`)
-        .toArray()
-        .map((r) => [r.key, JSON.parse(r.json)]),
-    );
-  }
-
-  publishedKey(key: string): unknown {
-    const row = this.sql
-      .exec<{ json: string }>(`SELECT json FROM room_published WHERE key = ?`, key)
-      .toArray()[0];
-    return row ? JSON.parse(row.json) : undefined;
-  }
-
-  setPublished(key: string, value: unknown) {
-    this.sql.exec(
-      `INSERT INTO room_published (key, json) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json`,
-      key,
-      JSON.stringify(value),
-    );
   }
 
   /** Marks state keys changed; the first change of a batch names its frame. */

@@ -20,7 +20,8 @@ import type {
 } from "../../shared/protocol";
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
-import { MODERATOR_ROLES, type UserRole } from "../../shared/roles";
+import { refusal, type Refusal, type TargetedAction } from "../../shared/permissions";
+import type { UserRole } from "../../shared/roles";
 import { CHAT_IN_STATE } from "./chat-storage";
 import { NAMES, SEAT_MSG } from "./messages";
 import type { RoomStorage, UserRow } from "./storage";
@@ -72,8 +73,6 @@ export function floorPosition(uuid: string): { x: number; y: number } {
 const HIGHEST_ORDER: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];
 /** Room roles that may DJ in an INVITE_ONLY room. */
 const INVITED: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];
-/** Room roles that moderate the stage (remove a DJ, skip a song). */
-const STAGE_MODERATORS: readonly RoomRoleName[] = ["owner", "coOwner", "moderator"];
 
 /** A snapshot of what the rules need, read once per computation. */
 export class RoomView {
@@ -129,12 +128,19 @@ export class RoomView {
     }
   }
 
-  /** The owner, a co-owner, a room moderator, or a platform moderator by token role. */
-  isStageModerator(uuid: string, tokenRoles: readonly UserRole[]): boolean {
-    const held = this.rolesOf(uuid);
-    return (
-      STAGE_MODERATORS.some((r) => held.has(r)) ||
-      tokenRoles.some((r) => MODERATOR_ROLES.includes(r))
+  /**
+   * Why `actor` may not do `action` to `target` (another user, or null for no one): the one
+   * table in shared/permissions.ts, the same REST asks.
+   */
+  refusalFor(
+    actor: { uuid: string; roles: readonly UserRole[] },
+    action: TargetedAction,
+    target: string | null,
+  ): Refusal | null {
+    return refusal(
+      { uuid: actor.uuid, held: this.rolesOf(actor.uuid), platformRoles: actor.roles },
+      { action },
+      target === null ? null : { uuid: target, held: this.rolesOf(target) },
     );
   }
 

@@ -4,9 +4,9 @@ import { createMiddleware } from "hono/factory";
 import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
 import { db } from "../db/client";
 import { users, type UserRow } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv, Env } from "../env";
 import { ApiError, forbidden, unauthorized } from "./errors";
-import { verifyToken } from "./jwt";
+import { verifyToken, type TokenClaims } from "./jwt";
 import { LIB_MSG } from "./messages";
 
 /** Who is calling: from a verified token, with roles read fresh from D1 for accounts. */
@@ -34,18 +34,35 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
   const token = bearer(c);
   if (token) {
     const claims = await verifyToken(c.env, token);
-    if (!claims) throw unauthorized(LIB_MSG.invalidToken);
-    if (claims.type === "user" || claims.type === "bot") {
-      const user = await db(c.env).select().from(users).where(eq(users.uuid, claims.sub)).get();
-      if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion)
-        throw unauthorized(LIB_MSG.invalidToken);
-      c.set("caller", { uuid: user.uuid, type: claims.type, roles: user.roles, user });
-    } else {
-      c.set("caller", { uuid: claims.sub, type: claims.type, roles: claims.roles });
-    }
+    const who = claims ? await currentCaller(c.env, claims) : null;
+    if (!who) throw unauthorized(LIB_MSG.invalidToken);
+    c.set("caller", who);
   }
   await next();
 });
+
+/** Whether an account-backed token (user, bot) is read from D1; guests and ghosts have no row. */
+export const hasAccount = (claims: TokenClaims) => claims.type === "user" || claims.type === "bot";
+
+/**
+ * The caller a verified token stands for now, or null when it no longer stands for anyone:
+ * the account is gone or deactivated, or its sessions were ended after the token was signed
+ * (sessionVersion). `user` is the account row the caller read (REST and the room gateway
+ * both use this one rule; the gateway batches the read with its room lookup).
+ */
+export function callerFrom(claims: TokenClaims, user: UserRow | undefined): Caller | null {
+  if (!hasAccount(claims)) return { uuid: claims.sub, type: claims.type, roles: claims.roles };
+  if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion) return null;
+  return { uuid: user.uuid, type: claims.type, roles: user.roles, user };
+}
+
+/** callerFrom with the account row read here. */
+export async function currentCaller(env: Env, claims: TokenClaims): Promise<Caller | null> {
+  const user = hasAccount(claims)
+    ? await db(env).select().from(users).where(eq(users.uuid, claims.sub)).get()
+    : undefined;
+  return callerFrom(claims, user);
+}
 
 /** The caller, or 401. `types` narrows which token kinds may call (403 for the others). */
 export function caller(

@@ -1,6 +1,7 @@
 import { serviceApp } from "../lib/service";
 import { roomAdminRoutes } from "./room-admin";
 import { roomChatRoutes } from "./room-chat";
+import { roomCrowdRoutes } from "./room-crowd";
 import { roomFavoriteRoutes } from "./room-favorites";
 import { roomListRoutes } from "./room-lists";
 import { roomLiveRoutes } from "./room-live";
@@ -24,6 +25,8 @@ roomService.route("/", roomChatRoutes);
 roomService.route("/", roomRoleRoutes);
 roomService.route("/", roomPlayedRoutes);
 roomService.route("/", roomServiceListRoutes);
+// Development and test only (404 elsewhere): the bench's synthetic crowd in a room.
+roomService.route("/", roomCrowdRoutes);
 for (const routes of [
   roomListRoutes,
   roomFavoriteRoutes,

@@ -10,6 +10,8 @@ export const MSG = {
   slugTaken: "This room slug is already taken. Please choose another.",
   editRefused: "Only the room's owner, a co-owner or an admin can change this room.",
   ownerOnly: "Only the room's owner or an admin can do this.",
+  tooManyEdits: (minutes: number) =>
+    `This room's settings were changed too often; try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
   objectDown: "The live room is not reachable right now; please try again.",
   userNotFound: "User not found.",
   discordBindRefused: "Only the room's owner or an admin can bind it to a Discord server.",
@@ -21,6 +23,8 @@ export const MSG = {
   joinPasswordRequired: "This room is password protected: send its password to join.",
   joinPasswordWrong: "Wrong room password.",
   joinGuestPasswordRequired: "Guests need the room's guest password to join.",
+  roomStateGuest:
+    "Guests cannot see the live state of a password-protected room: sign in and join it.",
   pinRefused: "Only the room's owner, co-owners and moderators can pin messages.",
   pinLimit: (max: number) => `A room can pin at most ${max} messages: unpin one first.`,
   pinNotFound: "Pinned message not found.",

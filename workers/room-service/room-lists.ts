@@ -9,9 +9,12 @@ import { caller, requireAnyToken, requireUser } from "../lib/auth";
 import { limitOffset } from "../lib/paging";
 import { verifyPassword } from "../lib/password";
 import { fields, valid } from "../lib/validate";
+import { MSG } from "./messages";
 import { presentUsers, withLiveCounts } from "./room-dto";
-import { liveState } from "./room-moderation";
-import { passwordBucket, roomIdParam, roomOr404 } from "./room-repo";
+import { activeRoles, liveState, rolesOf } from "./room-moderation";
+import { isAdmin, passwordBucket, roomIdParam, roomOr404 } from "./room-repo";
+import { forbidden } from "../lib/errors";
+import { ticketAdmits } from "../lib/room-ticket";
 
 /**
  * Room lists and live reads. Mounted before rooms.ts so `/rooms/public` and friends are
@@ -251,13 +254,30 @@ roomListRoutes.get("/rooms/users/:id", valid("param", roomIdParam), async (c) =>
   });
 });
 
-/** GET /rooms/room-state/{id}: the live state as the object holds it; 503 when it cannot answer. */
+/**
+ * GET /rooms/room-state/{id}: the live state as the object holds it; 503 when it cannot
+ * answer. Only to whoever may join the room, by the socket's rule: the owner and admins;
+ * in a password room (either password) nobody else without the join ticket that
+ * POST /rooms/{id}/join issued (`?ticket=`), and never a guest; and nobody banned there.
+ */
 roomListRoutes.get(
   "/rooms/room-state/:id",
   requireAnyToken,
   valid("param", roomIdParam),
+  valid("query", z.object({ ticket: z.string().max(512).optional() })),
   async (c) => {
+    const who = caller(c, ["user", "bot", "guest", "ghost"]);
     const room = await roomOr404(c.env, c.req.valid("param").id);
-    return c.json(await liveState(c.env, room));
+    const privileged = room.ownerUuid === who.uuid || isAdmin(who);
+    if (!privileged && (room.passwordHash !== null || room.guestPasswordHash !== null)) {
+      if (who.type === "guest") throw forbidden(MSG.roomStateGuest);
+      const ticket = c.req.valid("query").ticket ?? null;
+      if (!(await ticketAdmits(c.env, ticket, room.uuid, who.uuid)))
+        throw forbidden(MSG.joinPasswordRequired);
+    }
+    const state = await liveState(c.env, room);
+    if (!privileged && rolesOf(activeRoles(state), who.uuid).has("banned"))
+      throw forbidden(MSG.chatBanned);
+    return c.json(state);
   },
 );

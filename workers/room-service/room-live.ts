@@ -9,6 +9,7 @@ import { verifyPassword } from "../lib/password";
 import { valid } from "../lib/validate";
 import { pushSettings, roomSettingsOf, toRoomDto } from "./room-dto";
 import {
+  budgetRoomEdit,
   isAdmin,
   requireRoomAccess,
   roomFields as f,
@@ -53,6 +54,7 @@ function liveSwitch(
     async (c) => {
       const room = await roomOr404(c.env, c.req.valid("param").id);
       if (!adminOnly) await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
+      await budgetRoomEdit(c.env, room.uuid);
       const row = await updateRoom(c.env, room, c.req.valid("json"));
       await pushSettings(c.env, row);
       return c.json(toRoomDto(row));

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { RoomRoleEntry, RoomState } from "../../shared/protocol";
-import type { UserRole } from "../../shared/roles";
+import { actorRank, isPlatformStaff, RANK, refusal, ROLE_MIN_RANK } from "../../shared/permissions";
 import { ROOM_ROLES, type RoomRoleName } from "../../shared/rooms";
 import { db } from "../db/client";
 import { users, type RoomRow } from "../db/schema";
@@ -74,6 +74,9 @@ const ROLE_ORDER: readonly RoomRoleName[] = [
   "djDisabled",
   "chatDisabled",
 ];
+/** The roles a room moderator may grant or remove (named in the refusal). */
+const MODERATOR_GRANTS = ROOM_ROLES.filter((r) => ROLE_MIN_RANK[r] === RANK.moderator);
+
 export const previousRole = (held: Set<RoomRoleName>, isOwner: boolean): RoomRoleName | null =>
   isOwner ? "owner" : (ROLE_ORDER.find((r) => held.has(r)) ?? null);
 
@@ -93,34 +96,12 @@ export function toUserRoleDto(
   };
 }
 
-/** Platform roles that may change any room's roles (the brief's table). */
-const PLATFORM_MODERATORS: readonly UserRole[] = ["admin", "superUser", "globalModerator"];
-/** What the owner and co-owners may grant or remove ("owner" moves only by change-owner). */
-const OWNER_GRANTS: readonly RoomRoleName[] = [
-  "moderator",
-  "coOwner",
-  "dj",
-  "djDisabled",
-  "chatDisabled",
-  "banned",
-  "kicked",
-];
-/** What room moderators may grant or remove. */
-const MODERATOR_GRANTS: readonly RoomRoleName[] = [
-  "dj",
-  "djDisabled",
-  "chatDisabled",
-  "banned",
-  "kicked",
-];
-
-export const isPlatformModerator = (who: Pick<Caller, "roles">) =>
-  who.roles.some((r) => PLATFORM_MODERATORS.includes(r));
+export const isPlatformModerator = (who: Pick<Caller, "roles">) => isPlatformStaff(who.roles);
 
 /**
- * Why `who` may not grant (or remove) `role` for the target, or null when they may. Checked
- * against the object's roles at the time of the call, plus the D1 owner (the object adds
- * "owner" from its settings, not from a role row).
+ * Why `who` may not grant (or remove) `role` for the target, or null when they may: the one
+ * table in shared/permissions.ts, asked with the object's roles at the time of the call plus
+ * the D1 owner (the object adds "owner" from its settings, not from a role row).
  */
 export function moderationRefusal(
   room: RoomRow,
@@ -130,25 +111,35 @@ export function moderationRefusal(
   role: RoomRoleName,
   granting: boolean,
 ): string | null {
-  const targetIsOwner = room.ownerUuid === targetUuid;
-  // Nobody, staff included, can lock the owner out of their own room.
-  if (granting && targetIsOwner && (role === "banned" || role === "kicked"))
-    return MSG.ownerUnbannable;
-  if (isPlatformModerator(who) || room.ownerUuid === who.uuid)
-    return OWNER_GRANTS.includes(role) ? null : MSG.notAModerator;
-  const held = rolesOf(roles, who.uuid);
-  if (held.has("coOwner")) {
-    if (targetIsOwner) return MSG.coOwnerTarget;
-    return OWNER_GRANTS.includes(role) ? null : MSG.notAModerator;
+  const heldBy = (uuid: string) => {
+    const held = rolesOf(roles, uuid);
+    if (room.ownerUuid === uuid) held.add("owner");
+    return held;
+  };
+  const actor = { uuid: who.uuid, held: heldBy(who.uuid), platformRoles: who.roles };
+  const why = refusal(
+    actor,
+    { action: "role", role, removing: !granting },
+    { uuid: targetUuid, held: heldBy(targetUuid) },
+  );
+  switch (why) {
+    case null:
+      return null;
+    case "owner":
+      return MSG.ownerUnbannable;
+    case "self":
+      return MSG.kickSelf;
+    case "roleLimit":
+      return actorRank(actor.held, who.roles) === RANK.moderator
+        ? MSG.moderatorLimit(MODERATOR_GRANTS)
+        : MSG.notAModerator;
+    case "target":
+      return actorRank(actor.held, who.roles) === RANK.coOwner
+        ? MSG.coOwnerTarget
+        : MSG.moderatorTarget;
+    case "notAllowed":
+      return MSG.notAModerator;
   }
-  if (held.has("moderator")) {
-    if (!MODERATOR_GRANTS.includes(role)) return MSG.moderatorLimit(MODERATOR_GRANTS);
-    const target = rolesOf(roles, targetUuid);
-    if (targetIsOwner || target.has("owner") || target.has("coOwner") || target.has("moderator"))
-      return MSG.moderatorTarget;
-    return null;
-  }
-  return MSG.notAModerator;
 }
 
 /** Whether an account with this uuid exists (a role for a typo'd uuid would sit there unseen). */

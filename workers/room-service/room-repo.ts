@@ -15,6 +15,7 @@ import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { hashPassword } from "../lib/password";
+import { takeAttempt } from "../lib/rate-limit";
 import { roomStub, withTimeout } from "./room-dto";
 import { MSG } from "./messages";
 
@@ -263,4 +264,19 @@ export async function updateRoom(
     });
   if (!row) throw new ApiError(404, MSG.roomNotFound);
   return row;
+}
+
+/**
+ * Takes one edit from the room's budget (30 a minute, whoever edits) or throws 429. Every
+ * edit is pushed to the object and may start or stop its song (isLive, liveAudio), so a
+ * script flapping a setting would make every listener pay for it; 30 a minute is far above
+ * what a person at a settings form does. Called after the access check, so only people
+ * who may edit the room can spend its budget.
+ */
+export async function budgetRoomEdit(env: Env, roomUuid: string): Promise<void> {
+  await takeAttempt(
+    env,
+    [{ key: `room-edit:${roomUuid}`, limit: 30, windowMs: 60_000 }],
+    MSG.tooManyEdits,
+  );
 }

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { db } from "../db/client";
-import { recentRooms, roomFavorites, rooms, type RoomRow } from "../db/schema";
+import { recentRooms, roomConnections, roomFavorites, rooms, type RoomRow } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { conflict, isUniqueViolation } from "../lib/errors";
@@ -10,6 +10,7 @@ import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { presentUsers, pushSettings, roomStub, toRoomDto, withTimeout } from "./room-dto";
 import {
+  budgetRoomEdit,
   nonEmpty,
   passwordColumns,
   randomTail,
@@ -119,6 +120,10 @@ roomRoutes.post("/rooms/infrastructure", requireUser, valid("json", createBody),
     },
     slug,
   );
+  // Before answering: until the object holds the settings it admits no socket at all, so a
+  // password room is never open to a direct socket. A failed push leaves it closed until
+  // the first join pushes them again (room-live.ts), never open.
+  await pushSettings(c.env, room);
   await audit(c.env, "room.create", who.uuid, { roomUuid: room.uuid, slug: room.slug });
   return c.json(toRoomDto(room), 201);
 });
@@ -144,6 +149,7 @@ roomRoutes.patch(
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
     await requireRoomAccess(c.env, room, caller(c), ["coOwner"], MSG.editRefused);
+    await budgetRoomEdit(c.env, room.uuid);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
@@ -159,6 +165,7 @@ roomRoutes.patch(
   async (c) => {
     const room = await roomOr404(c.env, c.req.valid("param").id);
     await requireRoomAccess(c.env, room, caller(c), [], MSG.ownerOnly);
+    await budgetRoomEdit(c.env, room.uuid);
     const row = await updateRoom(c.env, room, c.req.valid("json"));
     await pushSettings(c.env, row);
     return c.json(toRoomDto(row));
@@ -167,8 +174,9 @@ roomRoutes.patch(
 
 /**
  * DELETE /rooms/{id}/infrastructure: owner or admin. D1 first (room, favourites, recent
- * visits in one batch), then the live room is reset so its clients leave, then the poster
- * bytes go. A failure after the batch leaves an idle object or orphan bytes, never a
+ * visits, recorded connections in one batch: from then on the gateway answers 404), then the
+ * object is told (deleteRoom: a tombstone, every socket closed), then the poster bytes go. A
+ * failure after the batch leaves an object no socket can reach or orphan bytes, never a
  * listed room without its data.
  */
 roomRoutes.delete(
@@ -184,12 +192,13 @@ roomRoutes.delete(
       d.delete(rooms).where(eq(rooms.id, room.id)),
       d.delete(roomFavorites).where(eq(roomFavorites.roomUuid, room.uuid)),
       d.delete(recentRooms).where(eq(recentRooms.roomUuid, room.uuid)),
+      d.delete(roomConnections).where(eq(roomConnections.roomUuid, room.uuid)),
     ]);
     const reset = await roomStub(c.env, room.uuid)
-      .then((s) => withTimeout(s.resetRoom(), 5000))
+      .then((s) => withTimeout(s.deleteRoom(), 5000))
       .then(
         () => true,
-        (err) => (console.error(`room ${room.uuid}: resetRoom failed`, err), false),
+        (err) => (console.error(`room ${room.uuid}: deleteRoom failed`, err), false),
       );
     const posters = await c.env.UPLOADS.list({ prefix: `rooms/${room.uuid}/` });
     if (posters.objects.length) await c.env.UPLOADS.delete(posters.objects.map((o) => o.key));

@@ -15,6 +15,7 @@ import { valid, fields } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
+import { guestName } from "../../shared/roles";
 
 /** Login, session, public key, guest tokens and magic links. */
 export const authRoutes = new Hono<AppEnv>();
@@ -69,8 +70,6 @@ authRoutes.get("/auth/session", async (c) => {
 authRoutes.get("/auth/pub-key", (c) =>
   c.json({ publicKey: c.env.JWT_PUBLIC_KEY, algorithm: "RS256" }),
 );
-
-const guestName = (uuid: string) => `Guest ${uuid.slice(0, 4).toUpperCase()}`;
 
 /** GET /auth/guest: a guest token (listen and chat-read only; guests never DJ). */
 authRoutes.get("/auth/guest", async (c) => {

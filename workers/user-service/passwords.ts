@@ -15,6 +15,7 @@ import { notify } from "../queues/notifications";
 import { findUserOr404, issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 import { publicOrigin } from "../lib/links";
+import { tellUserRooms } from "../room-service/user-rooms";
 
 /** Change, forget, reset and set a password; an admin can set anyone's. */
 export const passwordRoutes = new Hono<AppEnv>();
@@ -71,6 +72,8 @@ async function replacePassword(
   const [updated] = verifyLogin
     ? await d.batch([setPassword, endLinks, verifyLoginEmail])
     : await d.batch([setPassword, endLinks]);
+  // The ended sessions' sockets close in every room now, not when their tokens expire.
+  await tellUserRooms(env, user.uuid);
   return updated[0];
 }
 

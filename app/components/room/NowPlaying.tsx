@@ -5,6 +5,7 @@ import { Artwork } from "~/components/songs/Artwork";
 import { usePlayer } from "~/components/songs/Player";
 import { VibeMeter, VoteButton } from "~/components/room/RoomParts";
 import { RoomYouTube } from "~/components/room/RoomYouTube";
+import { FreePlaysNote, outOfFreePlays } from "~/components/room/FreePlaysNote";
 import { useToast } from "~/components/Toaster";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
@@ -13,6 +14,7 @@ import { formatDuration, uploadStream } from "~/lib/songs";
 import { roomPlayback } from "~/lib/youtube";
 import { type RoomConnection } from "~/hooks/useRoom";
 import type { RoomState, VoteCounts } from "../../../shared/protocol";
+import { createDriftCorrector, DRIFT_IDLE_RATE } from "../../../shared/room-sync";
 
 const ZERO: VoteCounts = { likes: 0, dislikes: 0, stars: 0 };
 
@@ -114,7 +116,10 @@ export function NowPlaying({
   const at = np ? startOffsetSeconds(np, now) : 0;
   const pct = duration > 0 ? Math.min(100, (at / duration) * 100) : 0;
   const heard = song && player.isCurrent(song);
-  const needsTap = !!song && !!uploadStream(song) && (!heard || player.state === "paused");
+  // A guest past the free-play limit sees the song but does not hear it (FreePlaysNote).
+  const silenced = outOfFreePlays(conn.freePlays);
+  const needsTap =
+    !silenced && !!song && !!uploadStream(song) && (!heard || player.state === "paused");
   // A song only YouTube has plays in its own iframe player (RoomYouTube), not the shared audio element.
   const choice = roomPlayback(song);
 
@@ -181,7 +186,8 @@ export function NowPlaying({
                   <span>{formatDuration(duration)}</span>
                 </div>
               </div>
-              {choice.kind === "youtube" && np && (
+              {conn.freePlays && <FreePlaysNote {...conn.freePlays} />}
+              {choice.kind === "youtube" && np && !silenced && (
                 <div className="mt-3">
                   <RoomYouTube
                     videoId={choice.videoId}
@@ -250,8 +256,35 @@ export function NowPlaying({
 }
 
 /**
+ * The volume a room song is held at while it is put in line: -80 dB, not heard. Never 0:
+ * Chromium moves an element at volume 0 to a fake audio sink, and moving back to the real
+ * one cost about 100 ms of the song each time (measured). Never `muted` either, which the
+ * autoplay policy treats as another thing.
+ */
+const HELD_VOLUME = 1e-4;
+
+/**
+ * Silences the audio element while its song is put in line with the room. The listener's
+ * volume is kept in `data-held-volume`, which play tracking reports
+ * (app/hooks/usePlayTracking.ts).
+ */
+function hold(el: HTMLAudioElement) {
+  if (el.dataset.heldVolume !== undefined) return;
+  el.dataset.heldVolume = String(el.volume);
+  el.volume = HELD_VOLUME;
+}
+
+/** Gives the element back the volume `hold` took away. */
+function release(el: HTMLAudioElement) {
+  const v = el.dataset.heldVolume;
+  if (v === undefined) return;
+  delete el.dataset.heldVolume;
+  el.volume = Number(v);
+}
+
+/**
  * Real audio: the room's song through the one player, from where the room is (duration
- * minus the time left), kept within ~60 ms of the server clock; stopped when the song ends
+ * minus the time left), kept within a few ms of the server clock; stopped when the song ends
  * or the page is left.
  */
 export function useRoomAudio(
@@ -284,25 +317,48 @@ export function useRoomAudio(
       token,
       context: contextRef.current,
     });
-    // Drift correction: loading and seeking take time; nudge the element back in line.
-    let fixes = 0;
-    const id = setInterval(() => {
-      const audio = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
-      if (
-        !audio ||
-        audio.paused ||
-        audio.seeking ||
-        audio.readyState < 3 ||
-        !playerRef.current.isCurrent(np.song)
-      )
-        return;
-      const want = startOffsetSeconds(np, serverNow());
-      if (Math.abs(audio.currentTime - want) > 0.06 && fixes < 8) {
-        fixes++;
-        audio.currentTime = want;
+    // Drift correction (shared/room-sync.ts, createDriftCorrector): loading, stalls and the
+    // audio clock all put the element off the room. A start (and any seek) is put in line by
+    // a few short seeks, each ahead by what the last one lagged, the first as soon as the
+    // element can play; once in line, a drift only leans the playback rate (never to exactly
+    // 1), and only a stall seeks. Until it is in line the element plays silent, so what is
+    // heard starts with the room and the seeks that put it there are not heard as skips.
+    const el = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+    const drift = createDriftCorrector();
+    const correct = () => {
+      if (!el) return;
+      // The player took another song (the listener's own pick): that one is not held.
+      if (!playerRef.current.isCurrent(np.song)) return release(el);
+      if (el.paused || el.seeking || el.readyState < 3) return;
+      const act = drift.step(
+        el.currentTime,
+        startOffsetSeconds(np, serverNow()),
+        performance.now(),
+      );
+      if (act?.kind === "seek") {
+        el.playbackRate = DRIFT_IDLE_RATE;
+        el.currentTime = act.to;
+      } else if (act && el.playbackRate !== act.rate) el.playbackRate = act.rate;
+      if (drift.locked()) release(el);
+      else hold(el);
+    };
+    // Never exactly 1 while the room's song plays (DRIFT_MIN_RATE says why).
+    if (el) {
+      el.playbackRate = DRIFT_IDLE_RATE;
+      hold(el);
+    }
+    const id = setInterval(correct, 100);
+    // The first correction as soon as the element can play, not up to a tick later.
+    const events = ["canplay", "playing"] as const;
+    for (const ev of events) el?.addEventListener(ev, correct);
+    return () => {
+      clearInterval(id);
+      for (const ev of events) el?.removeEventListener(ev, correct);
+      if (el) {
+        el.playbackRate = 1;
+        release(el);
       }
-    }, 700);
-    return () => clearInterval(id);
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [playId, stream]);
 
@@ -319,6 +375,8 @@ export function useRoomAudio(
   const expose = useCallback(
     () => ({
       serverNow: serverNow(),
+      /** Where the room is in its song (s) by this page's server clock. */
+      position: roomSong.current ? startOffsetSeconds(roomSong.current, serverNow()) : null,
       startTime: roomSong.current?.startTime ?? null,
       playId: roomSong.current?.playId ?? null,
     }),

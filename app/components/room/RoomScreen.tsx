@@ -15,6 +15,7 @@ import {
   type JoinInfo,
   type RoomDto,
 } from "~/lib/rooms";
+import { outOfFreePlays } from "./FreePlaysNote";
 import { NowPlaying, useRoomAudio } from "./NowPlaying";
 import type { ModMenu, NameOf } from "./people";
 import { RestrictedList } from "./RestrictedList";
@@ -132,7 +133,8 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
     : [];
   const chatMod = { moderate: rights.moderate, roomUuid, token };
 
-  useRoomAudio(conn, np, token);
+  // A guest past the free-play limit does not hear the song (spec 001 Playback).
+  useRoomAudio(conn, outOfFreePlays(conn.freePlays) ? null : np, token);
 
   if (!join) {
     return (
@@ -169,6 +171,25 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
         <Link to="/rooms" className={button("primary")}>
           {t("room.backToRooms")}
         </Link>
+      </RoomFace>
+    );
+  }
+
+  if (status === "closed") {
+    return (
+      <RoomFace
+        title={t("room.closedTitle")}
+        body={conn.closedReason ?? t("room.closedBody")}
+        backdrop={palette.backdrop}
+        testId="room-closed"
+        kind="closed"
+      >
+        <Link to="/rooms" className={button("primary")}>
+          {t("room.backToRooms")}
+        </Link>
+        <a href={`/rooms/${room.slug}`} className={button("secondary")}>
+          {t("room.tryAgain")}
+        </a>
       </RoomFace>
     );
   }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ACCOUNT_STATUSES } from "../../../durable/token-account";
 import type { AppEnv } from "../../env";
 import { caller, requireAdmin, requireUser } from "../../lib/auth";
+import { isDevEnvironment } from "../../lib/environments";
 import { forbidden, notFound } from "../../lib/errors";
 import { limitOffset } from "../../lib/paging";
 import { cleanText, valid } from "../../lib/validate";
@@ -43,9 +44,6 @@ const grantBody = z.object({
     .refine((s) => cleanText(s), "idempotencyKey must not contain control characters")
     .optional(),
 });
-
-/** Environments where tokens may be granted for nothing (never production). */
-const GRANT_ENVIRONMENTS = ["development", "test"];
 
 tokenAccountRoutes.post(P, requireUser, async (c) => {
   const { account, created } = await ensureAccount(c.env, caller(c).uuid);
@@ -97,7 +95,8 @@ tokenAccountRoutes.post(
   valid("param", accountParam),
   valid("json", grantBody),
   async (c) => {
-    if (!GRANT_ENVIRONMENTS.includes(c.env.ENVIRONMENT)) throw forbidden(MSG.grantRefused);
+    // Tokens for nothing only where dev-only features run (never production).
+    if (!isDevEnvironment(c.env)) throw forbidden(MSG.grantRefused);
     const who = caller(c);
     const account = await accountFor(c.env, who, c.req.valid("param").accountId, true);
     const { amount, idempotencyKey } = c.req.valid("json");
