@@ -502,38 +502,6 @@ export type RoomRow = typeof rooms.$inferSelect;
 export type RoomFavoriteRow = typeof roomFavorites.$inferSelect;
 
 /**
- * Which rooms a signed-in user has opened a socket in (the room gateway records it when it
- * admits one), so a change to the account (roles, sessions, deactivation) reaches every room
- * that may hold their sockets. A row is dropped when the room answers that it holds none.
- */
-export const roomConnections = sqliteTable(
-  "room_connections",
-  {
-    userUuid: text("user_uuid").notNull(),
-    roomUuid: text("room_uuid").notNull(),
-    connectedAt: integer("connected_at").notNull(),
-  },
-  (t) => [
-    uniqueIndex("room_connections_user_room").on(t.userUuid, t.roomUuid),
-    index("room_connections_room_idx").on(t.roomUuid),
-  ],
-);
-
-/**
- * Songs each guest has heard in rooms (spec 001 Playback: "Guests beyond a free-play limit
- * cannot play"; the limit is GUEST_FREE_PLAYS in shared/rooms.ts). Keyed by the guest
- * token's uuid, so it holds across reconnects and rooms; written by the rooms' outboxes,
- * once per play (`lastPlayId` makes a retried write count nothing twice), read by the room
- * gateway at connect.
- */
-export const guestPlays = sqliteTable("guest_plays", {
-  guestUuid: text("guest_uuid").primaryKey(),
-  plays: integer("plays").notNull().default(0),
-  lastPlayId: text("last_play_id"),
-  updatedAt: integer("updated_at").notNull(),
-});
-
-/**
  * A community: a named group of users and rooms (seed 001, Room service: communities).
  * Slugs follow the room rule (lowercase, [a-z0-9-], never all digits nor uuid-shaped) so
  * `{id}` in a path is unambiguous.
@@ -610,4 +578,5 @@ export type EventRow = typeof events.$inferSelect;
 // The token shop, payments, points and avatars live in their own files (one job each);
 // re-exported here so `db()` and drizzle-kit see one schema.
 export * from "./shop-schema";
+export * from "./room-live-schema";
 export * from "./points-schema";
