@@ -159,9 +159,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
       ctx,
       this.#storage,
       () => this.getConnections<Caller>(),
-      // What follows a socket's full state: its own vote if it asked, a guest's free plays.
+      // What follows a socket's first full state: its own vote (a reload shows it without
+      // asking), a guest's free plays.
       (c) => {
-        if (c.state?.wantsVote) this.#sendYourVote(c);
+        this.#sendYourVote(c);
         this.#freePlays.tell(c);
       },
     );
@@ -270,12 +271,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
     let error: string | null = null;
     switch (msg.action) {
       case "joinRoom":
-        // A socket whose full state is still coming (it connected this tick) gets it once;
-        // its yourVote follows that state (onFullState) instead of a second state now.
-        if (who.needsState) {
-          connection.setState({ ...(who as Caller), wantsVote: true });
-          return;
-        }
+        // A socket whose full state is still coming (it connected this tick) gets it once,
+        // and its yourVote after it (onFullState), instead of a second state now.
+        if (who.needsState) return;
         this.#send(connection, this.#publisher.stateMessage());
         return this.#sendYourVote(connection);
       case "ping":
@@ -580,11 +578,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
     send(connection, JSON.stringify(message));
   }
 
-  /** The caller's own vote right after a full state it asked for (it is about the song in that state). */
+  /** The caller's own vote right after a full state (it is about the song in that state). */
   #sendYourVote(connection: Connection<Caller>) {
     const who = connection.state;
     if (!who) return;
-    if (who.wantsVote) connection.setState({ ...(who as Caller), wantsVote: false });
     if (who.tokenType !== "ghost")
       this.#send(connection, {
         name: "yourVote",

@@ -75,7 +75,11 @@ async function join(room: string, sub: string, type: "user" | "guest" = "user") 
   });
   expect(res.status).toBe(101);
   const socket = new TestSocket(res.webSocket!);
-  return { socket, joined: await socket.nextState() };
+  const joined = await socket.nextState();
+  // The full state is followed by the joiner's own vote, and a guest's by their free plays.
+  await socket.nextStateless("yourVote");
+  if (type === "guest") await socket.nextStateless("freePlays");
+  return { socket, joined };
 }
 
 const uuids = (users: { uuid: string }[]) => users.map((u) => u.uuid);

@@ -99,10 +99,13 @@ describe("Room user data", () => {
     const other = await connect(room, await person());
     const guestC = await connect(room, await person("guest"));
 
+    // Each socket's first yourVote came with its full state ({}: no vote yet).
+    expect(yourVotes(v1).map((m) => m.params.songVotes)).toEqual([{}]);
+    const [v1From, v2From] = [v1.messages.length, v2.messages.length];
     v1.send({ action: "voteOnSong", songVotes: { like: true } });
-    const first = await v1.waitFor((m) => m.name === "yourVote");
+    const first = await v1.waitFor((m) => m.name === "yourVote", v1From);
     expect(first).toEqual({ name: "yourVote", params: { songVotes: { like: true } } });
-    await v2.waitFor((m) => m.name === "yourVote");
+    await v2.waitFor((m) => m.name === "yourVote", v2From);
     v1.send({ action: "voteOnSong", songVotes: { star: true } });
     await v1.until((s) => s.voteCounts.stars === 1 && s.voteCounts.likes === 1);
     await vi.waitFor(

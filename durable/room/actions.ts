@@ -37,8 +37,6 @@ export interface Caller extends NeedsState {
   profile: ChatProfile | null;
   /** A guest's songs heard against the free-play limit (room/free-plays.ts). */
   freePlays?: FreePlayCount;
-  /** It sent joinRoom before its first full state: yourVote follows that state. */
-  wantsVote?: boolean;
 }
 
 /** A caller as handlers see it (the attachment is read-only). */
