@@ -5,15 +5,7 @@ import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
 import { signToken } from "../workers/lib/jwt";
 import { admin } from "./helpers";
 import { createSeason } from "./points-helpers";
-import {
-  accountRow,
-  applySettings,
-  connect,
-  newRoom,
-  person,
-  seedQueue,
-  takeSeat,
-} from "./room-helpers";
+import { accountRow, connect, djPlaying, newRoom, person } from "./room-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -80,12 +72,7 @@ describe("room votes to points", () => {
       now + 86_400_000,
     );
     const room = newRoom();
-    await applySettings(room, { autoSkipRatio: 0 });
-    const dj = await person();
-    await seedQueue(dj.uuid, 2);
-    const d = await connect(room, dj);
-    await takeSeat(d, dj.uuid);
-    await d.until((s) => s.nowPlaying !== null, "a song playing");
+    const { dj, d } = await djPlaying(room);
 
     // A bot's like counts but earns nothing (guests may no longer vote at all, issue 11).
     const bot = crypto.randomUUID();

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { crowd, crowdUuid, type CrowdResult } from "../durable/room/crowd";
 import { roomService } from "../workers/room-service";
 import { admin, call, signUp } from "./helpers";
-import { applySettings, connect, newRoom, person, seedQueue, stub, takeSeat } from "./room-helpers";
+import { djPlaying, newRoom, stub } from "./room-helpers";
 
 /**
  * The bench's synthetic crowd (issue 11 "Measured"): POST /api/room-service/dev/rooms/{uuid}/crowd
@@ -61,12 +61,7 @@ describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
 
   it("fills the room with present users and runs K votes as sockets' votes: the counts move by K and every socket hears it", async () => {
     const room = newRoom();
-    await applySettings(room, { autoSkipRatio: 0 });
-    const dj = await person();
-    await seedQueue(dj.uuid, 2);
-    const d = await connect(room, dj);
-    await takeSeat(d, dj.uuid);
-    await d.until((s) => s.nowPlaying !== null, "a song playing");
+    const { d } = await djPlaying(room);
     const boss = await admin();
 
     const filled = await crowdCall(room, boss.token, { fill: 1000, state: true });

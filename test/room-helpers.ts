@@ -241,6 +241,20 @@ export async function connectPastGateway(room: string, uuid: string): Promise<Ro
   return client;
 }
 
+/**
+ * A DJ on stage with a song playing, auto-skip off (so the test's votes cannot skip it
+ * away): the DJ and their socket.
+ */
+export async function djPlaying(room: string, songs = 2) {
+  await applySettings(room, { autoSkipRatio: 0 });
+  const dj = await person();
+  await seedQueue(dj.uuid, songs);
+  const d = await connect(room, dj);
+  await takeSeat(d, dj.uuid);
+  await d.until((s) => s.nowPlaying !== null, "a song playing");
+  return { dj, d };
+}
+
 export const stub = (room: string) => env.Room.getByName(room);
 
 /** Pushes settings as the room-service would: defaults plus `over`. */

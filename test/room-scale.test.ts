@@ -2,16 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { RoomStorage } from "../durable/room/storage";
 import type { RoomStateMessage } from "../shared/protocol";
-import {
-  applySettings,
-  newRoom,
-  open,
-  person,
-  seedQueue,
-  connect,
-  stub,
-  takeSeat,
-} from "./room-helpers";
+import { connect, djPlaying, newRoom, open, person, stub } from "./room-helpers";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -72,12 +63,7 @@ async function longestStoredValue(room: string): Promise<number> {
 describe("Room at scale", () => {
   it("a room of 20,000 listeners still publishes: a new socket gets the full state, then a vote's patch", async () => {
     const room = newRoom();
-    await applySettings(room, { autoSkipRatio: 0 });
-    const dj = await person();
-    await seedQueue(dj.uuid, 2);
-    const d = await connect(room, dj);
-    await takeSeat(d, dj.uuid);
-    await d.until((s) => s.nowPlaying !== null, "a song playing");
+    const { d } = await djPlaying(room);
 
     await fillRoom(room, CROWD);
     const listener = await person();

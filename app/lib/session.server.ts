@@ -30,18 +30,25 @@ export function getToken(request: Request): string | null {
   return t && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) ? t : null;
 }
 
-/** Seconds until the JWT's `exp`, or 30 days when it carries none we can read. */
-function tokenMaxAge(token: string): number {
+/** A JWT's claims, read without verifying (the API verifies; this only sizes cookies). */
+function claimsOf(token: string): { exp?: unknown; sub?: unknown } | null {
   try {
     const payload = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const { exp } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as {
-      exp?: number;
+    return JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as {
+      exp?: unknown;
+      sub?: unknown;
     };
-    if (typeof exp === "number") return Math.max(0, exp - Math.floor(Date.now() / 1000));
   } catch {
-    /* not a JWT we can read: fall through */
+    return null; // not a JWT we can read
   }
-  return DEFAULT_MAX_AGE;
+}
+
+/** Seconds until the JWT's `exp`, or 30 days when it carries none we can read. */
+function tokenMaxAge(token: string): number {
+  const exp = claimsOf(token)?.exp;
+  return typeof exp === "number"
+    ? Math.max(0, exp - Math.floor(Date.now() / 1000))
+    : DEFAULT_MAX_AGE;
 }
 
 /** `Set-Cookie` that stores the token (SameSite=Lax; Secure only over https). */
@@ -65,15 +72,8 @@ export const GUEST_COOKIE = "tt_guest";
 export function getGuest(request: Request): { token: string; uuid: string } | null {
   const t = readCookie(request.headers.get("Cookie"), GUEST_COOKIE);
   if (!t || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) || tokenMaxAge(t) < 120) return null;
-  try {
-    const payload = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
-    const { sub } = JSON.parse(atob(payload + "=".repeat((4 - (payload.length % 4)) % 4))) as {
-      sub?: unknown;
-    };
-    return typeof sub === "string" && sub ? { token: t, uuid: sub } : null;
-  } catch {
-    return null;
-  }
+  const sub = claimsOf(t)?.sub;
+  return typeof sub === "string" && sub ? { token: t, uuid: sub } : null;
 }
 
 /** `Set-Cookie` that keeps a guest token (see GUEST_COOKIE). */
