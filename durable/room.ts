@@ -47,17 +47,10 @@ import {
   parseClientMessage,
   peekAction,
   type ChatMessage,
-  type ClientMessage,
   type RoomState,
   type ServerMessage,
 } from "../shared/protocol";
-import {
-  ROOM_ROLES,
-  roomSettingsSchema,
-  type RoomRoleName,
-  type RoomSettings,
-} from "../shared/rooms";
-import { USER_ROLES } from "../shared/roles";
+import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
 import { animate } from "./room/animations";
@@ -68,70 +61,17 @@ import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./
 import { Effects } from "./room/effects";
 import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
-import { Playback } from "./room/playback";
+import { DJ_ACTIONS, Playback } from "./room/playback";
 import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
 import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
+import { refreshArgs, roleArgs, type RoomSummary } from "./room/rpc";
 import { RoomStorage } from "./room/storage";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
-
-/** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
-export interface RoomSummary {
-  userUuids: string[];
-  numberOfActiveDjs: number;
-  nowPlaying: {
-    songId: string;
-    trackName: string;
-    artistName: string;
-    duration: number | null;
-    thumbnails: Record<string, string | undefined>;
-    djUuid: string;
-    djName: string | null;
-    startTime: number;
-    endTime: number;
-  } | null;
-}
-
-/** Actions that reset a DJ's AFK clock: votes, chat, seat actions, the next song (never ping, joinRoom, loadChat). */
-const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMessage["action"]>([
-  "voteOnSong",
-  "sendChat",
-  "reactChat",
-  "editChat",
-  "deleteChat",
-  "addDj",
-  "removeDj",
-  "skipSong",
-  "updateNextSong",
-  "playOneTimeAnimation",
-]);
-
-/** RPC input checks: the room-service is trusted, but a wrong call must fail loudly, not corrupt. */
-const roleArgs = z.object({
-  userUuid: z.string().min(1).max(64),
-  role: z.enum(ROOM_ROLES),
-  expirationTime: z
-    .union([
-      z.number(),
-      z
-        .string()
-        .transform(
-          (s, ctx) =>
-            Date.parse(s) || (ctx.addIssue({ code: "custom", message: "bad date" }), z.NEVER),
-        ),
-    ])
-    .nullable(),
-});
-
-const refreshArgs = z.object({
-  userUuid: z.string().min(1).max(64),
-  account: z
-    .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
-    .nullable(),
-});
+export type { RoomSummary } from "./room/rpc";
 
 // `& Cloudflare.Env`: partyserver requires its Env to extend the global Cloudflare.Env,
 // which the test types widen (TEST_MIGRATIONS); at run time both are the same object.
@@ -151,6 +91,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #freePlays: FreePlays;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
   readonly #budgets = new Buckets();
+  /** Sockets partyserver has wrapped and handed to onMessage (see webSocketMessage). */
+  readonly #wrapped = new WeakSet<WebSocket>();
+  /** The alarm time last set (undefined: not since the object started; null: none). */
+  #alarmAt: number | null | undefined = undefined;
 
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
@@ -228,10 +172,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #boot() {
     const now = Date.now();
     this.#publisher.ensurePublished();
+    this.#publisher.recover();
     // Users whose sockets vanished without a close (eviction) start their grace now.
     this.#presence.recover(now);
     this.#rearm();
-    if (this.#storage.pending()) this.#publisher.arm();
+    if (this.#storage.frames.pending()) this.#publisher.arm();
     // A rotation cut off between two songs (eviction during a D1 read) resumes.
     if (!this.#storage.playing() && this.#storage.djs().length) void this.#playback.advance();
     else if (this.#storage.unrecordedPlays().length) void this.#playback.retryOutbox();
@@ -247,7 +192,23 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return this.#presence.connect(connection, ctx);
   }
 
+  /**
+   * partyserver checks every frame's socket by deserialising its attachment (about a tenth
+   * of what a vote costs the room); a socket it has handed to onMessage once is known to be
+   * its and wrapped (partyserver wraps the socket object itself), so its later frames go
+   * straight there. The first frame of each socket takes partyserver's whole path.
+   */
+  override async webSocketMessage(ws: WebSocket, message: WSMessage) {
+    if (!this.#wrapped.has(ws)) return super.webSocketMessage(ws, message);
+    try {
+      await this.onMessage(ws as Connection<Caller>, message);
+    } catch (e) {
+      console.error(`room ${this.name}: webSocketMessage`, e); // as partyserver does
+    }
+  }
+
   async onMessage(connection: Connection<Caller>, raw: WSMessage) {
+    this.#wrapped.add(connection);
     // A socket closed for flooding may still have thousands of frames in flight: they are
     // dropped unread, so the sockets behind them in the object's queue wait for nothing.
     if (connection.readyState !== WebSocket.OPEN) return;
@@ -330,7 +291,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
       case "playOneTimeAnimation":
-        error = animate(this.#budgets, who, msg, this.getConnections<Caller>());
+        error = animate(this.#budgets, who, msg, (text) => this.#publisher.broadcast(text));
         break;
       default:
         return assertNever(msg);
@@ -340,7 +301,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   onClose(connection: Connection<Caller>) {
-    this.#budgets.forget(`s:${connection.id}:`);
+    this.#budgets.forgetSocket(connection.id);
+    this.#publisher.forget(connection.id);
     this.#presence.socketGone(connection);
   }
 
@@ -348,6 +310,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A socket that errors may never deliver a close; treat it as gone. A later close finds
     // the grace already running and changes nothing.
     console.error(`room ${this.name}: socket error`, error);
+    this.#publisher.forget(connection.id);
     this.#presence.socketGone(connection);
   }
 
@@ -355,7 +318,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const now = Date.now();
     // Only what is due runs: an alarm delivered twice or early (at-least-once delivery) must
     // not end a song or a grace before its time. Tests make an entry due instead.
-    const due = this.#storage.scheduled().filter((r) => r.due <= now);
+    this.#alarmAt = null; // this alarm is spent: the next #rearm sets one whatever it was
+    const due = this.#storage.dueBy(now);
     for (const { key } of due) {
       this.#storage.unschedule(key);
       if (key === "song-end") void this.#playback.end("playedSong");
@@ -557,7 +521,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #clearLive(everyone: boolean) {
     this.#playback.stop(false, "removedDj");
     this.#storage.clearDjs();
-    this.#storage.clearVotes();
+    this.#storage.votes.clear();
     this.#storage.unscheduleLike(GRACE_PREFIX);
     this.#storage.unscheduleLike("afk:");
     this.#storage.unschedule("advance");
@@ -568,9 +532,17 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#publisher.flush();
   }
 
+  /**
+   * The alarm at the schedule's earliest entry. Called on every schedule change (each
+   * socket's close starts a grace), so it reads one index step and writes the alarm only
+   * when its time moves: a thousand closes at once cost a thousand cheap calls, not a
+   * thousand schedule scans and alarm writes.
+   */
   #rearm() {
-    const first = this.#storage.scheduled()[0];
-    if (first) void this.ctx.storage.setAlarm(first.due);
+    const first = this.#storage.firstDue();
+    if (first === this.#alarmAt) return;
+    this.#alarmAt = first;
+    if (first !== null) void this.ctx.storage.setAlarm(first);
     else void this.ctx.storage.deleteAlarm();
   }
 

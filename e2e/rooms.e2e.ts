@@ -222,6 +222,25 @@ describe("rooms: two listeners in sync", () => {
       )
       .toBe(true);
     await guest.screenshot({ path: ".e2e/shots/rooms-05c-guest-free-plays-1440.png" });
+    // Sam skips until the guest has had their five: the sixth song is shown, not played, and
+    // the page offers a free account instead (the stream refuses the playlist too).
+    for (let i = 0; i < 8; i++) {
+      if (await guest.getByTestId("free-plays-over").count()) break;
+      const was = await playIdOf();
+      await sam.getByTestId("skip-song").click();
+      await expect.poll(playIdOf, { timeout: 15_000 }).not.toBe(was);
+    }
+    await expect
+      .poll(() => guest.getByTestId("free-plays-over").count(), { timeout: 10_000 })
+      .toBe(1);
+    expect(await guest.getByTestId("free-plays-over").textContent()).toContain("Sign up");
+    expect(
+      await guest.evaluate(() => {
+        const a = document.querySelector<HTMLAudioElement>('audio[data-testid="player-audio"]');
+        return !a || a.paused || a.muted || a.volume === 0;
+      }),
+    ).toBe(true);
+    await guest.screenshot({ path: ".e2e/shots/rooms-05d-guest-over-free-plays-1440.png" });
     await guestCtx.close();
 
     // Lou says hi in the chat: Sam's chat shows the line.

@@ -1,8 +1,9 @@
 // `npm run dev`: the whole product on http://localhost:8787 — build the web app, apply the
 // D1 migrations, seed demo data, make dev keys if missing, then run `wrangler dev`
 // (miniflare: D1, R2, Queues and the Durable Objects all local). Edits under app/ rebuild.
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { watch } from "node:fs";
+import { buildWebApp } from "./build-web.mjs";
 import { ensureDevVars } from "./setup.mjs";
 import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
 import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
@@ -15,8 +16,7 @@ const env = {
 };
 
 ensureDevVars();
-const build = () =>
-  execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
+const build = () => buildWebApp(env);
 console.log("building the web app...");
 build();
 console.log("applying migrations and seeding demo data...");

@@ -3,8 +3,9 @@
 // builds the web app (the Worker imports it), runs the Worker tests (vitest in workerd)
 // and the browser tests (Debian Chromium), and ends with one line `N passed, N failed`.
 // `node scripts/test.mjs worker|browser` runs one suite (no lint).
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { buildWebApp } from "./build-web.mjs";
 import { ensureDevVars } from "./setup.mjs";
 
 const env = {
@@ -14,7 +15,7 @@ const env = {
 };
 mkdirSync(".cache", { recursive: true });
 ensureDevVars();
-execFileSync("npx", ["remix", "vite:build"], { stdio: ["ignore", "ignore", "inherit"], env });
+buildWebApp(env);
 
 const suites = [
   {

@@ -1,5 +1,8 @@
-import { SELF } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { GUEST_FREE_PLAYS } from "../shared/rooms";
+import { db } from "../workers/db/client";
+import { guestPlays } from "../workers/db/schema";
 import { SONG_MSG } from "../workers/songs/messages";
 import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { admin, guestToken, signUp, type TestAccount } from "./helpers";
@@ -137,6 +140,37 @@ describe("GET /songs/{songId}/hls-playlist", () => {
       message: "Song is not verified.",
       error: "Forbidden",
     });
+  });
+});
+
+describe("guests past the free-play limit", () => {
+  it("get no playlist once they have heard more than GUEST_FREE_PLAYS songs; up to it they do", async () => {
+    const a = await signUp();
+    const { songId } = await uploadVerified(a, 3);
+    const guest = await guestToken();
+    const uuid = JSON.parse(atob(guest.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub;
+    const heard = (plays: number) =>
+      db(env)
+        .insert(guestPlays)
+        .values({ guestUuid: uuid, plays, lastPlayId: `p${plays}`, updatedAt: Date.now() })
+        .onConflictDoUpdate({ target: guestPlays.guestUuid, set: { plays } });
+    const ask = () => fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, guest);
+    await heard(GUEST_FREE_PLAYS);
+    expect((await ask()).status).toBe(200);
+    await heard(GUEST_FREE_PLAYS + 1);
+    const res = await ask();
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      `Guests hear ${GUEST_FREE_PLAYS} songs free: sign up to keep listening.`,
+    );
+    // Another guest, and any account, still play it.
+    expect(
+      (await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, await guestToken()))
+        .status,
+    ).toBe(200);
+    expect(
+      (await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, a.token)).status,
+    ).toBe(200);
   });
 });
 

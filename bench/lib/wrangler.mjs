@@ -8,6 +8,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { importPKCS8, SignJWT } from "jose";
+import { buildWebApp } from "../../scripts/build-web.mjs";
 import { ensureDevVars } from "../../scripts/setup.mjs";
 import { sleep } from "./sockets.mjs";
 
@@ -46,8 +47,15 @@ export async function startWrangler(label, args, ready) {
 /** Every wrangler this run started, so a failure anywhere still stops them all. */
 const children = new Set();
 
+let built = false;
+
 /** `wrangler dev` with `args` on the state dir `state`; resolves `{ child, base, port, log }` once `ready(base)`. */
 export async function launch(label, args, state, ready) {
+  // The project's own Worker (no --config) serves the built web app: build it once per run.
+  if (!args.includes("--config") && !built) {
+    buildWebApp(ENV);
+    built = true;
+  }
   const port = await freePort();
   const inspector = await freePort();
   const child = spawn(
@@ -79,7 +87,7 @@ export async function launch(label, args, state, ready) {
   child.stdout.on("data", keep);
   child.stderr.on("data", keep);
   const base = `http://127.0.0.1:${port}`;
-  const proc = { child, base, port, log: () => log };
+  const proc = { child, base, port, inspector, log: () => log };
   const deadline = Date.now() + 120_000;
   for (;;) {
     try {

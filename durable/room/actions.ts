@@ -122,8 +122,8 @@ export class StageActions {
     const p = this.storage.playing();
     if (!p) return STAGE_MSG.noSong;
     const { like, star } = msg.songVotes;
-    const before = this.storage.userVote(p.play_id, who.uuid);
-    this.storage.vote(p.play_id, who.uuid, like, star);
+    const before = this.storage.votes.userVote(p.play_id, who.uuid);
+    this.storage.votes.vote(p.play_id, who.uuid, like, star, before);
     // Off the hot path but never lost: the vote counts now, and what it owes outside the
     // object is written to the outbox in this same step (effects.ts), then drained.
     if (star && !before?.star) {
@@ -154,7 +154,7 @@ export class StageActions {
   /** The user's whole vote on the current song (`yourVote`); `{}` when none. */
   yourVote(uuid: string): SongVotes {
     const p = this.storage.playing();
-    const v = p ? this.storage.userVote(p.play_id, uuid) : undefined;
+    const v = p ? this.storage.votes.userVote(p.play_id, uuid) : undefined;
     const out: SongVotes = {};
     if (v?.vote_like != null) out.like = v.vote_like === 1;
     if (v?.star) out.star = true;
@@ -166,7 +166,8 @@ export class StageActions {
     if (autoSkipRatio <= 0) return;
     const now = Date.now();
     const threshold = Math.ceil(autoSkipRatio * Math.max(2, this.storage.activeCount(now)));
-    if (this.storage.voteCounts(playId).dislikes >= threshold) void this.playback.end("playedSong");
+    if (this.storage.votes.counts(playId).dislikes >= threshold)
+      void this.playback.end("playedSong");
   }
 
   updateNextSong(who: Who, msg: Act<"updateNextSong">): string | null {

@@ -3,18 +3,17 @@
  * paid for from the sender's own rate and the room's (room/budget.ts), and only accounts
  * send them (guests listen; ghosts watch).
  */
-import type { Connection } from "partyserver";
 import type { ClientMessage, ServerMessage } from "../../shared/protocol";
-import type { Caller, Who } from "./actions";
+import type { Who } from "./actions";
 import { ROOM_ANIMATIONS, USER_CHAT, type Buckets } from "./budget";
 import { STAGE_MSG } from "./messages";
-import { send } from "./publisher";
 
 export function animate(
   budgets: Buckets,
   who: Who,
   msg: Extract<ClientMessage, { action: "playOneTimeAnimation" }>,
-  everyone: Iterable<Connection<Caller>>,
+  /** Sends to every socket in the room (the publisher's list). */
+  broadcast: (text: string) => void,
 ): string | null {
   if (who.tokenType === "ghost") return STAGE_MSG.ghost;
   if (who.tokenType === "guest") return STAGE_MSG.guestAnimation;
@@ -24,6 +23,6 @@ export function animate(
     name: "playedOneTimeAnimation",
     params: { userUuid: who.uuid, animation: msg.animation, emoji: msg.emoji ?? null },
   } satisfies ServerMessage);
-  for (const c of everyone) if (c.state) send(c, text);
+  broadcast(text);
   return null;
 }

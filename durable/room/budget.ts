@@ -50,6 +50,10 @@ export const kindOf = (action: ClientMessage["action"] | null): BudgetKind =>
 
 const PRUNE_AT = 10_000;
 
+/** Every bucket a socket has: one per kind of action, and its strikes. */
+const SOCKET_BUCKETS = [...(Object.keys(BUDGETS) as BudgetKind[]), "strikes"] as const;
+const socketKey = (id: string, kind: (typeof SOCKET_BUCKETS)[number]) => `s:${id}:${kind}`;
+
 /** Token buckets by key. */
 export class Buckets {
   #b = new Map<string, { tokens: number; at: number; rate: Rate }>();
@@ -71,9 +75,9 @@ export class Buckets {
     return true;
   }
 
-  /** Forgets every bucket whose key starts with `prefix` (a closed socket). */
-  forget(prefix: string) {
-    for (const k of this.#b.keys()) if (k.startsWith(prefix)) this.#b.delete(k);
+  /** Forgets a closed socket's buckets: its keys are known, so this is O(1) per close. */
+  forgetSocket(id: string) {
+    for (const kind of SOCKET_BUCKETS) this.#b.delete(socketKey(id, kind));
   }
 
   #prune(t: number) {
@@ -94,9 +98,9 @@ export function admit(
 ): boolean {
   const kind = kindOf(action);
   const rate = BUDGETS[kind];
-  if (buckets.take([`s:${c.id}:${kind}`, rate.socket], [`u:${uuid}:${kind}`, rate.user]))
+  if (buckets.take([socketKey(c.id, kind), rate.socket], [`u:${uuid}:${kind}`, rate.user]))
     return true;
-  if (!buckets.take([`s:${c.id}:strikes`, STRIKES])) {
+  if (!buckets.take([socketKey(c.id, "strikes"), STRIKES])) {
     try {
       c.close(CLOSE_FLOODING, BUDGET_MSG.flooding);
     } catch {

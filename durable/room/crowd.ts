@@ -155,8 +155,8 @@ export function crowd(
     present: untimed
       ? sql.exec<{ n: number }>(`SELECT count(*) AS n FROM room_users`).one().n
       : null,
-    voteCounts: storage.voteCounts(np?.play_id ?? null),
-    seq: storage.seq(),
+    voteCounts: storage.votes.counts(np?.play_id ?? null),
+    seq: storage.frames.seq(),
     fullStateBytes: args.state
       ? new TextEncoder().encode(JSON.stringify(publisher.stateMessage())).length
       : null,

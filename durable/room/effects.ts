@@ -12,11 +12,22 @@
  * - A row is deleted once its effect is done; a failed one stays and is retried from the
  *   schedule, in the order written, until done or MAX_ATTEMPTS (a poison row is dropped
  *   and logged rather than retried forever).
- * - One drain at a time (a promise chain): two drains never send one row at once.
+ * - One drain at a time (a promise chain): two drains never send one row at once. At most
+ *   one drain waits behind the running one, and it reads the outbox when it starts, so every
+ *   row written before a `drain()` call is sent by a drain that starts after it: a vote
+ *   storm queues one more drain, not one per vote.
+ * - Consecutive points rows leave in one queue batch (up to POINTS_BATCH); the batch is done
+ *   or failed as a whole (the boards drop an event id they have seen, so a batch sent
+ *   again after a lost answer counts each event once).
  */
 import { assertNever } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
-import { sendPoints, type PointsMessage } from "../../workers/queues/points";
+import {
+  POINTS_BATCH,
+  pointsMessage,
+  sendPointsBatch,
+  type PointsMessage,
+} from "../../workers/queues/points";
 import { recordGuestPlays } from "../../workers/room-service/guest-plays-repo";
 import { starToLikes } from "./library";
 
@@ -56,8 +67,12 @@ export class EffectStorage {
       .map((r) => ({ key: r.key, effect: JSON.parse(r.json) as Effect, attempts: r.attempts }));
   }
 
-  done(key: string): void {
-    this.sql.exec(`DELETE FROM room_effects WHERE key = ?`, key);
+  done(...keys: string[]): void {
+    // One statement for a whole batch (json_each: no limit on bound parameters).
+    this.sql.exec(
+      `DELETE FROM room_effects WHERE key IN (SELECT value FROM json_each(?))`,
+      JSON.stringify(keys),
+    );
   }
 
   failed(key: string): void {
@@ -67,6 +82,8 @@ export class EffectStorage {
 
 export class Effects {
   #chain: Promise<void> = Promise.resolve();
+  /** A drain is queued behind the chain and has not read the outbox yet. */
+  #queued = false;
 
   constructor(
     private readonly env: Env,
@@ -87,36 +104,60 @@ export class Effects {
 
   /** Runs every owed effect once, in order; whatever fails is retried from the schedule. */
   drain(): Promise<void> {
+    if (this.#queued) return this.#chain;
+    this.#queued = true;
     this.#chain = this.#chain
-      .then(() => this.#drain())
+      .then(() => {
+        this.#queued = false;
+        return this.#drain();
+      })
       .catch((e) => console.error("room: effects drain failed", e));
     return this.#chain;
   }
 
   async #drain() {
     let retry = false;
-    for (const { key, effect, attempts } of this.storage.pending()) {
+    const rows = this.storage.pending().filter(({ key, effect }) => {
+      // A row that can never be sent must not fail the batch it would share: dropped alone.
+      if (effect.kind !== "points" || pointsMessage.safeParse(effect.message).success) return true;
+      console.error(`room: effect ${key} is not a valid points event; dropped`);
+      this.storage.done(key);
+      return false;
+    });
+    for (let i = 0; i < rows.length;) {
+      // A run of points rows is one batch; any other effect is a batch of one.
+      let j = i + 1;
+      if (rows[i].effect.kind === "points")
+        while (j < rows.length && j - i < POINTS_BATCH && rows[j].effect.kind === "points") j++;
+      const batch = rows.slice(i, j);
+      i = j;
       try {
-        await this.#run(effect);
-        this.storage.done(key);
+        await this.#run(batch.map((r) => r.effect));
+        this.storage.done(...batch.map((r) => r.key));
       } catch (e) {
-        if (attempts + 1 >= MAX_ATTEMPTS) {
-          console.error(`room: effect ${key} failed ${MAX_ATTEMPTS} times; dropped`, e);
-          this.storage.done(key);
-        } else {
-          console.error(`room: effect ${key} failed; retrying`, e);
-          this.storage.failed(key);
-          retry = true;
-        }
+        for (const { key, attempts } of batch)
+          if (attempts + 1 >= MAX_ATTEMPTS) {
+            console.error(`room: effect ${key} failed ${MAX_ATTEMPTS} times; dropped`, e);
+            this.storage.done(key);
+          } else {
+            console.error(`room: effect ${key} failed; retrying`, e);
+            this.storage.failed(key);
+            retry = true;
+          }
       }
     }
     if (retry) this.retryAt(Date.now() + EFFECT_RETRY_MS);
   }
 
-  #run(effect: Effect): Promise<void> {
+  /** One batch: points rows only, or a single effect of another kind. */
+  #run(batch: Effect[]): Promise<void> {
+    const effect = batch[0];
     switch (effect.kind) {
       case "points":
-        return sendPoints(this.env, effect.message);
+        return sendPointsBatch(
+          this.env,
+          batch.flatMap((e) => (e.kind === "points" ? [e.message] : [])),
+        );
       case "star":
         return starToLikes(this.env, effect.userUuid, effect.songId);
       case "guestPlays":

@@ -19,7 +19,7 @@
  * - A song plays only while the room is on air (`onAir`: isLive and not liveAudio); every
  *   start goes through `#advance`, which checks it, and going off air stops the song at once.
  */
-import type { ServerMessage, StatefulMessageName } from "../../shared/protocol";
+import type { ClientMessage, ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { pickSong, recordPlay, type PickedSong } from "./library";
 import { NAMES, ROOM_LINE } from "./messages";
@@ -32,6 +32,20 @@ const SONG_KEYS = ["nowPlaying", "voteCounts", "vibeMeter"] as const;
 export const RETRY_MS = 5_000;
 /** The schedule key of one DJ's AFK check (due at their last action + afkMinutes). */
 export const afkKey = (uuid: string) => `afk:${uuid}`;
+
+/** Actions that reset a DJ's AFK clock: votes, chat, seat actions, the next song (never ping, joinRoom, loadChat). */
+export const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMessage["action"]>([
+  "voteOnSong",
+  "sendChat",
+  "reactChat",
+  "editChat",
+  "deleteChat",
+  "addDj",
+  "removeDj",
+  "skipSong",
+  "updateNextSong",
+  "playOneTimeAnimation",
+]);
 
 export class Playback {
   #chain: Promise<void> = Promise.resolve();
@@ -67,13 +81,13 @@ export class Playback {
       song: p.song,
       dj_uuid: p.dj_uuid,
       played_at: p.start_time,
-      vote_counts: JSON.stringify(this.storage.voteCounts(p.play_id)),
+      vote_counts: JSON.stringify(this.storage.votes.counts(p.play_id)),
       rotate: rotate ? 1 : 0,
       crate_id: p.crate_id,
       crate_song_uuid: p.crate_song_uuid,
     });
     this.storage.clearPlaying();
-    this.storage.clearVotes();
+    this.storage.votes.clear();
     this.storage.unschedule("song-end");
     if (rotate) this.storage.moveDjToBack(p.dj_uuid);
     this.publisher.mark([...SONG_KEYS, "djs"], name);

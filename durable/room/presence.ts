@@ -178,7 +178,7 @@ export class Presence {
       this.publisher.mark(PEOPLE_KEYS, "userJoined");
     }
     // The newcomer's full state goes out with the next (narrow) tick, already including them.
-    this.publisher.armSoon();
+    this.publisher.admit(connection);
   }
 
   /** The user's last socket closed: their grace starts (the lists change only when it ends). */

@@ -17,6 +17,14 @@
  *   arrival and every later frame applies to it.
  * - At most one frame per tick: a socket gets at most 1000 / TICK_MS frames a second, fewer
  *   when frames cost more (the tick widens to twice the last frame's cost, up to 1 s).
+ * - Who hears a frame is kept in memory (`#live`: sockets that had their full state;
+ *   `#fresh`: admitted sockets waiting for it), so a tick sends to a list, never asking
+ *   each socket's attachment who it is (partyserver's iterator deserialises every
+ *   socket's attachment on every pass: at 1,000 sockets, most of a frame's cost). A socket
+ *   is in neither until the room admitted it (`admit`), so one still being checked at
+ *   connect hears nothing. Both are rebuilt from the attachments once when the object
+ *   starts (after hibernation or eviction), and a closed socket leaves them at its close
+ *   or at the first send that finds it closed.
  */
 import type { Connection } from "partyserver";
 import { applyPatch, type JsonValue } from "../../shared/json-patch";
@@ -52,10 +60,15 @@ export class Publisher<C extends NeedsState> implements Marks {
   #dueAt = 0;
   /** A probe measuring the last frame's cost is under way (see flush). */
   #probing = false;
+  /** Sockets that had their full state, by connection id: every frame goes to them. */
+  #live = new Map<string, Connection<C>>();
+  /** Admitted sockets whose full state goes out with the next tick. */
+  #fresh = new Map<string, Connection<C>>();
 
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly storage: RoomStorage,
+    /** Every socket of the room (read once, when the object starts). */
     private readonly connections: () => Iterable<Connection<C>>,
     /** Called after a socket got its full state (the room sends what belongs right after it). */
     private readonly onFullState: (c: Connection<C>) => void = () => {},
@@ -69,7 +82,7 @@ export class Publisher<C extends NeedsState> implements Marks {
       keys.includes("djs") && !keys.includes("visibleDjs")
         ? [...keys, "visibleDjs" as const]
         : keys;
-    this.storage.markPending(all, name, Date.now());
+    this.storage.frames.mark(all, name, Date.now());
     this.arm();
   }
 
@@ -115,6 +128,33 @@ export class Publisher<C extends NeedsState> implements Marks {
     this.#tick = Math.min(MAX_TICK_MS, Math.max(TICK_MS, Math.round(TICK_COST_FACTOR * cost)));
   }
 
+  /** After a (re)start: who hears frames, from the sockets' attachments (the only full pass). */
+  recover() {
+    for (const c of this.connections()) {
+      if (!c.state) continue; // never admitted: its close is under way
+      (c.state.needsState ? this.#fresh : this.#live).set(c.id, c);
+    }
+  }
+
+  /** An admitted socket (its state set, `needsState` true): its full state goes out next tick. */
+  admit(c: Connection<C>) {
+    this.#fresh.set(c.id, c);
+    this.armSoon();
+  }
+
+  /** A closed socket hears nothing more. */
+  forget(id: string) {
+    this.#live.delete(id);
+    this.#fresh.delete(id);
+  }
+
+  /** Sends `text` to every socket that has had its full state (a message outside the patch stream). */
+  broadcast(text: string) {
+    for (const [id, c] of this.#live)
+      if (c.readyState === WebSocket.OPEN) send(c, text);
+      else this.#live.delete(id);
+  }
+
   /** The first publication of a room (or of a key added by a later version): no frame, nobody holds it yet. */
   ensurePublished() {
     const missing = STATE_KEYS.filter((k) => !this.storage.published.has(k));
@@ -128,7 +168,7 @@ export class Publisher<C extends NeedsState> implements Marks {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const started = Date.now();
-    const pending = this.storage.pending();
+    const pending = this.storage.frames.pending();
     let frame: StatefulMessage | null = null;
     if (pending) {
       const view = new RoomView(this.storage, Date.now());
@@ -140,16 +180,18 @@ export class Publisher<C extends NeedsState> implements Marks {
         throw e;
       }
     }
-    const text = frame && JSON.stringify(frame);
+    if (frame) this.broadcast(JSON.stringify(frame));
+    // The newcomers get the state that already includes this frame, then every later one.
+    const fresh = [...this.#fresh.values()];
+    this.#fresh.clear();
     let full: string | null = null;
-    for (const c of this.connections()) {
-      if (!c.state) continue;
-      if (c.state.needsState) {
-        full ??= JSON.stringify(this.stateMessage());
-        send(c, full);
-        c.setState({ ...(c.state as C), needsState: false });
-        this.onFullState(c);
-      } else if (text) send(c, text);
+    for (const c of fresh) {
+      if (c.readyState !== WebSocket.OPEN || !c.state) continue;
+      full ??= JSON.stringify(this.stateMessage());
+      send(c, full);
+      c.setState({ ...(c.state as C), needsState: false });
+      this.#live.set(c.id, c);
+      this.onFullState(c);
     }
     this.#measure(started);
   }
@@ -196,9 +238,9 @@ export class Publisher<C extends NeedsState> implements Marks {
             : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
         this.storage.published.set(key, held);
       }
-      this.storage.clearPending();
+      this.storage.frames.clear();
       return statePatch.length
-        ? { name: pending.name, statePatch, seq: this.storage.nextSeq() }
+        ? { name: pending.name, statePatch, seq: this.storage.frames.nextSeq() }
         : null;
     });
   }
@@ -214,7 +256,7 @@ export class Publisher<C extends NeedsState> implements Marks {
     return {
       name: "roomState",
       state: this.publishedState(),
-      seq: this.storage.seq(),
+      seq: this.storage.frames.seq(),
       serverTime: Date.now(),
     };
   }

@@ -5,14 +5,17 @@
  * Invariants:
  * - Everything that must survive eviction is here: settings, roles, present users (with
  *   their grace deadline), DJ seats, what is playing, votes, recent plays, the schedule,
- *   the seq, the published state and the pending (unflushed) change set; the chat history
+ *   the seq and the pending change set (frame-storage.ts), the published state
+ *   (published-storage.ts), the votes (vote-storage.ts), the chat history
  *   (chat-storage.ts), the delivered consumables (consumable-storage.ts) and the owed side
- *   effects (effects.ts) in modules of their own that only RoomStorage creates.
+ *   effects (effects.ts), each in a module of its own that only RoomStorage creates.
+ * - What the hot path (a vote, a chat line) reads on every action is also kept in memory:
+ *   the settings, the play on air, the seated DJs' uuids and each user's last write of
+ *   last_active. Each copy is dropped or moved by the only methods here that write its
+ *   rows, none of which runs inside a transaction that could roll back.
  * - `room_djs.seat` orders the stage; a DJ moved to the back gets max(seat) + 1, so seats
  *   never repeat.
- * - A vote row is keyed (play_id, user_uuid): a retried vote overwrites itself, it never
- *   counts twice. Votes of a play are deleted when the play stops. `room_vote_counts` holds
- *   each play's counts, moved by each vote's delta, so a vote never sums the votes.
+ * - Votes and their counters are in vote-storage.ts (one read and two writes a vote).
  * - `room_plays` is the play log and the D1 outbox in one: a play is written here (and so
  *   counts for the repeat window) the moment it stops; `recorded` turns 1 once D1 holds it.
  * - All calls are synchronous (SQLite in a Durable Object is), so a caller that reads,
@@ -22,20 +25,20 @@ import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../../
 import { ChatStorage } from "./chat-storage";
 import { ConsumableStorage } from "./consumable-storage";
 import { EffectStorage } from "./effects";
+import { FrameStorage } from "./frame-storage";
+import { VoteStorage } from "./vote-storage";
 import { PublishedStorage } from "./published-storage";
-import type {
-  ClientSong,
-  NowPlaying,
-  StatefulMessageName,
-  TokenRole,
-  UserProfile,
-  VoteCounts,
-} from "../../shared/protocol";
+import type { ClientSong, NowPlaying, TokenRole, UserProfile } from "../../shared/protocol";
 
 export const GRACE_MS = 30_000;
 export const ACTIVE_WINDOW_MS = 10 * 60_000;
 /** How long the active-listener count (vibe meter, auto-skip) may be reused before a recount. */
 export const ACTIVE_CACHE_MS = 5_000;
+/**
+ * last_active is written at most this often per user: a vote storm costs no row write per
+ * vote, and the active window (10 minutes) is counted at most this late at its edge.
+ */
+export const TOUCH_MS = 5_000;
 
 export type UserRow = {
   uuid: string;
@@ -94,17 +97,28 @@ export class RoomStorage {
   readonly effects: EffectStorage;
   /** What clients hold at the current seq, per entry (room_pub_keys, room_pub_entries). */
   readonly published: PublishedStorage;
+  /** The seq and the changes the next frame sends (room_meta, room_pending). */
+  readonly frames: FrameStorage;
+  /** Votes and their counts per play (room_votes, room_vote_counts). */
+  readonly votes: VoteStorage;
   /** The cached active-listener count (activeCount) and when it was counted. */
   #active: { at: number; n: number } | null = null;
+  /**
+   * Read on every vote and chat line, written seldom: kept parsed in memory, dropped by the
+   * only writers here (never written inside a transaction that could roll back).
+   */
+  #settings: RoomSettings | null = null;
+  /** The room_playing row (null: none; undefined: not read since the last write). */
+  #playing: PlayingRow | null | undefined = undefined;
+  /** The uuids with a room_dj_stats row (the seated DJs' stays), or null until read. */
+  #staying: Set<string> | null = null;
+  /** last_active as written, per present user: touch writes it at most every TOUCH_MS. */
+  #touched = new Map<string, number>();
 
   constructor(
     private readonly sql: Sql,
     private readonly roomName: () => string,
   ) {
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS room_meta (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)`,
-    );
-    sql.exec(`INSERT OR IGNORE INTO room_meta (id, seq) VALUES (1, 0)`);
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_settings (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL)`,
     );
@@ -122,20 +136,6 @@ export class RoomStorage {
     );
     sql.exec(`CREATE TABLE IF NOT EXISTS room_playing (id INTEGER PRIMARY KEY CHECK (id = 1), play_id TEXT NOT NULL, dj_uuid TEXT NOT NULL,
       song TEXT NOT NULL, start_time INTEGER NOT NULL, end_time INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_votes (play_id TEXT NOT NULL, user_uuid TEXT NOT NULL, vote_like INTEGER, star INTEGER NOT NULL DEFAULT 0,
-      PRIMARY KEY (play_id, user_uuid))`);
-    // Counts per play, kept by each vote's delta (a vote is O(1), never a sum over votes).
-    const hadCounts = sql
-      .exec<{ n: number }>(
-        `SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'room_vote_counts'`,
-      )
-      .one().n;
-    sql.exec(`CREATE TABLE IF NOT EXISTS room_vote_counts (play_id TEXT PRIMARY KEY, likes INTEGER NOT NULL DEFAULT 0,
-      dislikes INTEGER NOT NULL DEFAULT 0, stars INTEGER NOT NULL DEFAULT 0)`);
-    // An object from before the counters had only votes: counted once, when the table is new.
-    if (!hadCounts)
-      sql.exec(`INSERT INTO room_vote_counts (play_id, likes, dislikes, stars)
-        SELECT play_id, sum(vote_like = 1), sum(vote_like = 0), sum(star) FROM room_votes GROUP BY play_id`);
     sql.exec(`CREATE TABLE IF NOT EXISTS room_plays (play_id TEXT PRIMARY KEY, song_id TEXT NOT NULL, song TEXT NOT NULL, dj_uuid TEXT NOT NULL,
       played_at INTEGER NOT NULL, vote_counts TEXT NOT NULL, rotate INTEGER NOT NULL, crate_id INTEGER NOT NULL, crate_song_uuid TEXT NOT NULL,
       recorded INTEGER NOT NULL DEFAULT 0)`);
@@ -143,9 +143,7 @@ export class RoomStorage {
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_schedule (key TEXT PRIMARY KEY, due INTEGER NOT NULL)`,
     );
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS room_pending (key TEXT PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)`,
-    );
+    sql.exec(`CREATE INDEX IF NOT EXISTS room_schedule_due ON room_schedule (due)`);
     // Added with allUserData / AFK / songsPerDj: separate tables, so older objects need no migration.
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_profiles (uuid TEXT PRIMARY KEY, json TEXT NOT NULL)`,
@@ -157,12 +155,18 @@ export class RoomStorage {
     this.consumables = new ConsumableStorage(sql);
     this.effects = new EffectStorage(sql);
     this.published = new PublishedStorage(sql);
+    this.frames = new FrameStorage(sql);
+    this.votes = new VoteStorage(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------
 
   /** The stored settings, or the defaults (slug = the object's name) until the room-service pushes some. */
   settings(): RoomSettings {
+    return (this.#settings ??= this.#readSettings());
+  }
+
+  #readSettings(): RoomSettings {
     const row = this.sql
       .exec<{ json: string }>(`SELECT json FROM room_settings WHERE id = 1`)
       .toArray()[0];
@@ -175,6 +179,7 @@ export class RoomStorage {
   }
 
   setSettings(s: RoomSettings) {
+    this.#settings = null;
     this.sql.exec(
       `INSERT INTO room_settings (id, json) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET json = excluded.json`,
       JSON.stringify(s),
@@ -252,6 +257,7 @@ export class RoomStorage {
     if (u && this.#active && u.last_active > this.#active.at - ACTIVE_WINDOW_MS)
       this.#active.n = Math.max(0, this.#active.n - 1);
     this.sql.exec(`DELETE FROM room_users WHERE uuid = ?`, uuid);
+    this.#touched.delete(uuid);
     this.sql.exec(`DELETE FROM room_profiles WHERE uuid = ?`, uuid);
   }
 
@@ -282,12 +288,22 @@ export class RoomStorage {
 
   /** Records an action; answers whether the user was inactive before (the active count changed). */
   touch(uuid: string, now: number): boolean {
-    const row = this.sql
-      .exec<{ last_active: number }>(`SELECT last_active FROM room_users WHERE uuid = ?`, uuid)
-      .toArray()[0];
-    if (!row) return false;
-    this.sql.exec(`UPDATE room_users SET last_active = ? WHERE uuid = ?`, now, uuid);
-    const woke = row.last_active <= now - ACTIVE_WINDOW_MS;
+    const written = this.#touched.get(uuid);
+    if (written !== undefined && now >= written && now - written < TOUCH_MS) return false;
+    // One statement when the user wakes (their first action here), two otherwise.
+    const woke =
+      this.sql.exec(
+        `UPDATE room_users SET last_active = ? WHERE uuid = ? AND last_active <= ?`,
+        now,
+        uuid,
+        now - ACTIVE_WINDOW_MS,
+      ).rowsWritten > 0;
+    if (
+      !woke &&
+      !this.sql.exec(`UPDATE room_users SET last_active = ? WHERE uuid = ?`, now, uuid).rowsWritten
+    )
+      return false; // not present
+    this.#touched.set(uuid, now);
     if (woke && this.#active) this.#active.n++;
     return woke;
   }
@@ -330,6 +346,7 @@ export class RoomStorage {
 
   removeDj(uuid: string): boolean {
     this.sql.exec(`DELETE FROM room_dj_stats WHERE uuid = ?`, uuid);
+    this.#staying?.delete(uuid);
     return this.sql.exec(`DELETE FROM room_djs WHERE uuid = ?`, uuid).rowsWritten > 0;
   }
 
@@ -353,6 +370,7 @@ export class RoomStorage {
   clearDjs() {
     this.sql.exec(`DELETE FROM room_djs`);
     this.sql.exec(`DELETE FROM room_dj_stats`);
+    this.#staying = new Set();
   }
 
   /** A DJ's stay on stage: their last action (AFK) and the songs started in it (songsPerDj). */
@@ -372,10 +390,18 @@ export class RoomStorage {
       uuid,
       now,
     );
+    this.#staying?.add(uuid);
   }
 
-  /** Records a seated DJ's action; answers false when the user is not a DJ. */
+  /** Records a seated DJ's action; answers false when the user is not a DJ (no row read). */
   djActed(uuid: string, now: number): boolean {
+    this.#staying ??= new Set(
+      this.sql
+        .exec<{ uuid: string }>(`SELECT uuid FROM room_dj_stats`)
+        .toArray()
+        .map((r) => r.uuid),
+    );
+    if (!this.#staying.has(uuid)) return false;
     return (
       this.sql.exec(`UPDATE room_dj_stats SET last_action = ? WHERE uuid = ?`, now, uuid)
         .rowsWritten > 0
@@ -386,9 +412,14 @@ export class RoomStorage {
     this.sql.exec(`UPDATE room_dj_stats SET songs = songs + 1 WHERE uuid = ?`, uuid);
   }
 
-  // ---- now playing and votes ------------------------------------------------------------
+  // ---- now playing ------------------------------------------------------------
 
   playing(): PlayingRow | undefined {
+    if (this.#playing !== undefined) return this.#playing ?? undefined;
+    return (this.#playing = this.#readPlaying() ?? null) ?? undefined;
+  }
+
+  #readPlaying(): PlayingRow | undefined {
     return this.sql
       .exec<PlayingRow>(
         `SELECT play_id, dj_uuid, song, start_time, end_time, crate_id, crate_song_uuid FROM room_playing WHERE id = 1`,
@@ -410,6 +441,7 @@ export class RoomStorage {
   }
 
   setPlaying(p: PlayingRow) {
+    this.#playing = undefined;
     this.sql.exec(
       `INSERT INTO room_playing (id, play_id, dj_uuid, song, start_time, end_time, crate_id, crate_song_uuid) VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
       p.play_id,
@@ -423,64 +455,8 @@ export class RoomStorage {
   }
 
   clearPlaying() {
+    this.#playing = undefined;
     this.sql.exec(`DELETE FROM room_playing`);
-  }
-
-  /**
-   * Sets one user's vote (undefined fields keep the earlier vote) and moves the play's
-   * counters by the difference, in the same synchronous step: counts stay equal to the votes.
-   */
-  vote(playId: string, userUuid: string, like: boolean | undefined, star: boolean | undefined) {
-    const before = this.userVote(playId, userUuid);
-    const likeBefore = before?.vote_like ?? null;
-    const starBefore = before?.star ?? 0;
-    const likeAfter = like === undefined ? likeBefore : like ? 1 : 0;
-    const starAfter = star === undefined ? starBefore : star ? 1 : 0;
-    this.sql.exec(
-      `INSERT INTO room_votes (play_id, user_uuid, vote_like, star) VALUES (?, ?, ?, ?)
-       ON CONFLICT (play_id, user_uuid) DO UPDATE SET vote_like = excluded.vote_like, star = excluded.star`,
-      playId,
-      userUuid,
-      likeAfter,
-      starAfter,
-    );
-    this.sql.exec(
-      `INSERT INTO room_vote_counts (play_id, likes, dislikes, stars) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT (play_id) DO UPDATE SET likes = likes + ?2, dislikes = dislikes + ?3, stars = stars + ?4`,
-      playId,
-      Number(likeAfter === 1) - Number(likeBefore === 1),
-      Number(likeAfter === 0) - Number(likeBefore === 0),
-      starAfter - starBefore,
-    );
-  }
-
-  userVote(
-    playId: string,
-    userUuid: string,
-  ): { vote_like: number | null; star: number } | undefined {
-    return this.sql
-      .exec<{ vote_like: number | null; star: number }>(
-        `SELECT vote_like, star FROM room_votes WHERE play_id = ? AND user_uuid = ?`,
-        playId,
-        userUuid,
-      )
-      .toArray()[0];
-  }
-
-  voteCounts(playId: string | null): VoteCounts {
-    if (!playId) return { likes: 0, dislikes: 0, stars: 0 };
-    const r = this.sql
-      .exec<{ likes: number; dislikes: number; stars: number }>(
-        `SELECT likes, dislikes, stars FROM room_vote_counts WHERE play_id = ?`,
-        playId,
-      )
-      .toArray()[0];
-    return r ?? { likes: 0, dislikes: 0, stars: 0 };
-  }
-
-  clearVotes() {
-    this.sql.exec(`DELETE FROM room_votes`);
-    this.sql.exec(`DELETE FROM room_vote_counts`);
   }
 
   // ---- plays (log and D1 outbox) ----------------------------------------------------------
@@ -545,46 +521,16 @@ export class RoomStorage {
     );
   }
 
-  scheduled(): ScheduleRow[] {
+  /** The earliest entry's due time (the alarm's), or null: one index step, however long the schedule. */
+  firstDue(): number | null {
+    return this.sql.exec<{ due: number | null }>(`SELECT min(due) AS due FROM room_schedule`).one()
+      .due;
+  }
+
+  /** The entries due by `now`, earliest first. */
+  dueBy(now: number): ScheduleRow[] {
     return this.sql
-      .exec<ScheduleRow>(`SELECT key, due FROM room_schedule ORDER BY due, key`)
+      .exec<ScheduleRow>(`SELECT key, due FROM room_schedule WHERE due <= ? ORDER BY due, key`, now)
       .toArray();
-  }
-
-  // ---- seq, published state, pending changes ----------------------------------------------
-
-  seq(): number {
-    return this.sql.exec<{ seq: number }>(`SELECT seq FROM room_meta WHERE id = 1`).one().seq;
-  }
-
-  nextSeq(): number {
-    return this.sql
-      .exec<{ seq: number }>(`UPDATE room_meta SET seq = seq + 1 WHERE id = 1 RETURNING seq`)
-      .one().seq;
-  }
-
-  /** Marks state keys changed; the first change of a batch names its frame. */
-  markPending(keys: readonly string[], name: StatefulMessageName, now: number) {
-    for (const k of keys)
-      this.sql.exec(
-        `INSERT OR IGNORE INTO room_pending (key, name, at) VALUES (?, ?, ?)`,
-        k,
-        name,
-        now,
-      );
-  }
-
-  /** The pending keys and the name of the earliest change, or null if nothing is pending. */
-  pending(): { keys: string[]; name: StatefulMessageName } | null {
-    const rows = this.sql
-      .exec<{ key: string; name: StatefulMessageName }>(
-        `SELECT key, name FROM room_pending ORDER BY at, rowid`,
-      )
-      .toArray();
-    return rows.length ? { keys: rows.map((r) => r.key), name: rows[0].name } : null;
-  }
-
-  clearPending() {
-    this.sql.exec(`DELETE FROM room_pending`);
   }
 }

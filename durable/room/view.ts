@@ -197,9 +197,9 @@ export class RoomView {
       case "nowPlaying":
         return this.storage.nowPlaying();
       case "voteCounts":
-        return this.storage.voteCounts(this.storage.playing()?.play_id ?? null);
+        return this.storage.votes.counts(this.storage.playing()?.play_id ?? null);
       case "vibeMeter": {
-        const c = this.storage.voteCounts(this.storage.playing()?.play_id ?? null);
+        const c = this.storage.votes.counts(this.storage.playing()?.play_id ?? null);
         const v = (c.likes - c.dislikes) / Math.max(1, this.storage.activeCount(this.now));
         return Math.max(-1, Math.min(1, Math.round(v * 1000) / 1000));
       }

@@ -27,6 +27,15 @@ export async function sendPoints(env: Env, message: PointsMessage): Promise<void
   await env.POINTS.send(pointsMessage.parse(message));
 }
 
+/** A Queues batch holds at most 100 messages. */
+export const POINTS_BATCH = 100;
+
+/** Sends up to POINTS_BATCH events in one call (a vote storm's points, one queue write). */
+export async function sendPointsBatch(env: Env, messages: PointsMessage[]): Promise<void> {
+  if (messages.length > POINTS_BATCH) throw new Error(`at most ${POINTS_BATCH} points events`);
+  await env.POINTS.sendBatch(messages.map((m) => ({ body: pointsMessage.parse(m) })));
+}
+
 interface SeasonWindow {
   id: number;
   start: number;

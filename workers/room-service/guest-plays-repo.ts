@@ -1,3 +1,7 @@
+import { eq } from "drizzle-orm";
+import { GUEST_FREE_PLAYS } from "../../shared/rooms";
+import { db } from "../db/client";
+import { guestPlays } from "../db/schema";
 import type { Env } from "../env";
 
 /** Guests counted in one statement: one bound JSON array, well inside D1's statement size. */
@@ -24,4 +28,20 @@ export async function recordGuestPlays(env: Pick<Env, "DB">, playId: string, gue
       ).bind(playId, now, JSON.stringify(guests.slice(i, i + CHUNK))),
     );
   await env.DB.batch(stmts);
+}
+
+/**
+ * Whether a guest has heard more songs than GUEST_FREE_PLAYS (the song on air when the count
+ * passed the limit is the first they may not hear). The stream asks this, so a guest past
+ * the limit cannot play by fetching the playlist around the page. The count is written by
+ * the room's outbox as each song starts, so at worst it lands a moment after the playlist
+ * is asked for: one song's playlist at most, never a second.
+ */
+export async function guestOverFreePlays(env: Pick<Env, "DB">, guestUuid: string) {
+  const row = await db(env)
+    .select({ plays: guestPlays.plays })
+    .from(guestPlays)
+    .where(eq(guestPlays.guestUuid, guestUuid))
+    .get();
+  return (row?.plays ?? 0) > GUEST_FREE_PLAYS;
 }

@@ -12,6 +12,7 @@ import {
   verifySegmentSig,
 } from "../songs/hls";
 import { SONG_MSG } from "../songs/messages";
+import { guestOverFreePlays } from "../room-service/guest-plays-repo";
 import { findUploadOr404, songIdParam, type Upload } from "./common";
 import { MSG } from "./messages";
 
@@ -52,13 +53,21 @@ const signed = {
 };
 const badSig = () => new ApiError(403, MSG.badSignature);
 
-/** GET /songs/{songId}/hls-playlist: any valid token (rooms play a DJ's upload to everyone in them). */
+/**
+ * GET /songs/{songId}/hls-playlist: any valid token (rooms play a DJ's upload to everyone in
+ * them), but not a guest past the free-play limit (spec 001: "Guests beyond a free-play
+ * limit cannot play"): 403 with the sign-up hint. The segments and key behind the signed
+ * URLs are not asked again, so a playlist handed out before the limit plays to its end.
+ */
 hlsRoutes.get(
   "/songs/:songId/hls-playlist",
   requireAnyToken,
   valid("param", songIdParam),
   async (c) => {
     const { songId } = c.req.valid("param");
+    const who = c.get("caller");
+    if (who?.type === "guest" && (await guestOverFreePlays(c.env, who.uuid)))
+      throw new ApiError(403, MSG.guestOverFreePlays);
     const secret = signingKey(c.env);
     const { segments } = await playable(c.env, songId);
     return c.body(await buildPlaylist(secret, songId, segments), 200, {

@@ -1,3 +1,5 @@
+import { GUEST_FREE_PLAYS } from "../../shared/rooms";
+
 /**
  * The upload-service's own messages (the catalogue's texts are SONG_MSG in
  * workers/songs/messages.ts). Routes and tests import them from here.
@@ -17,6 +19,7 @@ export const MSG = {
   changedMeanwhile: "The song's status changed meanwhile; read it again and retry.",
   cannotReinstate:
     "Only a song that was taken down, and has playable audio, can be verified again.",
+  guestOverFreePlays: `Guests hear ${GUEST_FREE_PLAYS} songs free: sign up to keep listening.`,
   badSignature: "This link is invalid or has expired; fetch the playlist again.",
   segmentNotFound: "Segment not found.",
   audioMissing: "The song's audio is missing.",

@@ -1,0 +1,49 @@
+/**
+ * The Room's RPC surface beside its methods (durable/room.ts): the shapes its answers take
+ * and the checks its arguments pass. The room-service is trusted, but a wrong call must
+ * fail loudly, not corrupt the room.
+ */
+import { z } from "zod";
+import { ROOM_ROLES } from "../../shared/rooms";
+import { USER_ROLES } from "../../shared/roles";
+
+/** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
+export interface RoomSummary {
+  userUuids: string[];
+  numberOfActiveDjs: number;
+  nowPlaying: {
+    songId: string;
+    trackName: string;
+    artistName: string;
+    duration: number | null;
+    thumbnails: Record<string, string | undefined>;
+    djUuid: string;
+    djName: string | null;
+    startTime: number;
+    endTime: number;
+  } | null;
+}
+
+/** setRole / removeRole. */
+export const roleArgs = z.object({
+  userUuid: z.string().min(1).max(64),
+  role: z.enum(ROOM_ROLES),
+  expirationTime: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .transform(
+          (s, ctx) =>
+            Date.parse(s) || (ctx.addIssue({ code: "custom", message: "bad date" }), z.NEVER),
+        ),
+    ])
+    .nullable(),
+});
+
+export const refreshArgs = z.object({
+  userUuid: z.string().min(1).max(64),
+  account: z
+    .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
+    .nullable(),
+});
