@@ -16,7 +16,7 @@
  *   new seq instead of the frame, so the state it starts from already contains its own
  *   arrival and every later frame applies to it.
  * - At most one frame per tick: a socket gets at most 1000 / TICK_MS frames a second, fewer
- *   when frames cost more (the tick widens to twice the last frame's cost, up to 1 s).
+ *   when the room is behind (the tick widens, up to 1 s; see #adapt).
  * - Who hears a frame is kept in memory (`#live`: sockets that had their full state;
  *   `#fresh`: admitted sockets waiting for it), so a tick sends to a list, never asking
  *   each socket's attachment who it is (partyserver's iterator deserialises every
@@ -41,8 +41,10 @@ import { RoomView, STATE_KEYS, type StateKey } from "./view";
 export const TICK_MS = 50;
 /** The widest tick (docs/DECISIONS.md "Rooms: live state and playback"): a socket still hears from the room every second. */
 export const MAX_TICK_MS = 1000;
-/** The tick is this many times the cost of the last frame (build + send), so frames take at most ~1/2 of the room's time. */
-export const TICK_COST_FACTOR = 2;
+/** How the tick moves each frame: wider by this factor when the room is behind, narrower by 1 / it... */
+export const TICK_WIDEN = 1.5;
+/** ...or by this factor when it kept up. */
+export const TICK_NARROW = 0.8;
 
 /** What the publisher needs of a connection's state. */
 export interface NeedsState {
@@ -60,6 +62,8 @@ export class Publisher<C extends NeedsState> implements Marks {
   #dueAt = 0;
   /** A probe measuring the last frame's cost is under way (see flush). */
   #probing = false;
+  /** How late the last tick fired, in ms after it was due (0 for a flush called directly). */
+  #lag = 0;
   /** Sockets that had their full state, by connection id: every frame goes to them. */
   #live = new Map<string, Connection<C>>();
   /** Admitted sockets whose full state goes out with the next tick. */
@@ -105,6 +109,7 @@ export class Publisher<C extends NeedsState> implements Marks {
   #schedule(width: number) {
     this.#dueAt = Date.now() + width;
     this.#timer = setTimeout(() => {
+      this.#lag = Math.max(0, Date.now() - this.#dueAt);
       try {
         this.flush();
       } catch (e) {
@@ -119,13 +124,17 @@ export class Publisher<C extends NeedsState> implements Marks {
   }
 
   /**
-   * Sets the next tick's width from what the last one cost: TICK_MS..MAX_TICK_MS,
-   * TICK_COST_FACTOR times the cost. The room spends at most about half its time building
-   * and sending frames, so under load each socket gets fewer, larger frames instead of the
-   * room falling further behind; when frames are cheap again the tick narrows back.
+   * Sets the next tick's width (TICK_MS..MAX_TICK_MS) from two signs that the room is
+   * behind: its tick fired more than half a tick late (that much work was queued ahead of
+   * it), or the frame and the work queued behind it took longer than a tick. Behind, the
+   * tick widens (at least to that cost), so each socket gets fewer, larger frames instead
+   * of the room falling further behind; keeping up, it narrows back, so a room with time to
+   * spare spends it on latency (a vote is on every screen within about a tick).
    */
-  #widen(cost: number) {
-    this.#tick = Math.min(MAX_TICK_MS, Math.max(TICK_MS, Math.round(TICK_COST_FACTOR * cost)));
+  #adapt(cost: number, lag: number) {
+    const behind = lag > this.#tick / 2 || cost > this.#tick;
+    const next = behind ? Math.max(this.#tick * TICK_WIDEN, cost) : this.#tick * TICK_NARROW;
+    this.#tick = Math.min(MAX_TICK_MS, Math.max(TICK_MS, Math.round(next)));
   }
 
   /** After a (re)start: who hears frames, from the sockets' attachments (the only full pass). */
@@ -197,18 +206,17 @@ export class Publisher<C extends NeedsState> implements Marks {
   }
 
   /**
-   * The frame's cost: the clock of a Worker may stand still while code runs, so besides the
-   * time read around the flush, a zero-delay probe reads the clock once the flush (and
-   * whatever was queued before the probe) is over; the larger sets the next width.
+   * The frame's cost: the clock of a Worker stands still while code runs, so a zero-delay
+   * probe reads it once the flush (and whatever was queued before the probe) is over.
    */
   #measure(started: number) {
-    this.#widen(Date.now() - started);
+    const lag = this.#lag;
+    this.#lag = 0;
     if (this.#probing) return;
     this.#probing = true;
     setTimeout(() => {
       this.#probing = false;
-      const cost = Date.now() - started;
-      if (TICK_COST_FACTOR * cost > this.#tick) this.#widen(cost);
+      this.#adapt(Date.now() - started, lag);
     }, 0);
   }
 
