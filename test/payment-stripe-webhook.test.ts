@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
+import type { Env } from "../workers/env";
 import { checkoutSessions, subscriptions, users } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
 import { avatarIdOf, makeAvatar, wear } from "./avatars-helpers";
@@ -230,6 +231,42 @@ describe("local test mode", () => {
     expect(r.status).toBe(403);
     expect(r.body.message).toBe(MSG.localOnly);
     expect((await payWith(live, `/checkout/local/${id}`, { token: buyer.token })).status).toBe(403);
+    expect(await balanceOf(buyer.uuid)).toBe(0);
+  });
+});
+
+describe("a production deploy without a Stripe key", () => {
+  // What wrangler.toml deploys, with STRIPE_SECRET_KEY missing: before, checkout fell back
+  // to the local test page there too, and any user could pay themselves.
+  const prod: Partial<Env> = { ENVIRONMENT: "production" };
+
+  it("answers checkout and the portal with 503, has no local pages, and credits nothing", async () => {
+    const buyer = await signUp();
+    const p = await bundleProduct(70);
+    const checkout = await payWith(prod, `/api/v1/products/${p.id}/checkout`, {
+      method: "POST",
+      token: buyer.token,
+    });
+    expect(checkout.status).toBe(503);
+    expect(checkout.body.message).toBe(MSG.paymentsOff);
+    const portal = await payWith(prod, "/subscription/portal", {
+      method: "POST",
+      token: buyer.token,
+    });
+    expect(portal.status).toBe(503);
+    // A session opened in local mode (the same database) cannot be completed in production.
+    const id = (
+      await pay(`/api/v1/products/${p.id}/checkout`, { method: "POST", token: buyer.token })
+    ).body.sessionId;
+    const complete = await payWith(prod, `/checkout/local/${id}/complete`, {
+      method: "POST",
+      token: buyer.token,
+    });
+    expect(complete.status).toBe(404);
+    expect(complete.body.message).toBe(
+      `Cannot POST /api/payment-service/checkout/local/${id}/complete`,
+    );
+    expect((await payWith(prod, `/checkout/local/${id}`, { token: buyer.token })).status).toBe(404);
     expect(await balanceOf(buyer.uuid)).toBe(0);
   });
 });

@@ -1,18 +1,26 @@
 import Stripe from "stripe";
 import type { Env } from "../env";
+import { isDevEnvironment } from "../lib/environments";
 
 /**
  * Stripe through its official SDK in fetch mode (workerd has no node:http): API calls go
  * through `fetch`, webhook signatures are checked with WebCrypto. Configured by env like
  * every adapter (workers/adapters/music/*):
  * - `STRIPE_SECRET_KEY` set: real checkout sessions and the customer portal.
- * - unset: local test mode (workers/payment-service/local-checkout.ts), where a local page
- *   plays Stripe's part and signs its events with the same `STRIPE_WEBHOOK_SECRET`.
+ * - unset in development or test (`ENVIRONMENT`): local test mode
+ *   (workers/payment-service/local-checkout.ts), where a local page plays Stripe's part and
+ *   signs its events with the same `STRIPE_WEBHOOK_SECRET`.
+ * - unset anywhere else (a production deploy missing its key): payments are off. Checkout
+ *   and the portal answer 503 and the local pages do not exist: a missing key is never a
+ *   way for users to credit themselves.
  * `STRIPE_API_URL` points the SDK elsewhere (tests stub that host at the fetch boundary).
  */
 
-/** Whether checkout goes to Stripe (true) or to the local test page (false). */
-export const stripeLive = (env: Env): boolean => !!env.STRIPE_SECRET_KEY;
+/** Where checkout goes: Stripe, the local test page (development and test only), or nowhere. */
+export type PaymentsMode = "stripe" | "local" | "off";
+
+export const paymentsMode = (env: Env): PaymentsMode =>
+  env.STRIPE_SECRET_KEY ? "stripe" : isDevEnvironment(env) ? "local" : "off";
 
 /** The SDK client, or null in local test mode. */
 export function stripeClient(env: Env): Stripe | null {

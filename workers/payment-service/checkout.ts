@@ -2,16 +2,23 @@ import type { Context } from "hono";
 import { db } from "../db/client";
 import { checkoutSessions, type ProductRow } from "../db/schema";
 import type { AppEnv } from "../env";
-import { createCheckoutSession, stripeClient, StripeUnavailable } from "../adapters/stripe";
+import {
+  createCheckoutSession,
+  paymentsMode,
+  stripeClient,
+  StripeUnavailable,
+} from "../adapters/stripe";
 import { ApiError } from "../lib/errors";
 import { publicOrigin } from "../lib/links";
+import { MSG } from "./messages";
 
 /**
  * Starting a checkout, for a bundle (mode payment) or a plan (mode subscription).
- * With a Stripe key: a hosted Stripe session. Without one (local test mode): a session row
+ * With a Stripe key: a hosted Stripe session. Without one, in development or test (local
+ * test mode): a session row
  * `cs_local_<uuid>` whose URL is the local page /checkout/local/<id>, which plays Stripe's
  * part (local-checkout.ts). Either way the row in checkout_sessions records who started
- * what, and the answer is `{ sessionId, url }`.
+ * what, and the answer is `{ sessionId, url }`. Without a key anywhere else: 503.
  */
 
 export type CheckoutMode = "payment" | "subscription";
@@ -26,6 +33,7 @@ export async function startCheckout(
   product: ProductRow,
   mode: CheckoutMode,
 ) {
+  if (paymentsMode(c.env) === "off") throw new ApiError(503, MSG.paymentsOff);
   const origin = publicOrigin(c);
   const back = `${origin}${returnPath(mode)}`;
   const stripe = stripeClient(c.env);

@@ -5,9 +5,9 @@ import { z } from "zod";
 import { db } from "../db/client";
 import { checkoutSessions, subscriptions } from "../db/schema";
 import type { AppEnv, Env } from "../env";
-import { signStripePayload, stripeLive } from "../adapters/stripe";
+import { paymentsMode, signStripePayload } from "../adapters/stripe";
 import { caller, requireUser } from "../lib/auth";
-import { ApiError, conflict, forbidden, notFound } from "../lib/errors";
+import { ApiError, conflict, forbidden, notFound, onNotFound } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { returnPath } from "./checkout";
 import { LEVEL_STATUSES } from "./fulfil";
@@ -17,12 +17,13 @@ import { subscriptionDto } from "./subscriptions";
 import { receiveStripeWebhook } from "./webhook-stripe";
 
 /**
- * Local test mode: on exactly when STRIPE_SECRET_KEY is unset. The local page
+ * Local test mode: on exactly when STRIPE_SECRET_KEY is unset in development or test
+ * (adapters/stripe.ts `paymentsMode`). The local page
  * /checkout/local/<id> (and the local portal) play Stripe's part: they build the event
  * Stripe would send, sign it with STRIPE_WEBHOOK_SECRET as Stripe does, and hand the raw
  * body and header to `receiveStripeWebhook`, the same function POST /webhook/stripe runs.
  * Nothing is credited or subscribed any other way. With a Stripe key set every route here
- * is 403, so no one can pay themselves in production.
+ * is 403; in production without one they do not exist (404): no one can pay themselves.
  *
  * Event ids are derived from the session (or subscription), so paying twice (a double
  * click, two tabs) replays one event instead of making a second.
@@ -30,7 +31,9 @@ import { receiveStripeWebhook } from "./webhook-stripe";
 export const localCheckoutRoutes = new Hono<AppEnv>();
 
 const localOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (stripeLive(c.env)) throw forbidden(MSG.localOnly);
+  const mode = paymentsMode(c.env);
+  if (mode === "stripe") throw forbidden(MSG.localOnly);
+  if (mode === "off") return onNotFound(c);
   await next();
 });
 

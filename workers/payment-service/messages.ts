@@ -24,6 +24,7 @@ export const MSG = {
   bodyTooLarge: "Webhook body is too large.",
   appleNotConfigured: "App Store notifications are not configured (APPLE_ROOT_CA_PEM is unset).",
   appleBadPayload: "Invalid App Store notification: the signed payload did not verify.",
+  paymentsOff: "Payments are not available right now (no payment provider is configured).",
   localOnly:
     "Local test checkout is off: a Stripe key is configured, so payments go through Stripe.",
   sessionNotFound: "Checkout session not found.",

@@ -5,7 +5,12 @@ import { ADMIN_ROLES } from "../../shared/roles";
 import { db } from "../db/client";
 import { products, subscriptions, users, type SubscriptionRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
-import { createPortalSession, stripeClient, StripeUnavailable } from "../adapters/stripe";
+import {
+  createPortalSession,
+  paymentsMode,
+  stripeClient,
+  StripeUnavailable,
+} from "../adapters/stripe";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { ApiError, badRequest, conflict, forbidden, notFound } from "../lib/errors";
 import { publicOrigin } from "../lib/links";
@@ -190,6 +195,7 @@ subscriptionRoutes.post(
  */
 subscriptionRoutes.post("/subscription/portal", requireUser, async (c) => {
   const who = caller(c);
+  if (paymentsMode(c.env) === "off") throw new ApiError(503, MSG.paymentsOff);
   const origin = publicOrigin(c);
   const stripe = stripeClient(c.env);
   const source = stripe ? "stripe" : "local";
