@@ -441,6 +441,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return this.#deliveries.deliver(args);
   }
 
+  /** Whether a purchase was delivered here; if not, it never will be (consumables.ts close). */
+  closeConsumable(purchaseId: string): { delivered: boolean } {
+    return this.#deliveries.close(purchaseId);
+  }
+
   /** Records `userUuid` as a member of the room's chat (the local CometChat group join). */
   joinChat(userUuid: string): { joinedAt: number; created: boolean; members: number } {
     const r = this.#storage.chat.join(z.string().min(1).max(64).parse(userUuid), Date.now());

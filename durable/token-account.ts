@@ -26,6 +26,14 @@
  * - `updatedAt` strictly increases with every ledger write (max(now, last + 1)), so it can
  *   serve as the `balanceUnmodifiedSince` version a client sends back.
  * - A disabled account refuses every write but answers retries of earlier ones and reads.
+ * - A purchase hold (`hold(..., purchase)`) is ended only by its purchase (`endPurchase`),
+ *   by the room's answer to "was it delivered?" (workers/merch-service/token-shop/
+ *   purchase-end.ts): never by `commit`/`void` (an owner's void is refused, so a gift cannot
+ *   be delivered and then released), and not blindly by expiry: when its time is up the
+ *   alarm asks the room and commits or voids by that answer, retrying while the room cannot
+ *   be reached. It ends on a disabled account too (its tokens were held while active). The
+ *   purchase's D1 row follows through `purchase_settles`, an outbox drained after each end
+ *   and by the alarm, so a request that died after the end still leaves the row settled.
  *
  * Expected refusals are returned (`ok: false` with a code), not thrown: a rejected RPC is an
  * exception in every caller, and these are normal outcomes. Programming errors (a negative
@@ -33,6 +41,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env";
+import {
+  closeInRoom,
+  type PurchaseOutcome,
+} from "../workers/merch-service/token-shop/purchase-end";
+import { PurchaseSettles } from "./token-account-settles";
 
 export const ACCOUNT_STATUSES = ["active", "disabled"] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
@@ -46,6 +59,14 @@ export type HoldStatus = "open" | "committed" | "voided";
  * locking a buyer's tokens for long when the caller is gone.
  */
 export const HOLD_TTL_MS = 5 * 60_000;
+/** A purchase hold whose room did not answer at expiry, or a D1 row not yet settled, is tried again this much later. */
+export const PURCHASE_RETRY_MS = 30_000;
+
+/** The purchase a hold belongs to: the room that decides whether it was delivered. */
+export interface PurchaseRef {
+  purchaseId: string;
+  roomUuid: string;
+}
 
 export interface TokenAccountView {
   /** Available tokens: settled balance minus open holds. What the buyer can spend. */
@@ -91,7 +112,8 @@ export type RefusalCode =
   | "hold_not_found"
   | "hold_voided"
   | "hold_committed"
-  | "key_conflict";
+  | "key_conflict"
+  | "purchase_hold";
 
 export interface TransactionRefused {
   ok: false;
@@ -135,6 +157,8 @@ type TxRow = {
   memo: string | null;
   available_after: number;
   created_at: number;
+  /** JSON PurchaseRef on a purchase's hold. */
+  purchase: string | null;
 };
 
 const MAX_KEY_LENGTH = 200;
@@ -142,6 +166,9 @@ const MAX_MEMO_LENGTH = 200;
 export const MAX_LIST = 100;
 
 export class TokenAccount extends DurableObject<Env> {
+  /** The D1 rows of ended purchases still to settle (token-account-settles.ts). */
+  #settles!: PurchaseSettles;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Schema before any call is served: the gate holds every request until this finishes.
@@ -177,6 +204,11 @@ export class TokenAccount extends DurableObject<Env> {
         `CREATE INDEX IF NOT EXISTS ledger_open_holds ON ledger (expires_at) WHERE hold_status = 'open'`,
       );
       sql.exec(`CREATE INDEX IF NOT EXISTS ledger_by_time ON ledger (created_at)`);
+      // Added with purchase holds: older objects get the column (null: not a purchase's hold).
+      const cols = sql.exec<{ name: string }>(`PRAGMA table_info(ledger)`).toArray();
+      if (!cols.some((c) => c.name === "purchase"))
+        sql.exec(`ALTER TABLE ledger ADD COLUMN purchase TEXT`);
+      this.#settles = new PurchaseSettles(sql, env, () => this.#scheduleExpiry());
     });
   }
 
@@ -232,6 +264,7 @@ export class TokenAccount extends DurableObject<Env> {
     idempotencyKey: string,
     expect: HoldExpectations = {},
     memo?: string,
+    purchase?: PurchaseRef,
   ): TransactionResult {
     checkAmount(amount);
     checkKey(idempotencyKey);
@@ -269,7 +302,7 @@ export class TokenAccount extends DurableObject<Env> {
       return ok(
         this.#write(
           meta,
-          { type: "hold", amount, key: idempotencyKey, memo, expiresAt },
+          { type: "hold", amount, key: idempotencyKey, memo, expiresAt, purchase },
           meta.balance,
           meta.held + amount,
         ),
@@ -280,25 +313,60 @@ export class TokenAccount extends DurableObject<Env> {
     return result;
   }
 
-  /** Charges an open hold: the tokens leave the account for good. */
+  /** Charges an open hold: the tokens leave the account for good (not a purchase's hold). */
   commit(holdId: string, idempotencyKey: string): TransactionResult {
     return this.#end("commit", holdId, idempotencyKey);
   }
 
-  /** Releases an open hold: the tokens are available again. */
+  /** Releases an open hold: the tokens are available again (not a purchase's hold). */
   void(holdId: string, idempotencyKey: string): TransactionResult {
     return this.#end("voided", holdId, idempotencyKey);
   }
 
-  /** Voids every hold past its expiry, then waits for the next one. */
+  /**
+   * Ends a purchase's hold by the room's answer (purchase-end.ts): `committed` when it was
+   * delivered, `voided` when it was not and never will be. Idempotent; the same keys the
+   * purchase always used (`commit:<id>`, `void:<id>`). Its D1 row is settled after.
+   */
+  endPurchase(holdId: string, purchaseId: string, outcome: PurchaseOutcome): TransactionResult {
+    const type = outcome === "committed" ? "commit" : "voided";
+    const key = `${outcome === "committed" ? "commit" : "void"}:${purchaseId}`;
+    const result = this.#end(type, holdId, key, true, purchaseId);
+    if (result.ok) void this.#settles.drain();
+    return result;
+  }
+
+  /**
+   * Voids every plain hold past its expiry; a purchase's hold past its expiry is finished by
+   * its room's answer (retried later if the room cannot be reached). Then the D1 rows still
+   * to settle, then the next alarm.
+   */
   async alarm(): Promise<void> {
     const expired = this.ctx.storage.sql
-      .exec<{ id: string }>(
-        `SELECT id FROM ledger WHERE hold_status = 'open' AND expires_at <= ?`,
+      .exec<TxRow>(
+        `SELECT * FROM ledger WHERE hold_status = 'open' AND expires_at <= ?`,
         Date.now(),
       )
       .toArray();
-    for (const { id } of expired) this.#end("voided", id, `expire:${id}`, true);
+    for (const hold of expired) {
+      const purchase = hold.purchase ? (JSON.parse(hold.purchase) as PurchaseRef) : null;
+      if (!purchase) {
+        this.#end("voided", hold.id, `expire:${hold.id}`, true);
+        continue;
+      }
+      try {
+        const outcome = await closeInRoom(this.env, purchase.roomUuid, purchase.purchaseId);
+        this.endPurchase(hold.id, purchase.purchaseId, outcome);
+      } catch (err) {
+        console.error(`purchase ${purchase.purchaseId}: the room did not answer; retrying`, err);
+        this.ctx.storage.sql.exec(
+          `UPDATE ledger SET expires_at = ? WHERE id = ?`,
+          Date.now() + PURCHASE_RETRY_MS,
+          hold.id,
+        );
+      }
+    }
+    await this.#settles.drain();
     this.#scheduleExpiry();
   }
 
@@ -351,12 +419,16 @@ export class TokenAccount extends DurableObject<Env> {
     return this.getAccount();
   }
 
-  /** Commit or void of a hold; `internal` (the expiry alarm) works on a disabled account too. */
+  /**
+   * Commit or void of a hold; `internal` (the expiry alarm, a purchase's end) works on a
+   * disabled account too. A purchase's hold is ended only with its `purchaseId`.
+   */
   #end(
     type: "commit" | "voided",
     holdId: string,
     idempotencyKey: string,
     internal = false,
+    purchaseId?: string,
   ): TransactionResult {
     checkKey(holdId, "holdId");
     checkKey(idempotencyKey);
@@ -373,6 +445,13 @@ export class TokenAccount extends DurableObject<Env> {
         .exec<TxRow>(`SELECT * FROM ledger WHERE id = ? AND type = 'hold'`, holdId)
         .toArray()[0];
       if (!hold) return this.#refuse("hold_not_found", "That hold does not exist.");
+      const purchase = hold.purchase ? (JSON.parse(hold.purchase) as PurchaseRef) : null;
+      // (A hold from before purchase holds were marked has no ref: its purchase may end it.)
+      if (purchase && purchase.purchaseId !== purchaseId)
+        return this.#refuse(
+          "purchase_hold",
+          "This hold belongs to a purchase in progress; it ends with the purchase.",
+        );
       if (hold.hold_status !== "open") {
         // The hold already ended: the same ending again is the first answer; the other is refused.
         const ending = this.ctx.storage.sql
@@ -395,6 +474,8 @@ export class TokenAccount extends DurableObject<Env> {
         type === "commit" ? "committed" : "voided",
         holdId,
       );
+      if (purchase)
+        this.#settles.add(purchase.purchaseId, type === "commit" ? "committed" : "voided");
       return ok(
         this.#write(
           meta,
@@ -416,6 +497,7 @@ export class TokenAccount extends DurableObject<Env> {
       memo?: string;
       holdId?: string;
       expiresAt?: number;
+      purchase?: PurchaseRef;
     },
     balance: number,
     held: number,
@@ -434,9 +516,10 @@ export class TokenAccount extends DurableObject<Env> {
       memo: tx.memo ?? null,
       available_after: balance - held,
       created_at: now,
+      purchase: tx.purchase ? JSON.stringify(tx.purchase) : null,
     };
     this.ctx.storage.sql.exec(
-      `INSERT INTO ledger (id, type, amount, idempotency_key, hold_id, hold_status, expires_at, memo, available_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO ledger (id, type, amount, idempotency_key, hold_id, hold_status, expires_at, memo, available_after, created_at, purchase) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       row.id,
       row.type,
       row.amount,
@@ -447,6 +530,7 @@ export class TokenAccount extends DurableObject<Env> {
       row.memo,
       row.available_after,
       row.created_at,
+      row.purchase,
     );
     this.ctx.storage.sql.exec(
       `UPDATE account_meta SET balance = ?, held = ?, updated_at = ? WHERE id = 1`,
@@ -458,11 +542,14 @@ export class TokenAccount extends DurableObject<Env> {
   }
 
   #scheduleExpiry() {
-    const next = this.ctx.storage.sql
+    const sql = this.ctx.storage.sql;
+    const hold = sql
       .exec<{ at: number | null }>(
         `SELECT MIN(expires_at) AS at FROM ledger WHERE hold_status = 'open'`,
       )
       .one().at;
+    const retry = this.#settles.pending() ? Date.now() + PURCHASE_RETRY_MS : null;
+    const next = hold === null ? retry : retry === null ? hold : Math.min(hold, retry);
     if (next === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(next);
   }

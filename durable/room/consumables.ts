@@ -29,7 +29,7 @@ export type DeliveryArgs = z.input<typeof deliveryArgs>;
 
 export type DeliveryResult =
   | { ok: true; messageId: string; duplicate: boolean; deliveredAt: number }
-  | { ok: false; code: "not_in_room" | "no_chat"; message: string };
+  | { ok: false; code: "not_in_room" | "no_chat" | "closed"; message: string };
 
 export class ConsumableDeliveries {
   constructor(
@@ -48,6 +48,8 @@ export class ConsumableDeliveries {
         duplicate: true,
         deliveredAt: prior.deliveredAt,
       };
+    if (this.storage.consumables.closed(args.purchaseId))
+      return { ok: false, code: "closed", message: DELIVERY_MSG.closed };
     const present = this.storage.user(args.userUuid);
     if (!present || present.guest)
       return { ok: false, code: "not_in_room", message: DELIVERY_MSG.notInRoom };
@@ -70,5 +72,17 @@ export class ConsumableDeliveries {
     this.storage.chat.add(message);
     this.publisher.mark(["chat"], "updatedChat");
     return { ok: true, messageId: message.id, duplicate: false, deliveredAt: now };
+  }
+
+  /**
+   * Ends a purchase's chance of delivery: answers whether it was delivered (then it must be
+   * charged); if it was not, it never will be (then its hold is voided). One answer per
+   * purchase, whoever asks and however often (the request, its retry, the account's alarm).
+   */
+  close(purchaseId: string): { delivered: boolean } {
+    const id = chatConsumable.shape.purchaseId.parse(purchaseId);
+    if (this.storage.consumables.delivered(id)) return { delivered: true };
+    this.storage.consumables.close(id, this.now());
+    return { delivered: false };
   }
 }

@@ -89,6 +89,7 @@ export const BUDGET_MSG = {
 export const DELIVERY_MSG = {
   notInRoom: "You need to be in the room to send something there.",
   noChat: "This room has chat turned off, so nothing can be sent there.",
+  closed: "This purchase was cancelled and nothing was charged.",
 } as const;
 
 /** Lines the room posts into its chat as itself (chat.ts roomMessage). */

@@ -24,6 +24,8 @@ export const MSG = {
   keyReused: "This Idempotency-Key was already used for a different purchase.",
   cancelled: "This purchase was cancelled and nothing was charged.",
   deliveryFailed: "The room could not be reached, so nothing was charged. Please try again.",
+  deliveryPending:
+    "The room did not answer. Your purchase finishes on its own within a few minutes: charged only if it was shown in the room.",
   // Points, seasons and ranking (points/).
   userNotFound: "User not found.",
   occurredInFuture: "occurredAt must not be in the future",

@@ -1,8 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { getServerByName } from "partyserver";
 import { z } from "zod";
-import type { DeliveryResult } from "../../../durable/room/consumables";
 import type { TransactionOk } from "../../../durable/token-account";
 import { db } from "../../db/client";
 import {
@@ -10,18 +9,17 @@ import {
   rooms,
   type ConsumablePurchaseRow,
   type ConsumableRow,
-  type PurchaseStatus,
   type TokenAccountRow,
 } from "../../db/schema";
 import type { AppEnv, Env } from "../../env";
 import { caller, requireUser } from "../../lib/auth";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import { audit } from "../../queues/audit";
 import { cleanText, parseOr400, valid } from "../../lib/validate";
 import { accountFor, accountObject } from "./account-repo";
 import { consumableOr404 } from "./consumables";
 import { toAccountDto, toConsumableDto, toPurchaseDto } from "./shop-dto";
 import { MSG } from "../messages";
+import { closeInRoom, settlePurchase, type PurchaseOutcome } from "./purchase-end";
 import { refusalError } from "./token-transactions";
 
 /**
@@ -32,8 +30,11 @@ import { refusalError } from "./token-transactions";
  *    `balanceUnmodifiedSince` / `lastTokenBalance` as the hold's expectations (stale: 409);
  * 2. record the purchase row (unique idempotency key; status held);
  * 3. deliver to the Room (`deliverConsumable`, idempotent by purchase id): a chat line of
- *    type "consumable" every socket sees; refused if the buyer is not in the room;
- * 4. commit the hold (key `commit:<id>`), or void it (`void:<id>`) when delivery failed.
+ *    type "consumable" every socket sees; refused if the buyer is not in the room, and
+ *    never after the room closed the purchase undelivered;
+ * 4. end the hold by the room's answer (purchase-end.ts): delivered, commit (`commit:<id>`);
+ *    not delivered (refused, or a lost answer the room says was not shown), close it in the
+ *    room for good and void (`void:<id>`). Nobody else ends a purchase's hold.
  *
  * Idempotency: the `Idempotency-Key` header, else (when `balanceUnmodifiedSince` is sent) a
  * key derived from caller, account, room, consumable and that time; without either, every
@@ -41,12 +42,14 @@ import { refusalError } from "./token-transactions";
  * racing the first request, reaches the same hold, the same delivery and the same commit:
  * nothing is charged twice. A retry of a finished purchase answers as the first did, with
  * `Idempotent-Replayed: true`. A request that died mid-way is resumed by its retry; with no
- * retry, the hold expires (HOLD_TTL_MS) and the tokens come back.
+ * retry, the account's alarm finishes it when the hold's time is up (HOLD_TTL_MS): charged
+ * if the room shows it was delivered, released if not.
  *
  * Statuses: 201 bought; 400 bad input; 403 not the caller's account, or disabled; 404 no such
  * account, consumable or room; 409 cost changed, balance stale, buyer not in the room, key
  * reused for another purchase, or the purchase was cancelled; 422 too few tokens; 503 the
- * room could not be reached (voided, nothing charged).
+ * room could not be reached (voided, nothing charged), or could not even answer whether it
+ * showed the purchase (the alarm finishes it).
  */
 export const consumablePurchaseRoutes = new Hono<AppEnv>();
 
@@ -143,6 +146,7 @@ consumablePurchaseRoutes.post(
       holdKey(id),
       { unmodifiedSince: body.balanceUnmodifiedSince, balance: body.lastTokenBalance },
       `consumable ${consumable.id} in room ${body.roomUuid}`,
+      { purchaseId: id, roomUuid: body.roomUuid },
     );
     if (!hold.ok) throw refusalError(hold);
 
@@ -189,7 +193,8 @@ function sameRequest(row: ConsumablePurchaseRow, body: PurchaseBody) {
 
 /**
  * Runs the purchase from wherever it stands to its end: committed (answered) or voided
- * (thrown as the reason). Safe to run any number of times, concurrently too.
+ * (thrown as the reason). Safe to run any number of times, concurrently too, and alongside
+ * the account's alarm: every path ends the hold by the room's one answer (purchase-end.ts).
  */
 async function resume(
   env: Env,
@@ -203,23 +208,20 @@ async function resume(
   // Where the hold stands now: a retry must not deliver what expired or was already charged.
   const hold = knownHold ?? (await stub.hold(row.tokenCost, holdKey(row.id)));
   if (!hold.ok) throw refusalError(hold);
-  if (hold.holdStatus === "committed") return settle(env, row, "committed");
-  if (hold.holdStatus === "voided") {
-    await settle(env, row, "voided");
+  if (hold.holdStatus !== "open") {
+    const ended = await settlePurchase(env, row.id, hold.holdStatus ?? "voided");
+    if (ended?.status === "committed") return ended;
     throw conflict(MSG.cancelled);
   }
 
-  const consumable =
-    known ??
-    (await consumableOr404(env, row.consumableId).catch(async (e) => {
-      await cancel(env, row);
-      throw e;
-    }));
-  const dto = toConsumableDto(consumable);
-  let delivered: DeliveryResult;
+  // Why an undelivered purchase was not delivered, as the client will hear it.
+  let refusal: ApiError = conflict(MSG.cancelled);
+  let outcome: PurchaseOutcome;
   try {
+    const consumable = known ?? (await consumableOr404(env, row.consumableId));
+    const dto = toConsumableDto(consumable);
     const room = await getServerByName(env.Room, row.roomUuid);
-    delivered = await room.deliverConsumable({
+    const delivered = await room.deliverConsumable({
       purchaseId: row.id,
       userUuid: row.userUuid,
       consumable: {
@@ -230,67 +232,29 @@ async function resume(
         tokenCost: row.tokenCost,
       },
     });
+    if (delivered.ok) outcome = "committed";
+    else {
+      refusal = conflict(delivered.message);
+      outcome = await closeInRoom(env, row.roomUuid, row.id);
+    }
   } catch (err) {
-    // The room did not answer (overloaded, reset): nothing was shown, so nothing is charged.
+    // The delivery's answer was lost (it may have been shown) or it never ran: the room's
+    // answer decides. A room that cannot answer at all leaves the hold open for the
+    // account's alarm to finish (charged if it was shown, released if not).
     console.error(`delivery of purchase ${row.id} failed`, err);
-    await cancel(env, row);
-    throw new ApiError(503, MSG.deliveryFailed);
-  }
-  if (!delivered.ok) {
-    await cancel(env, row);
-    throw conflict(delivered.message);
+    try {
+      outcome = await closeInRoom(env, row.roomUuid, row.id);
+    } catch {
+      throw new ApiError(503, MSG.deliveryPending);
+    }
+    refusal = err instanceof ApiError ? err : new ApiError(503, MSG.deliveryFailed);
   }
 
-  const committed = await stub.commit(row.holdId!, `commit:${row.id}`);
-  if (!committed.ok) {
-    // Delivered but the hold ended first (expired, or the account was disabled meanwhile).
-    await settle(env, row, "voided");
-    throw refusalError(committed);
-  }
-  return settle(env, row, "committed");
-}
-
-/** Releases the hold and marks the purchase voided. */
-async function cancel(env: Env, row: ConsumablePurchaseRow) {
-  await accountObject(env, row.accountId).void(row.holdId!, `void:${row.id}`);
-  await settle(env, row, "voided");
-}
-
-/** Moves the row out of "held" (once: the first writer wins) and records the audit event. */
-async function settle(
-  env: Env,
-  row: ConsumablePurchaseRow,
-  status: Exclude<PurchaseStatus, "held">,
-): Promise<ConsumablePurchaseRow> {
-  const d = db(env);
-  const moved = await d
-    .update(consumablePurchases)
-    .set({ status, updatedAt: Date.now() })
-    .where(and(eq(consumablePurchases.id, row.id), eq(consumablePurchases.status, "held")))
-    .returning()
-    .get();
-  if (moved) {
-    // The event id is the purchase and its outcome, so a resumed purchase records it once.
-    const data = {
-      purchaseId: row.id,
-      accountId: row.accountId,
-      roomUuid: row.roomUuid,
-      consumableId: row.consumableId,
-      tokenCost: row.tokenCost,
-      status,
-    };
-    await audit(env, "purchase", row.userUuid, data, `purchase:${row.id}:${status}`).catch((e) =>
-      console.error("audit failed", e),
-    );
-  }
-  return (
-    moved ??
-    (await d
-      .select()
-      .from(consumablePurchases)
-      .where(eq(consumablePurchases.id, row.id))
-      .get()) ?? { ...row, status }
-  );
+  const ended = await stub.endPurchase(row.holdId!, row.id, outcome);
+  if (!ended.ok) throw refusalError(ended);
+  const settled = await settlePurchase(env, row.id, outcome);
+  if (outcome === "voided") throw refusal;
+  return settled ?? { ...row, status: "committed" };
 }
 
 async function answer(

@@ -13,7 +13,8 @@ import { MSG } from "../messages";
  * Ending a hold by hand: POST /api/v1/token-transactions/commit and /void with
  * `{ accountId, holdId, idempotencyKey }`. The purchase route does both itself; these are for
  * a service that holds tokens for its own sale, and for an owner who wants to release a
- * hold a broken client left open.
+ * hold a broken client left open. A purchase's hold is never ended here (409): it ends with
+ * its purchase (purchase-end.ts), so releasing it cannot leave a delivered gift unpaid.
  *
  * Who may call: another service with `X-Service-Key` (any account), or a signed-in user on
  * their own account (admins on any). The same key again answers the first result; a hold
@@ -42,6 +43,7 @@ const REFUSAL_STATUS: Record<RefusalCode, number> = {
   hold_voided: 409,
   hold_committed: 409,
   key_conflict: 409,
+  purchase_hold: 409,
 };
 
 export function refusalError(r: TransactionRefused): ApiError {
