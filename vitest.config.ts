@@ -16,7 +16,11 @@ const keys = generateKeyPairSync("rsa", {
 /**
  * App Store certificate chains for the payment tests, made fresh per run with the openssl
  * CLI (never committed): a trusted root (P-384) -> intermediate (P-384) -> leaf (P-256),
- * and a rogue chain of the same shape under another root. The tests get the trusted root
+ * and a rogue chain of the same shape under another root. Like Apple's, each intermediate
+ * carries the WWDR marker extension and each leaf the App Store marker (APPLE_*_OID in
+ * workers/adapters/apple-store.ts). Two more trusted chains lack one marker each: the same
+ * leaf key certified without its marker, and the same intermediate key certified without
+ * its marker (so the marked leaf still verifies under it). The tests get the trusted root
  * as APPLE_ROOT_CA_PEM, each chain as base64 DER (leaf first, like x5c) and each leaf's
  * PKCS#8 key to sign notifications with. Without openssl the Apple tests are skipped.
  */
@@ -32,17 +36,40 @@ function appleTestChains(): Record<string, string> {
     readFileSync(join(dir, pem), "utf8")
       .replace(/-----[^-]+-----/g, "")
       .replace(/\s+/g, "");
+  const CA = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n";
+  const LEAF = "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n";
   try {
-    writeFileSync(
-      join(dir, "ca.ext"),
-      "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n",
-    );
-    writeFileSync(
-      join(dir, "leaf.ext"),
-      "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n",
-    );
+    writeFileSync(join(dir, "int.ext"), `${CA}1.2.840.113635.100.6.2.1=ASN1:NULL\n`);
+    writeFileSync(join(dir, "int-plain.ext"), CA);
+    writeFileSync(join(dir, "leaf.ext"), `${LEAF}1.2.840.113635.100.6.11.1=ASN1:NULL\n`);
+    writeFileSync(join(dir, "leaf-plain.ext"), LEAF);
+    const key = (name: string, curve: string) =>
+      ssl("ecparam", "-name", curve, "-genkey", "-noout", "-out", `${name}.key`);
+    const csr = (name: string, cn: string) =>
+      ssl("req", "-new", "-key", `${name}.key`, "-subj", `/CN=${cn}`, "-out", `${name}.csr`);
+    let serial = 1;
+    const issue = (csrName: string, ca: string, ext: string, out: string, sha: string) =>
+      ssl(
+        "x509",
+        "-req",
+        "-in",
+        `${csrName}.csr`,
+        "-CA",
+        `${ca}.pem`,
+        "-CAkey",
+        `${ca}.key`,
+        "-set_serial",
+        String(++serial),
+        sha,
+        "-days",
+        ext.startsWith("leaf") ? "365" : "3650",
+        "-extfile",
+        ext,
+        "-out",
+        `${out}.pem`,
+      );
     const chain = (tag: string) => {
-      ssl("ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", `${tag}-root.key`);
+      key(`${tag}-root`, "secp384r1");
       ssl(
         "req",
         "-x509",
@@ -61,66 +88,12 @@ function appleTestChains(): Record<string, string> {
         "-out",
         `${tag}-root.pem`,
       );
-      ssl("ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", `${tag}-int.key`);
-      ssl(
-        "req",
-        "-new",
-        "-key",
-        `${tag}-int.key`,
-        "-subj",
-        `/CN=${tag} Apple WWDR - Test`,
-        "-out",
-        `${tag}-int.csr`,
-      );
-      ssl(
-        "x509",
-        "-req",
-        "-in",
-        `${tag}-int.csr`,
-        "-CA",
-        `${tag}-root.pem`,
-        "-CAkey",
-        `${tag}-root.key`,
-        "-set_serial",
-        "2",
-        "-sha384",
-        "-days",
-        "3650",
-        "-extfile",
-        "ca.ext",
-        "-out",
-        `${tag}-int.pem`,
-      );
-      ssl("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", `${tag}-leaf.key`);
-      ssl(
-        "req",
-        "-new",
-        "-key",
-        `${tag}-leaf.key`,
-        "-subj",
-        `/CN=${tag} App Store Notifications - Test`,
-        "-out",
-        `${tag}-leaf.csr`,
-      );
-      ssl(
-        "x509",
-        "-req",
-        "-in",
-        `${tag}-leaf.csr`,
-        "-CA",
-        `${tag}-int.pem`,
-        "-CAkey",
-        `${tag}-int.key`,
-        "-set_serial",
-        "3",
-        "-sha256",
-        "-days",
-        "365",
-        "-extfile",
-        "leaf.ext",
-        "-out",
-        `${tag}-leaf.pem`,
-      );
+      key(`${tag}-int`, "secp384r1");
+      csr(`${tag}-int`, `${tag} Apple WWDR - Test`);
+      issue(`${tag}-int`, `${tag}-root`, "int.ext", `${tag}-int`, "-sha384");
+      key(`${tag}-leaf`, "prime256v1");
+      csr(`${tag}-leaf`, `${tag} App Store Notifications - Test`);
+      issue(`${tag}-leaf`, `${tag}-int`, "leaf.ext", `${tag}-leaf`, "-sha256");
       ssl("pkcs8", "-topk8", "-nocrypt", "-in", `${tag}-leaf.key`, "-out", `${tag}-leaf.p8`);
       return {
         root: readFileSync(join(dir, `${tag}-root.pem`), "utf8"),
@@ -134,12 +107,17 @@ function appleTestChains(): Record<string, string> {
     };
     const good = chain("Trusted");
     const rogue = chain("Rogue");
+    issue("Trusted-leaf", "Trusted-int", "leaf-plain.ext", "plain-leaf", "-sha256");
+    issue("Trusted-int", "Trusted-root", "int-plain.ext", "plain-int", "-sha384");
+    const [leaf, int, root] = JSON.parse(good.chain) as string[];
     return {
       APPLE_ROOT_CA_PEM: good.root,
       TEST_APPLE_CHAIN: good.chain,
       TEST_APPLE_LEAF_KEY: good.key,
       TEST_APPLE_ROGUE_CHAIN: rogue.chain,
       TEST_APPLE_ROGUE_KEY: rogue.key,
+      TEST_APPLE_CHAIN_NO_LEAF_OID: JSON.stringify([der64("plain-leaf.pem"), int, root]),
+      TEST_APPLE_CHAIN_NO_INT_OID: JSON.stringify([leaf, der64("plain-int.pem"), root]),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -166,6 +144,10 @@ export default defineConfig(async () => {
             // real-Stripe mode pass a key and STRIPE_API_URL per request (test/payment-helpers.ts).
             STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString("hex")}`,
             ...appleTestChains(),
+            // The app the suite's App Store notifications are for (workers/adapters/apple-config.ts);
+            // APPLE_ENVIRONMENT is unset, so Production, the default.
+            APPLE_BUNDLE_ID: "com.hangout",
+            APPLE_APP_APPLE_ID: "1234567890",
           },
         },
       }),

@@ -1,19 +1,28 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { verifyAppleJws } from "../workers/adapters/apple-store";
+import {
+  APPLE_INTERMEDIATE_OID,
+  APPLE_LEAF_OID,
+  verifyAppleJws,
+} from "../workers/adapters/apple-store";
 import { ecdsaRaw, parseCertificate, pemToDer, verifyChain } from "../workers/adapters/x509";
 import { db } from "../workers/db/client";
 import { subscriptions, users } from "../workers/db/schema";
+import type { Env } from "../workers/env";
 import { MSG } from "../workers/payment-service/messages";
 import { admin, countRows, signUp, type TestAccount } from "./helpers";
 import {
+  appleApp,
   appleJws,
   appleReady,
   balanceOf,
   makeBundle,
   makeProduct,
+  noIntermediateOidChain,
+  noLeafOidChain,
   pay,
+  payWith,
   rogueChain,
   rogueKey,
   trustedChain,
@@ -93,6 +102,34 @@ describe.skipIf(!appleReady)("x509 chain walk", () => {
     const swapped = `${h}.${btoa(JSON.stringify({ hello: "mars" })).replace(/=+$/, "")}.${s}`;
     expect(await verifyAppleJws(env.APPLE_ROOT_CA_PEM!, swapped)).toBeNull();
   });
+
+  it("the factory's certificates carry Apple's markers, except where a chain leaves one out", () => {
+    const oids = (chain: string[]) => chain.map((c) => parseCertificate(der(c)).extensions);
+    const [leaf, int] = oids(trustedChain());
+    expect(leaf).toContain(APPLE_LEAF_OID);
+    expect(int).toContain(APPLE_INTERMEDIATE_OID);
+    expect(oids(noLeafOidChain())[0]).not.toContain(APPLE_LEAF_OID);
+    expect(oids(noIntermediateOidChain())[1]).not.toContain(APPLE_INTERMEDIATE_OID);
+  });
+
+  it("verifyAppleJws: a leaf or intermediate without Apple's marker, or an x5c that is not leaf, intermediate, root, does not verify", async () => {
+    const payload = { hello: "world" };
+    const root = env.APPLE_ROOT_CA_PEM!;
+    // Each chain verifies to the trusted root; only the marker is missing.
+    for (const chain of [noLeafOidChain(), noIntermediateOidChain()]) {
+      expect(await verifyChain(chain.slice(0, 2).map(der), pemToDer(root))).not.toBeNull();
+      expect(await verifyAppleJws(root, await appleJws(payload, { chain }))).toBeNull();
+    }
+    const [leaf, int, rootCopy] = trustedChain();
+    expect(await verifyAppleJws(root, await appleJws(payload, { chain: [leaf, int] }))).toBeNull();
+    expect(
+      await verifyAppleJws(
+        root,
+        await appleJws(payload, { chain: [leaf, int, rootCopy, rootCopy] }),
+      ),
+    ).toBeNull();
+    expect(await verifyAppleJws(root, await appleJws(payload))).toEqual(payload);
+  });
 });
 
 describe.skipIf(!appleReady)("POST /webhook/apple", () => {
@@ -101,12 +138,39 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     boss = await admin();
   });
 
+  /**
+   * Posts a notification as Apple would: the envelope and the nested JWS signed by the
+   * trusted chain, for the suite's app in Production (test/payment-helpers.ts `appleApp`).
+   * `data`, the transaction's and the renewal info's own fields override that; `chain`,
+   * `txChain`, `renewalChain` sign with another chain; `over` changes the server's env.
+   */
   const notify = async (
     type: string,
     tx: Record<string, unknown>,
-    o: { subtype?: string; uuid?: string; rogue?: boolean; rogueTx?: boolean } = {},
+    o: {
+      subtype?: string;
+      uuid?: string;
+      rogue?: boolean;
+      rogueTx?: boolean;
+      chain?: string[];
+      txChain?: string[];
+      data?: Record<string, unknown>;
+      renewal?: Record<string, unknown>;
+      renewalChain?: string[];
+      over?: Partial<Env>;
+    } = {},
   ) => {
-    const signedTransactionInfo = await appleJws(tx, { rogue: o.rogueTx });
+    const { bundleId, environment } = { ...appleApp(), ...o.data };
+    const signedTransactionInfo = await appleJws(
+      { bundleId, environment, ...tx },
+      { rogue: o.rogueTx, chain: o.txChain },
+    );
+    const signedRenewalInfo = o.renewal
+      ? await appleJws(
+          { environment, originalTransactionId: tx.originalTransactionId, ...o.renewal },
+          { chain: o.renewalChain },
+        )
+      : undefined;
     const signedPayload = await appleJws(
       {
         notificationType: type,
@@ -114,11 +178,12 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
         notificationUUID: o.uuid ?? crypto.randomUUID(),
         version: "2.0",
         signedDate: Date.now(),
-        data: { bundleId: "com.hangout", environment: "Sandbox", signedTransactionInfo },
+        data: { ...appleApp(), ...o.data, signedTransactionInfo, signedRenewalInfo },
       },
-      { rogue: o.rogue },
+      { rogue: o.rogue, chain: o.chain },
     );
-    return pay("/webhook/apple", { body: { signedPayload } });
+    const init = { body: { signedPayload } };
+    return o.over ? payWith(o.over, "/webhook/apple", init) : pay("/webhook/apple", init);
   };
   const levelOf = async (uuid: string) =>
     (
@@ -235,5 +300,170 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     });
     expect(r.status).toBe(200);
     expect(r.body.outcome.handled).toBe(false);
+  });
+
+  // Apple's SignedDataVerifier checks: markers, app, environment, nested JWS. Each attack is
+  // refused with a 4xx and leaves no trace: the genuine notification, sent afterwards with the
+  // same notificationUUID, still credits exactly once.
+
+  /** A buyer, a 900-token bundle, its ONE_TIME_CHARGE transaction and a notificationUUID. */
+  const purchase = async () => {
+    const buyer = await signUp();
+    const id = `com.hangout.${uniq("tokens")}`;
+    await makeProduct(boss.token, { id });
+    await makeBundle(id, 900);
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("o"),
+      productId: id,
+      purchaseDate: Date.now(),
+      appAccountToken: buyer.uuid,
+    };
+    return { buyer, tx, uuid: crypto.randomUUID(), events: await countRows("payment_events") };
+  };
+  const refused = async (
+    sent: Promise<{ status: number; body: { message: unknown } }>,
+    status: number,
+    message: string,
+  ) => {
+    const r = await sent;
+    expect(r.status).toBe(status);
+    expect(r.body.message).toBe(message);
+  };
+  const genuineCreditsOnce = async (
+    p: Awaited<ReturnType<typeof purchase>>,
+    o: Parameters<typeof notify>[2] = {},
+  ) => {
+    expect(await balanceOf(p.buyer.uuid)).toBe(0);
+    expect(await countRows("payment_events")).toBe(p.events);
+    const first = await notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, ...o });
+    expect(first.status).toBe(200);
+    expect(first.body.duplicate).toBe(false);
+    expect((await notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, ...o })).body.duplicate).toBe(
+      true,
+    );
+    expect(await balanceOf(p.buyer.uuid)).toBe(900);
+  };
+
+  it("a notification whose leaf lacks Apple's App Store marker is 400 and credits nothing (envelope or transaction)", async () => {
+    const p = await purchase();
+    for (const o of [{ chain: noLeafOidChain() }, { txChain: noLeafOidChain() }])
+      await refused(
+        notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, ...o }),
+        400,
+        MSG.appleBadPayload,
+      );
+    await genuineCreditsOnce(p);
+  });
+
+  it("a notification whose intermediate lacks Apple's WWDR marker is 400 and credits nothing (envelope or transaction)", async () => {
+    const p = await purchase();
+    for (const o of [{ chain: noIntermediateOidChain() }, { txChain: noIntermediateOidChain() }])
+      await refused(
+        notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, ...o }),
+        400,
+        MSG.appleBadPayload,
+      );
+    await genuineCreditsOnce(p);
+  });
+
+  it("a Sandbox (or TestFlight) purchase is 400 when configured for Production and credits nothing", async () => {
+    const p = await purchase();
+    // As Apple sends it from Sandbox: no appAppleId, Sandbox in the envelope and the transaction.
+    const sandbox = { environment: "Sandbox", appAppleId: undefined };
+    await refused(
+      notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, data: sandbox }),
+      400,
+      MSG.appleWrongEnvironment,
+    );
+    // A Production envelope around a Sandbox transaction.
+    await refused(
+      notify("ONE_TIME_CHARGE", { ...p.tx, environment: "Sandbox" }, { uuid: p.uuid }),
+      400,
+      MSG.appleWrongEnvironment,
+    );
+    await genuineCreditsOnce(p);
+  });
+
+  it("another app's notification (bundleId) is 400 and credits nothing (envelope or transaction)", async () => {
+    const p = await purchase();
+    await refused(
+      notify(
+        "ONE_TIME_CHARGE",
+        { ...p.tx, bundleId: appleApp().bundleId },
+        { uuid: p.uuid, data: { bundleId: "com.other.app" } },
+      ),
+      400,
+      MSG.appleOtherApp,
+    );
+    await refused(
+      notify("ONE_TIME_CHARGE", { ...p.tx, bundleId: "com.other.app" }, { uuid: p.uuid }),
+      400,
+      MSG.appleOtherApp,
+    );
+    await genuineCreditsOnce(p);
+  });
+
+  it("a wrong or missing appAppleId is 400 in Production and credits nothing", async () => {
+    const p = await purchase();
+    for (const appAppleId of [987654321, undefined])
+      await refused(
+        notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, data: { appAppleId } }),
+        400,
+        MSG.appleOtherApp,
+      );
+    await genuineCreditsOnce(p);
+  });
+
+  it("configured for Sandbox (no app id needed): Production data is 400; Sandbox data credits once", async () => {
+    const p = await purchase();
+    const over = { APPLE_ENVIRONMENT: "Sandbox", APPLE_APP_APPLE_ID: undefined };
+    await refused(
+      notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, over }),
+      400,
+      MSG.appleWrongEnvironment,
+    );
+    await genuineCreditsOnce(p, { over, data: { environment: "Sandbox", appAppleId: undefined } });
+  });
+
+  it("the nested renewal info is verified like the envelope: a missing marker or another environment is 400 and changes nothing", async () => {
+    const subscriber = await signUp();
+    const id = `com.hangout.${uniq("plan")}`;
+    await makeProduct(boss.token, { id, paymentType: "recurring", subscriptionLevel: "vip" });
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("orig"),
+      productId: id,
+      expiresDate: Date.now() + 30 * 86_400_000,
+      appAccountToken: subscriber.uuid,
+    };
+    const uuid = crypto.randomUUID();
+    const renewal = { autoRenewStatus: 1, autoRenewProductId: id };
+    for (const [o, message] of [
+      [{ renewal, renewalChain: noLeafOidChain() }, MSG.appleBadPayload],
+      [{ renewal, renewalChain: noIntermediateOidChain() }, MSG.appleBadPayload],
+      [{ renewal: { ...renewal, environment: "Sandbox" } }, MSG.appleWrongEnvironment],
+    ] as const)
+      await refused(notify("SUBSCRIBED", tx, { uuid, subtype: "INITIAL_BUY", ...o }), 400, message);
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    const good = await notify("SUBSCRIBED", tx, { uuid, subtype: "INITIAL_BUY", renewal });
+    expect(good.status).toBe(200);
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+  });
+
+  it("an incomplete App Store configuration turns the webhook off (503) and changes nothing", async () => {
+    const p = await purchase();
+    for (const over of [
+      { APPLE_APP_APPLE_ID: undefined }, // Production needs our app id
+      { APPLE_APP_APPLE_ID: "not-a-number" },
+      { APPLE_BUNDLE_ID: undefined },
+      { APPLE_ENVIRONMENT: "sandbox" }, // Apple's values are "Production" and "Sandbox"
+    ])
+      await refused(
+        notify("ONE_TIME_CHARGE", p.tx, { uuid: p.uuid, over }),
+        503,
+        MSG.appleNotConfigured,
+      );
+    await genuineCreditsOnce(p);
   });
 });

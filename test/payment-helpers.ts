@@ -180,3 +180,14 @@ export async function appleJws(
 export const trustedChain = () => JSON.parse(testEnv.TEST_APPLE_CHAIN!) as string[];
 export const rogueChain = () => JSON.parse(testEnv.TEST_APPLE_ROGUE_CHAIN!) as string[];
 export const rogueKey = () => testEnv.TEST_APPLE_ROGUE_KEY!;
+/** Trusted chains missing one Apple marker; their leaf signs with the trusted leaf key. */
+export const noLeafOidChain = () => JSON.parse(testEnv.TEST_APPLE_CHAIN_NO_LEAF_OID!) as string[];
+export const noIntermediateOidChain = () =>
+  JSON.parse(testEnv.TEST_APPLE_CHAIN_NO_INT_OID!) as string[];
+
+/** The app and environment the suite is configured for (vitest.config.ts), as Apple writes them. */
+export const appleApp = () => ({
+  bundleId: env.APPLE_BUNDLE_ID!,
+  appAppleId: Number(env.APPLE_APP_APPLE_ID),
+  environment: "Production",
+});

@@ -71,6 +71,12 @@ export interface Env {
   STRIPE_API_URL?: string;
   /** PEM of the Apple root CA that signs App Store Server Notifications (tests use their own). */
   APPLE_ROOT_CA_PEM?: string;
+  /** Our app's bundle id: App Store data for another app is refused (adapters/apple-config.ts). */
+  APPLE_BUNDLE_ID?: string;
+  /** Our app's numeric App Store id (appAppleId); required when APPLE_ENVIRONMENT is Production. */
+  APPLE_APP_APPLE_ID?: string;
+  /** "Production" (default) or "Sandbox": App Store data from the other environment is refused. */
+  APPLE_ENVIRONMENT?: string;
 }
 
 /** The Hono environment every service app shares. */

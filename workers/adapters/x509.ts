@@ -1,8 +1,8 @@
 /**
  * Just enough X.509 to verify a certificate chain with WebCrypto (workerd has no X509
  * class): a DER walk that finds each certificate's TBSCertificate bytes, its signature and
- * algorithm, its validity dates, its public key (SPKI) and whether it may sign others
- * (basicConstraints cA). ECDSA on P-256 and P-384 with SHA-256 or SHA-384 only: the App
+ * algorithm, its validity dates, its public key (SPKI), whether it may sign others
+ * (basicConstraints cA) and which extensions it carries (by OID). ECDSA on P-256 and P-384 with SHA-256 or SHA-384 only: the App
  * Store's chain uses nothing else, and anything else is refused rather than guessed at.
  */
 
@@ -106,6 +106,8 @@ export interface Certificate {
   spki: Uint8Array;
   curve: { name: "P-256" | "P-384"; size: number };
   isCA: boolean;
+  /** The OID of every extension present (Apple marks its certificates with private ones). */
+  extensions: string[];
 }
 
 /** Parses one DER certificate; throws DerError on anything malformed or unsupported. */
@@ -133,11 +135,14 @@ export function parseCertificate(der: Uint8Array): Certificate {
   if (!curve) throw new DerError("unsupported curve");
 
   let isCA = false;
+  const extensions: string[] = [];
   const extsT = fieldsOf.slice(i).find((f) => f.tag === 0xa3);
   if (extsT) {
     for (const ext of children(der, need(children(der, extsT)[0], 0x30, "extensions"))) {
       const parts = children(der, ext);
-      if (oid(der, parts[0]) !== BASIC_CONSTRAINTS) continue;
+      const id = oid(der, parts[0]);
+      extensions.push(id);
+      if (id !== BASIC_CONSTRAINTS) continue;
       const value = need(parts[parts.length - 1], 0x04, "extension value");
       const seq = need(tlv(der, value.body, value.end), 0x30, "basicConstraints");
       const first = children(der, seq)[0];
@@ -155,6 +160,7 @@ export function parseCertificate(der: Uint8Array): Certificate {
     spki: der.subarray(spkiT.start, spkiT.end),
     curve,
     isCA,
+    extensions,
   };
 }
 

@@ -22,9 +22,14 @@ export const MSG = {
   webhookNotConfigured: "Stripe webhooks are not configured (STRIPE_WEBHOOK_SECRET is unset).",
   badSignature: "Invalid Stripe signature.",
   bodyTooLarge: "Webhook body is too large.",
-  appleNotConfigured: "App Store notifications are not configured (APPLE_ROOT_CA_PEM is unset).",
+  appleNotConfigured:
+    "App Store notifications are not configured: set APPLE_ROOT_CA_PEM, APPLE_BUNDLE_ID and APPLE_ENVIRONMENT (Production, the default, also needs APPLE_APP_APPLE_ID).",
   appleBadPayload: "Invalid App Store notification: the signed payload did not verify.",
   paymentsOff: "Payments are not available right now (no payment provider is configured).",
+  appleOtherApp:
+    "Invalid App Store notification: it is for another app (bundleId or appAppleId is not ours).",
+  appleWrongEnvironment:
+    "Invalid App Store notification: it comes from another App Store environment than APPLE_ENVIRONMENT.",
   localOnly:
     "Local test checkout is off: a Stripe key is configured, so payments go through Stripe.",
   sessionNotFound: "Checkout session not found.",

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { appleEnabled, verifyAppleJws } from "../adapters/apple-store";
+import { appleConfig } from "../adapters/apple-config";
+import { verifyAppleNotification, type AppleRefusal } from "../adapters/apple-signed-data";
 import { db } from "../db/client";
 import { users, type SubscriptionStatus } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -13,8 +14,10 @@ import { findProduct } from "./product-repo";
 
 /**
  * POST /webhook/apple: App Store Server Notifications v2. Nothing is read from the payload
- * before its signature and certificate chain verify (adapters/apple-store.ts); a forged
- * payload or a chain that does not end at APPLE_ROOT_CA_PEM is 400 and changes nothing.
+ * before it verifies as Apple's SignedDataVerifier would verify it (adapters/apple-signed-data.ts):
+ * the chain to APPLE_ROOT_CA_PEM with Apple's marker OIDs, our bundle id and app id, our
+ * environment (APPLE_ENVIRONMENT), and the same for the nested transaction and renewal info.
+ * A notification failing any check is 400 and changes nothing.
  *
  * Mapping: the transaction's `appAccountToken` is our user uuid (the app sets it at
  * purchase); its `productId` is our product's id (admins give App Store products their
@@ -111,21 +114,27 @@ async function apply(
   return { handled: true, effect: `subscription_${status}` };
 }
 
+const refusal: Record<AppleRefusal, string> = {
+  signature: MSG.appleBadPayload,
+  app: MSG.appleOtherApp,
+  environment: MSG.appleWrongEnvironment,
+};
+
 appleWebhookRoutes.post("/webhook/apple", valid("json", body), async (c) => {
-  const root = c.env.APPLE_ROOT_CA_PEM;
-  if (!appleEnabled(c.env) || !root) throw new ApiError(503, MSG.appleNotConfigured);
-  const payload = notification.safeParse(
-    await verifyAppleJws(root, c.req.valid("json").signedPayload),
-  );
+  const apple = appleConfig(c.env);
+  if (!apple) throw new ApiError(503, MSG.appleNotConfigured);
+  const signed = await verifyAppleNotification(apple, c.req.valid("json").signedPayload);
+  if (!signed.ok) throw badRequest(refusal[signed.refused]);
+  const payload = notification.safeParse(signed.notification);
   if (!payload.success) throw badRequest(MSG.appleBadPayload);
   const n = payload.data;
   if (await eventSeen(c.env, n.notificationUUID))
     return c.json({ received: true, duplicate: true });
 
   let outcome: Outcome = { handled: false, effect: "no transaction" };
-  if (n.data?.signedTransactionInfo) {
-    // The transaction is signed on its own; it must verify like the envelope.
-    const tx = transaction.safeParse(await verifyAppleJws(root, n.data.signedTransactionInfo));
+  if (signed.transaction) {
+    // Verified with the envelope (signature, app, environment) before any of it is used.
+    const tx = transaction.safeParse(signed.transaction);
     if (!tx.success) throw badRequest(MSG.appleBadPayload);
     outcome = await apply(c.env, n.notificationType, n.subtype, tx.data);
   }
