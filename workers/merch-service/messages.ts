@@ -27,6 +27,7 @@ export const MSG = {
   // Points, seasons and ranking (points/).
   userNotFound: "User not found.",
   occurredInFuture: "occurredAt must not be in the future",
+  occurredTooLongAgo: (days: number) => `occurredAt must be within the last ${days} days.`,
   occurredInEndedSeason: (season: string) =>
     `occurredAt falls in season "${season}", which has ended: its ranking is frozen.`,
   seasonNotFound: "Season not found.",
