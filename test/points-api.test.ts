@@ -2,7 +2,9 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
 import { admin, signUp, type TestAccount } from "./helpers";
-import { createSeason, deliver, event, freshWindow, merch } from "./points-helpers";
+import { MSG } from "../workers/merch-service/messages";
+import { RANKING_CACHE_MS } from "../workers/merch-service/points/ranking-cache";
+import { createSeason, deliver, event, freshWindow, merch, seedSeason } from "./points-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -27,7 +29,7 @@ const grant = (userUuid: string, points: number, eventId: string = crypto.random
 beforeAll(async () => {
   adminToken = (await admin()).token;
   const now = Date.now();
-  current = await createSeason(adminToken, `Current ${now}`, now - DAY, now + 30 * DAY);
+  current = await seedSeason(`Current ${now}`, now - DAY, now + 30 * DAY);
 });
 
 describe("points calls", () => {
@@ -101,15 +103,28 @@ describe("points calls", () => {
         })
       ).status,
     ).toBe(404);
-    const w = freshWindow(1);
-    const past = Date.UTC(2002, 0, 1);
-    await createSeason(adminToken, `ended-${w.start}`, past, past + DAY);
+    // A season that ended yesterday, before the current one began.
+    const now = Date.now();
+    const ended = await seedSeason(`ended-${now}`, now - 10 * DAY, now - 2 * DAY);
     const frozen = await merch("/points/service", {
       headers: KEY,
-      body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: past + 5 },
+      body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: now - 3 * DAY },
     });
     expect(frozen.status).toBe(409);
-    expect(frozen.body.message).toMatch(/frozen/);
+    expect(frozen.body.message).toBe(MSG.occurredInEndedSeason(ended.name));
+    // Over 14 days back is refused: such an event could outlive the boards' 30-day memory
+    // of its id while waiting in the queue (up to 14 days).
+    for (const [path, auth] of [
+      ["/points/service", { headers: KEY }],
+      ["/points/season/admin/handle-points", { token: adminToken }],
+    ] as const) {
+      const old = await merch(path, {
+        ...auth,
+        body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: now - 15 * DAY },
+      });
+      expect(old.status, path).toBe(400);
+      expect(old.body.message).toBe(MSG.occurredTooLongAgo(14));
+    }
     // A real event afterwards proves the refused ones never reached a board.
     await grant(a.uuid, 3);
     await settled(a.uuid, 3);
@@ -283,6 +298,71 @@ describe("rankings", () => {
       expect((await merch(`/admin/ranking-status?${q}`, { token: adminToken })).status, q).toBe(
         400,
       );
+  });
+
+  it("reads at most 100 rows a page and 10,000 rows deep on every ranking route: beyond is 400 with the message", async () => {
+    const routes = [
+      "/points/season-ranking",
+      "/points/season-ranking-current",
+      "/points/all-seasons-ranking",
+      `/points/season-ranking/${encodeURIComponent(current.name)}`,
+      `/points/season-ranking/prev-season/${Date.now() + 400 * DAY}`,
+    ];
+    for (const path of routes) {
+      for (const [q, message] of [
+        ["take=101", "take must be at most 100"],
+        ["skip=10001", "skip must be at most 10000"],
+        ["take=100&skip=1000000", "skip must be at most 10000"],
+      ]) {
+        const r = await merch(`${path}?${q}`);
+        expect(r.status, `${path}?${q}`).toBe(400);
+        expect(r.body).toEqual({ statusCode: 400, message, error: "Bad Request" });
+      }
+      const deepest = await merch(`${path}?take=100&skip=10000`);
+      expect(deepest.status, path).toBe(200);
+      expect(deepest.body).toMatchObject({ data: [], take: 100, skip: 10_000 });
+    }
+  });
+
+  it("shares a ranking page among readers for at most 2 seconds: after a change the first page is right once that has passed, and your own row is never stale", async () => {
+    const climber = await signUp({ nickname: "Cache Climber" });
+    const url = "/points/all-seasons-ranking?take=3";
+    const t = Date.now();
+    vi.setSystemTime(t);
+    try {
+      const before = await merch(url);
+      expect(before.body.data.map((r: { userUuid: string }) => r.userUuid)).not.toContain(
+        climber.uuid,
+      );
+      await env.Leaderboard.getByName(LIFETIME_BOARD).addPoints(
+        `climb-${climber.uuid}`,
+        climber.uuid,
+        1_000_000,
+      );
+      // Inside the page's lifetime, readers share the page read before the change...
+      vi.setSystemTime(t + RANKING_CACHE_MS - 1);
+      const shared = await merch(url, { token: climber.token });
+      expect(shared.body.data).toEqual(before.body.data);
+      // ...but the reader's own row is read afresh.
+      expect(shared.body.me).toMatchObject({
+        userUuid: climber.uuid,
+        nickname: "Cache Climber",
+        balance: 1_000_000,
+        rank: 1,
+      });
+      // Once the lifetime has passed, the first page shows the change.
+      vi.setSystemTime(t + RANKING_CACHE_MS);
+      const fresh = await merch(url);
+      expect(fresh.body.data[0]).toMatchObject({
+        userUuid: climber.uuid,
+        nickname: "Cache Climber",
+        balance: 1_000_000,
+        rank: 1,
+      });
+      expect(fresh.body.total).toBe(before.body.total + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("every admin ranking call is 401 without a token and 403 for a plain user", async () => {
