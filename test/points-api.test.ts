@@ -459,4 +459,61 @@ describe("avatar backfill", () => {
     ).toBe(400);
     expect(await env.Leaderboard.getByName(seasonBoard(s.id)).count()).toBe(30);
   });
+
+  it("goes through a big backfill in bounded calls: each examines at most `limit` users and hands back a cursor that goes on from the next one", async () => {
+    const w = freshWindow(3);
+    const s = await createSeason(adminToken, `Steps ${w.start}`, w.start, w.end);
+    const users = Array.from({ length: 12 }, () => crypto.randomUUID()).sort();
+    await deliver(users.map((u, i) => event(`st-${u}`, u, 100 + i, w.start + i)));
+    const [a, b] = [`a-step-${w.start}`, `b-step-${w.start}`];
+    await env.DB.batch(
+      [a, b].map((slug) =>
+        env.DB.prepare(
+          "INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Step', 'SEASON_AWARD', ?, 100)",
+        ).bind(slug, s.id),
+      ),
+    );
+    const run = (q: string) =>
+      merch(`/points/backfill-achieved-avatars/${s.id}?${q}`, {
+        method: "POST",
+        token: adminToken,
+      });
+    const has = async (slug: string, user: string) =>
+      (await env.DB.prepare(
+        "SELECT 1 FROM avatar_assignments WHERE avatar_slug = ? AND user_uuid = ?",
+      )
+        .bind(slug, user)
+        .first()) !== null;
+
+    // 24 awards (12 users, 2 avatars), 5 users examined a call: 5 calls, each going on.
+    const steps: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await run(`limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(r.status).toBe(200);
+      steps.push(r.body.awarded);
+      cursor = r.body.cursor;
+      expect(r.body.complete).toBe(cursor === undefined);
+      // After the first call, take one early award back: the cursor never returns to it.
+      if (steps.length === 1) {
+        await env.DB.prepare(
+          "DELETE FROM avatar_assignments WHERE avatar_slug = ? AND user_uuid = ?",
+        )
+          .bind(a, users[0])
+          .run();
+      }
+    } while (cursor && steps.length < 10);
+    expect(steps).toEqual([5, 5, 5, 5, 4]);
+    expect(await has(a, users[0])).toBe(false);
+    expect(await has(b, users[11])).toBe(true);
+    // A call without a cursor starts over and finds it.
+    expect((await run("limit=100")).body).toMatchObject({ awarded: 1, complete: true });
+    expect(await has(a, users[0])).toBe(true);
+
+    for (const bad of ["garbage", encodeURIComponent(btoa("{}")), "x".repeat(700)]) {
+      const r = await run(`cursor=${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.message).toBe("cursor is not one this route gave");
+    }
+  });
 });
