@@ -37,7 +37,7 @@ export default {
       case "top": return json(await board.top(100, 0));
       case "rank": return json(await board.rankOf(b.user));
       case "batch": return json(await board.addPointsBatch(b.events));
-      case "one": return json(await board.addPoints(b.eventId, b.user, b.points, 0));
+      case "one": return json(await board.addPoints(b.eventId, b.user, b.points, Date.now()));
       case "sql": { const r = await env.DB.prepare(b.sql).bind(...(b.params ?? [])).all(); return json(r.results); }
       case "exec": { await env.DB.exec(b.sql); return json(true); }
     }
@@ -187,7 +187,7 @@ export default async function run({ log = console.log } = {}) {
         eventId: `w-${b}-${k}`,
         userUuid: userOf(Math.floor(rand() * ROWS)),
         points: 1 + (k % 3),
-        occurredAt: 0,
+        occurredAt: Date.now(),
       }));
       await call({ op: "batch", events });
     }

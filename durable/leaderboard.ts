@@ -13,9 +13,18 @@
  *   user's `version` is the number of those events: it only grows, so a mirror of
  *   (balance, version) written elsewhere can keep the newest and ignore a late older write.
  * - A season board knows its window [start, end) (set when the season is created or
- *   changed) and refuses an event whose occurredAt lies outside it: once a season has
- *   ended, nothing that happened after its end can enter it (its board is frozen). The
- *   lifetime board has no window. A closed board (its season was deleted) refuses all.
+ *   changed) and refuses an event whose occurredAt lies outside it. Once the season has
+ *   ended (this object's clock is past its end) the board is frozen: it refuses every event,
+ *   even one from inside the window that arrives late, so the final standings are the ones
+ *   shown at the end. The lifetime board has no window. A closed board (its season was
+ *   deleted) refuses all.
+ * - Ids are remembered for a bounded time: an event that happened over DEDUPE_WINDOW_MS
+ *   ago is refused (`expired`), and an id is forgotten only when its event is older than
+ *   that by a day more (KEEP_IDS_MS). So a forgotten id can never be applied again: any
+ *   replay of its event is refused for its age. Each write prunes a few of the oldest ids
+ *   (PRUNE_PER_EVENT per event it carries) through an index, never a scan.
+ * - Ranking pages are memoised until the next write (any write clears the memo), so a
+ *   storm of reads of the same page costs one query between two writes, not one each.
  * - Order is balance descending, then user uuid ascending, so ties always list the same
  *   way. Rank is competition ranking: 1 + the number of users with strictly more points
  *   (two users on 50 points are both 2nd if one user has more; the next is 4th).
@@ -23,6 +32,8 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env";
+import { RANKING_MAX_SKIP } from "../shared/ranking";
+import { migrateBoard } from "./leaderboard-schema";
 
 /** One points event as the board takes it. */
 export interface PointsEvent {
@@ -34,7 +45,7 @@ export interface PointsEvent {
 }
 
 /** Why an event changed nothing (besides being a duplicate). */
-export type Refusal = "outsideWindow" | "idReused" | "closed" | "invalid";
+export type Refusal = "outsideWindow" | "ended" | "expired" | "idReused" | "closed" | "invalid";
 
 export interface AddPointsResult {
   /** False when this event id had been applied before, or the event was refused. */
@@ -76,6 +87,20 @@ type EventRow = { user_uuid: string; points: number };
 
 /** The most rows one `top` call returns. */
 export const MAX_TAKE = 1000;
+const DAY = 86_400_000;
+/**
+ * How old an event may be and still apply. Longer than any redelivery can take: a Queues
+ * message lives at most 14 days (the platform's longest retention), a room's outbox retries
+ * for about 25 minutes, and the points routes refuse an occurredAt over 14 days back.
+ */
+export const DEDUPE_WINDOW_MS = 30 * DAY;
+/** How long an id is kept: a day past the window (see migrateBoard for ids kept before). */
+export const KEEP_IDS_MS = DEDUPE_WINDOW_MS + DAY;
+/** Old ids one write deletes, per event it carries (at least PRUNE_MIN): the oldest first. */
+const PRUNE_PER_EVENT = 2;
+const PRUNE_MIN = 100;
+/** Distinct pages memoised between two writes (a full memo is emptied, not grown). */
+const MEMO_PAGES = 32;
 /** The most events one `addPointsBatch` call takes (one transaction). */
 export const MAX_BATCH = 10_000;
 const MAX_ID_LENGTH = 200;
@@ -94,62 +119,13 @@ export class Leaderboard extends DurableObject<Env> {
    * ms) and then kept by the writes, which all run in this object. Null: count again.
    */
   #users: number | null = null;
+  /** Pages answered since the last write, by `take:skip`; emptied by every write. */
+  #pages = new Map<string, { rows: RankedUser[]; total: number }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Schema before any call is served: the gate holds every request until this finishes.
-    ctx.blockConcurrencyWhile(async () => {
-      const sql = ctx.storage.sql;
-      sql.exec(`CREATE TABLE IF NOT EXISTS points (
-        user_uuid TEXT PRIMARY KEY,
-        balance INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        version INTEGER NOT NULL DEFAULT 0
-      )`);
-      // Boards made before versions existed get the column (their versions start at 0).
-      const hasVersion = sql
-        .exec<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM pragma_table_info('points') WHERE name = 'version'`,
-        )
-        .one().n;
-      if (!hasVersion) {
-        sql.exec(`ALTER TABLE points ADD COLUMN version INTEGER NOT NULL DEFAULT 0`);
-        // Every event ever applied is in applied_events, so the version is exactly known.
-        sql.exec(
-          `UPDATE points SET version = (SELECT COUNT(*) FROM applied_events e WHERE e.user_uuid = points.user_uuid)`,
-        );
-      }
-      // Serves both the ordered page (top) and the "strictly more points" count (rank).
-      sql.exec(`CREATE INDEX IF NOT EXISTS points_by_rank ON points (balance DESC, user_uuid)`);
-      // user_uuid and points are kept so a reused event id with other content is caught.
-      sql.exec(`CREATE TABLE IF NOT EXISTS applied_events (
-        event_id TEXT PRIMARY KEY,
-        user_uuid TEXT NOT NULL,
-        points INTEGER NOT NULL,
-        applied_at INTEGER NOT NULL
-      )`);
-      // How many users hold each balance: a rank is 1 + the users on higher balances, so it
-      // sums over distinct balances above (few: points cluster) instead of counting every
-      // user above. Kept in step with `points` in the same transaction as every change.
-      const hadCounts =
-        sql
-          .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('balance_counts')`)
-          .one().n > 0;
-      sql.exec(
-        `CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`,
-      );
-      if (!hadCounts)
-        sql.exec(
-          `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
-        );
-      // The season window and the closed flag; one row at most (id = 1).
-      sql.exec(`CREATE TABLE IF NOT EXISTS board_meta (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        start_date INTEGER,
-        end_date INTEGER,
-        closed INTEGER NOT NULL DEFAULT 0
-      )`);
-    });
+    ctx.blockConcurrencyWhile(async () => migrateBoard(ctx.storage.sql));
   }
 
   /** Sets the season window [startDate, endDate); events outside it are refused from now on. */
@@ -187,6 +163,7 @@ export class Leaderboard extends DurableObject<Env> {
       );
     });
     this.#users = 0;
+    this.#pages.clear();
   }
 
   /**
@@ -204,7 +181,7 @@ export class Leaderboard extends DurableObject<Env> {
     checkId("eventId", eventId);
     checkId("userUuid", userUuid);
     if (!Number.isSafeInteger(points)) throw new Error("Points must be an integer.");
-    return this.#write(() =>
+    return this.#write(1, () =>
       this.#apply({ eventId, userUuid, points, occurredAt }, this.#gate(), Date.now()),
     );
   }
@@ -216,7 +193,7 @@ export class Leaderboard extends DurableObject<Env> {
   addPointsBatch(events: PointsEvent[]): BatchResult {
     if (!Array.isArray(events) || events.length > MAX_BATCH)
       throw new Error(`events must be a list of at most ${MAX_BATCH}.`);
-    return this.#write(() => {
+    return this.#write(events.length, () => {
       const gate = this.#gate();
       const now = Date.now();
       const out: BatchResult = { applied: 0, duplicates: 0, refused: [], standings: [] };
@@ -244,12 +221,12 @@ export class Leaderboard extends DurableObject<Env> {
     });
   }
 
-  /** One page of the ranking, best first. */
+  /** One page of the ranking, best first, at most RANKING_MAX_SKIP deep. */
   top(take: number, skip = 0): RankedUser[] {
     if (!Number.isSafeInteger(take) || take < 0 || take > MAX_TAKE)
       throw new Error(`take must be an integer from 0 to ${MAX_TAKE}.`);
-    if (!Number.isSafeInteger(skip) || skip < 0)
-      throw new Error("skip must be a non-negative integer.");
+    if (!Number.isSafeInteger(skip) || skip < 0 || skip > RANKING_MAX_SKIP)
+      throw new Error(`skip must be an integer from 0 to ${RANKING_MAX_SKIP}.`);
     const rows = this.ctx.storage.sql
       .exec<{ user_uuid: string; balance: number }>(
         `SELECT user_uuid, balance FROM points ORDER BY balance DESC, user_uuid ASC LIMIT ? OFFSET ?`,
@@ -273,9 +250,18 @@ export class Leaderboard extends DurableObject<Env> {
     return out;
   }
 
-  /** A page and the number of users on the board, in one call (a ranking page needs both). */
+  /**
+   * A page and the number of users on the board, in one call (a ranking page needs both),
+   * memoised until the next write: the answer is always what the board holds now.
+   */
   page(take: number, skip = 0): { rows: RankedUser[]; total: number } {
-    return { rows: this.top(take, skip), total: this.count() };
+    const key = `${take}:${skip}`;
+    const hit = this.#pages.get(key);
+    if (hit) return hit;
+    const page = { rows: this.top(take, skip), total: this.count() };
+    if (this.#pages.size >= MEMO_PAGES) this.#pages.clear();
+    this.#pages.set(key, page);
+    return page;
   }
 
   /** How many users have points here. */
@@ -334,17 +320,39 @@ export class Leaderboard extends DurableObject<Env> {
       `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
     );
     this.#users = null;
+    this.#pages.clear();
     return this.count();
   }
 
-  /** One write transaction; a rollback also forgets the user count it may have moved. */
-  #write<T>(fn: () => T): T {
+  /**
+   * One write transaction carrying `events` events, which also prunes old ids; a rollback
+   * also forgets the user count it may have moved. Either way the page memo is stale.
+   */
+  #write<T>(events: number, fn: () => T): T {
+    this.#pages.clear();
     try {
-      return this.ctx.storage.transactionSync(fn);
+      return this.ctx.storage.transactionSync(() => {
+        const out = fn();
+        this.#prune(Math.max(PRUNE_MIN, PRUNE_PER_EVENT * events));
+        return out;
+      });
     } catch (e) {
       this.#users = null;
       throw e;
     }
+  }
+
+  /**
+   * Deletes up to `limit` ids whose events are older than KEEP_IDS_MS, the oldest first (an
+   * index range, so the cost is the rows deleted). Deleting more than each write adds keeps
+   * the table at about the ids of the last KEEP_IDS_MS, whatever the traffic.
+   */
+  #prune(limit: number) {
+    this.ctx.storage.sql.exec(
+      `DELETE FROM applied_events WHERE rowid IN (SELECT rowid FROM applied_events WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)`,
+      Date.now() - KEEP_IDS_MS,
+      limit,
+    );
   }
 
   #meta() {
@@ -381,13 +389,20 @@ export class Leaderboard extends DurableObject<Env> {
       (e.occurredAt < gate.window.startDate || e.occurredAt >= gate.window.endDate)
     )
       return { applied: false, ...standing(), refused: "outsideWindow" };
+    // A frozen board: the season is over, however late its own events arrive.
+    if (gate.window && now >= gate.window.endDate)
+      return { applied: false, ...standing(), refused: "ended" };
+    // Too old for its id to be remembered: applying it could count it twice.
+    if (e.occurredAt < now - DEDUPE_WINDOW_MS)
+      return { applied: false, ...standing(), refused: "expired" };
     const inserted = sql
       .exec(
-        `INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES (?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+        `INSERT INTO applied_events (event_id, user_uuid, points, applied_at, occurred_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
         e.eventId,
         e.userUuid,
         e.points,
         now,
+        e.occurredAt,
       )
       .toArray();
     if (inserted.length === 0) {

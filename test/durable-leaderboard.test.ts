@@ -1,6 +1,6 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Leaderboard } from "../durable/leaderboard";
+import { DEDUPE_WINDOW_MS, type Leaderboard } from "../durable/leaderboard";
 
 /**
  * The message a call fails with, run inside the object. Refusals are checked this way, not
@@ -23,6 +23,8 @@ async function failure(
 }
 
 const board = () => env.Leaderboard.getByName(crypto.randomUUID());
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 /** A seeded shuffle, so a failure can be replayed. */
 function shuffle<T>(items: T[], seed: number): T[] {
@@ -167,17 +169,18 @@ describe("Leaderboard", () => {
 
   it("keeps points and applied events across a reset of every object", async () => {
     const name = crypto.randomUUID();
-    await env.Leaderboard.getByName(name).setWindow(1000, 2000);
-    await env.Leaderboard.getByName(name).addPoints("p1", "u", 3, 1500);
+    const [start, end] = [Date.now() - HOUR, Date.now() + HOUR];
+    await env.Leaderboard.getByName(name).setWindow(start, end);
+    await env.Leaderboard.getByName(name).addPoints("p1", "u", 3, start + 5);
     await abortAllDurableObjects();
     const stub = env.Leaderboard.getByName(name);
-    expect(await stub.addPoints("p1", "u", 3, 1500)).toEqual({
+    expect(await stub.addPoints("p1", "u", 3, start + 5)).toEqual({
       applied: false,
       balance: 3,
       version: 1,
     });
-    expect(await stub.window()).toEqual({ startDate: 1000, endDate: 2000 });
-    expect(await stub.addPoints("p2", "u", 1, 2000)).toMatchObject({
+    expect(await stub.window()).toEqual({ startDate: start, endDate: end });
+    expect(await stub.addPoints("p2", "u", 1, end)).toMatchObject({
       applied: false,
       refused: "outsideWindow",
     });
@@ -186,31 +189,32 @@ describe("Leaderboard", () => {
 
   it("a season board refuses events outside its window [start, end): an event at the end belongs to the next season", async () => {
     const stub = board();
-    await stub.setWindow(1000, 2000);
-    expect(await stub.addPoints("before", "u", 1, 999)).toEqual({
+    const [start, end] = [Date.now() - HOUR, Date.now() + HOUR];
+    await stub.setWindow(start, end);
+    expect(await stub.addPoints("before", "u", 1, start - 1)).toEqual({
       applied: false,
       balance: 0,
       version: 0,
       refused: "outsideWindow",
     });
-    expect(await stub.addPoints("start", "u", 1, 1000)).toEqual({
+    expect(await stub.addPoints("start", "u", 1, start)).toEqual({
       applied: true,
       balance: 1,
       version: 1,
     });
-    expect(await stub.addPoints("last", "u", 1, 1999)).toEqual({
+    expect(await stub.addPoints("last", "u", 1, end - 1)).toEqual({
       applied: true,
       balance: 2,
       version: 2,
     });
-    expect(await stub.addPoints("end", "u", 1, 2000)).toEqual({
+    expect(await stub.addPoints("end", "u", 1, end)).toEqual({
       applied: false,
       balance: 2,
       version: 2,
       refused: "outsideWindow",
     });
     // A refused event's id is not spent: it stays refused, it never turns into a duplicate.
-    expect(await stub.addPoints("end", "u", 1, 2000)).toMatchObject({ refused: "outsideWindow" });
+    expect(await stub.addPoints("end", "u", 1, end)).toMatchObject({ refused: "outsideWindow" });
     expect(await failure(stub, (o) => o.setWindow(5, 5))).toMatch(/endDate after startDate/);
   });
 
@@ -220,7 +224,7 @@ describe("Leaderboard", () => {
       eventId: id,
       userUuid: user,
       points,
-      occurredAt: 1,
+      occurredAt: Date.now(),
     });
     // Counted before any event: from here the count is kept by the writes, not recounted.
     expect(await stub.count()).toBe(0);
@@ -242,7 +246,7 @@ describe("Leaderboard", () => {
     const second = await stub.addPointsBatch([
       ev("b", "x", 2),
       ev("d", "y", -3),
-      { eventId: "", userUuid: "y", points: 1, occurredAt: 1 },
+      { eventId: "", userUuid: "y", points: 1, occurredAt: Date.now() },
       ev("c", "z", 1),
     ]);
     expect(second.applied).toBe(1);
@@ -293,5 +297,147 @@ describe("Leaderboard", () => {
     expect((await stub.usersAtOrAbove(10, 2)).map((s) => s.userUuid)).toEqual(["a", "b"]);
     expect((await stub.usersAtOrAbove(10, 2, "b")).map((s) => s.userUuid)).toEqual(["d"]);
     expect(await failure(stub, (o) => o.benchLoad(0, 10))).toMatch(/development only/);
+  });
+});
+
+describe("Leaderboard: frozen seasons, a bounded dedupe window, bounded pages", () => {
+  const sqlOf =
+    (stub: DurableObjectStub<Leaderboard>) =>
+    (query: string, ...args: unknown[]) =>
+      runInDurableObject(stub as DurableObjectStub, (_o, state) =>
+        state.storage.sql.exec(query, ...args).toArray(),
+      );
+
+  it("a season board freezes at its end: an event from inside its window that arrives after the end changes nothing", async () => {
+    const stub = board();
+    const [start, end] = [Date.now() - 2 * HOUR, Date.now() - HOUR];
+    await stub.setWindow(start, end);
+    expect(await stub.addPoints("late", "u", 5, end - 1)).toEqual({
+      applied: false,
+      balance: 0,
+      version: 0,
+      refused: "ended",
+    });
+    expect(
+      await stub.addPointsBatch([
+        { eventId: "late-too", userUuid: "u", points: 1, occurredAt: start },
+      ]),
+    ).toMatchObject({ applied: 0, refused: [{ eventId: "late-too", reason: "ended" }] });
+    expect(await stub.rankOf("u")).toBeNull();
+    expect(await stub.count()).toBe(0);
+  });
+
+  it("remembers ids for the dedupe window: a replay inside it counts once, an older event is refused, and ids past it are pruned a few per write", async () => {
+    const stub = board();
+    const sql = sqlOf(stub);
+    const now = Date.now();
+    const recent = now - 29 * DAY; // inside the 30-day window
+    expect(await stub.addPoints("recent", "u", 5, recent)).toMatchObject({
+      applied: true,
+      balance: 5,
+    });
+    expect(await stub.addPoints("recent", "u", 5, recent)).toMatchObject({
+      applied: false,
+      balance: 5,
+    });
+    // Older than the window: refused, so it can never need an id the board has forgotten.
+    expect(await stub.addPoints("ancient", "u", 7, now - DEDUPE_WINDOW_MS - HOUR)).toEqual({
+      applied: false,
+      balance: 5,
+      version: 1,
+      refused: "expired",
+    });
+    // 250 ids of events 40 days old, as weeks of traffic leave them.
+    await sql(
+      `WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 249)
+       INSERT INTO applied_events (event_id, user_uuid, points, applied_at, occurred_at)
+       SELECT 'old-' || i, 'old', 1, ?1 + i, ?1 + i FROM s`,
+      now - 40 * DAY,
+    );
+    const oldIds = async () =>
+      (await sql(`SELECT event_id FROM applied_events WHERE event_id LIKE 'old-%'`)).length;
+    // One write prunes at most 100 old ids, the oldest first: never the whole backlog at once.
+    await stub.addPoints("w1", "u", 1);
+    expect(await oldIds()).toBe(150);
+    expect(await sql(`SELECT MIN(occurred_at) AS t FROM applied_events`)).toEqual([
+      { t: now - 40 * DAY + 100 },
+    ]);
+    await stub.addPointsBatch([{ eventId: "w2", userUuid: "u", points: 1, occurredAt: now }]);
+    await stub.addPoints("w3", "u", 1);
+    expect(await oldIds()).toBe(0);
+    // The ids inside the window stay, still refusing their replays; a forgotten id's event
+    // is refused for its age, so it cannot count twice.
+    expect(await stub.addPoints("recent", "u", 5, recent)).toMatchObject({
+      applied: false,
+      balance: 8,
+    });
+    expect(await stub.addPoints("old-0", "old", 1, now - 40 * DAY)).toMatchObject({
+      refused: "expired",
+    });
+    expect(await stub.rankOf("old")).toBeNull();
+    expect(
+      (await sql(`SELECT event_id FROM applied_events ORDER BY event_id`)).map((r) => r.event_id),
+    ).toEqual(["recent", "w1", "w2", "w3"]);
+  });
+
+  it("a board made before ids carried their event's time keeps them, dated by when they were applied", async () => {
+    const name = crypto.randomUUID();
+    const now = Date.now();
+    await env.Leaderboard.getByName(name).addPoints("kept", "u", 2, now - DAY);
+    // Back to the old shape: no occurred_at; one id from a day ago, one from 40 days ago.
+    const old = sqlOf(env.Leaderboard.getByName(name));
+    await old(`DROP INDEX applied_events_by_age`);
+    await old(`ALTER TABLE applied_events DROP COLUMN occurred_at`);
+    await old(`UPDATE applied_events SET applied_at = ?`, now - DAY);
+    await old(
+      `INSERT INTO applied_events (event_id, user_uuid, points, applied_at) VALUES ('legacy', 'x', 1, ?)`,
+      now - 40 * DAY,
+    );
+    await abortAllDurableObjects();
+    const stub = env.Leaderboard.getByName(name);
+    expect(await stub.addPoints("kept", "u", 2, now - DAY)).toMatchObject({
+      applied: false,
+      balance: 2,
+    });
+    // That write pruned the 40-day-old id and kept the recent one, with applied_at as its time.
+    expect(await sqlOf(stub)(`SELECT event_id, occurred_at FROM applied_events`)).toEqual([
+      { event_id: "kept", occurred_at: now - DAY },
+    ]);
+  });
+
+  it("serves a page from memory until the next write, which it then shows; pages go at most 10,000 deep", async () => {
+    const stub = board();
+    await stub.addPoints("a", "ann", 5);
+    await stub.addPoints("b", "bob", 3);
+    const first = {
+      rows: [
+        { userUuid: "ann", balance: 5, rank: 1 },
+        { userUuid: "bob", balance: 3, rank: 2 },
+      ],
+      total: 2,
+    };
+    expect(await stub.page(2, 0)).toEqual(first);
+    // A storm of reads of one page between two writes costs one query: the same answer.
+    expect(
+      await runInDurableObject(stub as DurableObjectStub, (o) => {
+        const b = o as unknown as Leaderboard;
+        return b.page(2, 0) === b.page(2, 0);
+      }),
+    ).toBe(true);
+    await stub.addPoints("c", "bob", 4);
+    expect(await stub.page(2, 0)).toEqual({
+      rows: [
+        { userUuid: "bob", balance: 7, rank: 1 },
+        { userUuid: "ann", balance: 5, rank: 2 },
+      ],
+      total: 2,
+    });
+    await stub.addPointsBatch([
+      { eventId: "d", userUuid: "cy", points: 9, occurredAt: Date.now() },
+    ]);
+    expect((await stub.page(2, 0)).rows[0]).toEqual({ userUuid: "cy", balance: 9, rank: 1 });
+    expect(await stub.page(1, 10_000)).toEqual({ rows: [], total: 3 });
+    expect(await failure(stub, (o) => o.page(1, 10_001))).toMatch(/skip/);
+    expect(await failure(stub, (o) => o.top(1, 10_001))).toMatch(/skip/);
   });
 });

@@ -2,7 +2,9 @@ import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { LIFETIME_BOARD, seasonBoard } from "../workers/queues/points";
 import { admin, signUp, type TestAccount } from "./helpers";
-import { createSeason, deliver, event, freshWindow, merch } from "./points-helpers";
+import { MSG } from "../workers/merch-service/messages";
+import { RANKING_CACHE_MS } from "../workers/merch-service/points/ranking-cache";
+import { createSeason, deliver, event, freshWindow, merch, seedSeason } from "./points-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -27,7 +29,7 @@ const grant = (userUuid: string, points: number, eventId: string = crypto.random
 beforeAll(async () => {
   adminToken = (await admin()).token;
   const now = Date.now();
-  current = await createSeason(adminToken, `Current ${now}`, now - DAY, now + 30 * DAY);
+  current = await seedSeason(`Current ${now}`, now - DAY, now + 30 * DAY);
 });
 
 describe("points calls", () => {
@@ -101,15 +103,28 @@ describe("points calls", () => {
         })
       ).status,
     ).toBe(404);
-    const w = freshWindow(1);
-    const past = Date.UTC(2002, 0, 1);
-    await createSeason(adminToken, `ended-${w.start}`, past, past + DAY);
+    // A season that ended yesterday, before the current one began.
+    const now = Date.now();
+    const ended = await seedSeason(`ended-${now}`, now - 10 * DAY, now - 2 * DAY);
     const frozen = await merch("/points/service", {
       headers: KEY,
-      body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: past + 5 },
+      body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: now - 3 * DAY },
     });
     expect(frozen.status).toBe(409);
-    expect(frozen.body.message).toMatch(/frozen/);
+    expect(frozen.body.message).toBe(MSG.occurredInEndedSeason(ended.name));
+    // Over 14 days back is refused: such an event could outlive the boards' 30-day memory
+    // of its id while waiting in the queue (up to 14 days).
+    for (const [path, auth] of [
+      ["/points/service", { headers: KEY }],
+      ["/points/season/admin/handle-points", { token: adminToken }],
+    ] as const) {
+      const old = await merch(path, {
+        ...auth,
+        body: { eventId: "e", userUuid: a.uuid, points: 1, occurredAt: now - 15 * DAY },
+      });
+      expect(old.status, path).toBe(400);
+      expect(old.body.message).toBe(MSG.occurredTooLongAgo(14));
+    }
     // A real event afterwards proves the refused ones never reached a board.
     await grant(a.uuid, 3);
     await settled(a.uuid, 3);
@@ -285,6 +300,71 @@ describe("rankings", () => {
       );
   });
 
+  it("reads at most 100 rows a page and 10,000 rows deep on every ranking route: beyond is 400 with the message", async () => {
+    const routes = [
+      "/points/season-ranking",
+      "/points/season-ranking-current",
+      "/points/all-seasons-ranking",
+      `/points/season-ranking/${encodeURIComponent(current.name)}`,
+      `/points/season-ranking/prev-season/${Date.now() + 400 * DAY}`,
+    ];
+    for (const path of routes) {
+      for (const [q, message] of [
+        ["take=101", "take must be at most 100"],
+        ["skip=10001", "skip must be at most 10000"],
+        ["take=100&skip=1000000", "skip must be at most 10000"],
+      ]) {
+        const r = await merch(`${path}?${q}`);
+        expect(r.status, `${path}?${q}`).toBe(400);
+        expect(r.body).toEqual({ statusCode: 400, message, error: "Bad Request" });
+      }
+      const deepest = await merch(`${path}?take=100&skip=10000`);
+      expect(deepest.status, path).toBe(200);
+      expect(deepest.body).toMatchObject({ data: [], take: 100, skip: 10_000 });
+    }
+  });
+
+  it("shares a ranking page among readers for at most 2 seconds: after a change the first page is right once that has passed, and your own row is never stale", async () => {
+    const climber = await signUp({ nickname: "Cache Climber" });
+    const url = "/points/all-seasons-ranking?take=3";
+    const t = Date.now();
+    vi.setSystemTime(t);
+    try {
+      const before = await merch(url);
+      expect(before.body.data.map((r: { userUuid: string }) => r.userUuid)).not.toContain(
+        climber.uuid,
+      );
+      await env.Leaderboard.getByName(LIFETIME_BOARD).addPoints(
+        `climb-${climber.uuid}`,
+        climber.uuid,
+        1_000_000,
+      );
+      // Inside the page's lifetime, readers share the page read before the change...
+      vi.setSystemTime(t + RANKING_CACHE_MS - 1);
+      const shared = await merch(url, { token: climber.token });
+      expect(shared.body.data).toEqual(before.body.data);
+      // ...but the reader's own row is read afresh.
+      expect(shared.body.me).toMatchObject({
+        userUuid: climber.uuid,
+        nickname: "Cache Climber",
+        balance: 1_000_000,
+        rank: 1,
+      });
+      // Once the lifetime has passed, the first page shows the change.
+      vi.setSystemTime(t + RANKING_CACHE_MS);
+      const fresh = await merch(url);
+      expect(fresh.body.data[0]).toMatchObject({
+        userUuid: climber.uuid,
+        nickname: "Cache Climber",
+        balance: 1_000_000,
+        rank: 1,
+      });
+      expect(fresh.body.total).toBe(before.body.total + 1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("every admin ranking call is 401 without a token and 403 for a plain user", async () => {
     const plain = await signUp();
     for (const path of [
@@ -378,5 +458,62 @@ describe("avatar backfill", () => {
         .status,
     ).toBe(400);
     expect(await env.Leaderboard.getByName(seasonBoard(s.id)).count()).toBe(30);
+  });
+
+  it("goes through a big backfill in bounded calls: each examines at most `limit` users and hands back a cursor that goes on from the next one", async () => {
+    const w = freshWindow(3);
+    const s = await createSeason(adminToken, `Steps ${w.start}`, w.start, w.end);
+    const users = Array.from({ length: 12 }, () => crypto.randomUUID()).sort();
+    await deliver(users.map((u, i) => event(`st-${u}`, u, 100 + i, w.start + i)));
+    const [a, b] = [`a-step-${w.start}`, `b-step-${w.start}`];
+    await env.DB.batch(
+      [a, b].map((slug) =>
+        env.DB.prepare(
+          "INSERT INTO avatars (slug, name, status, season_id, points_threshold) VALUES (?, 'Step', 'SEASON_AWARD', ?, 100)",
+        ).bind(slug, s.id),
+      ),
+    );
+    const run = (q: string) =>
+      merch(`/points/backfill-achieved-avatars/${s.id}?${q}`, {
+        method: "POST",
+        token: adminToken,
+      });
+    const has = async (slug: string, user: string) =>
+      (await env.DB.prepare(
+        "SELECT 1 FROM avatar_assignments WHERE avatar_slug = ? AND user_uuid = ?",
+      )
+        .bind(slug, user)
+        .first()) !== null;
+
+    // 24 awards (12 users, 2 avatars), 5 users examined a call: 5 calls, each going on.
+    const steps: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await run(`limit=5${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(r.status).toBe(200);
+      steps.push(r.body.awarded);
+      cursor = r.body.cursor;
+      expect(r.body.complete).toBe(cursor === undefined);
+      // After the first call, take one early award back: the cursor never returns to it.
+      if (steps.length === 1) {
+        await env.DB.prepare(
+          "DELETE FROM avatar_assignments WHERE avatar_slug = ? AND user_uuid = ?",
+        )
+          .bind(a, users[0])
+          .run();
+      }
+    } while (cursor && steps.length < 10);
+    expect(steps).toEqual([5, 5, 5, 5, 4]);
+    expect(await has(a, users[0])).toBe(false);
+    expect(await has(b, users[11])).toBe(true);
+    // A call without a cursor starts over and finds it.
+    expect((await run("limit=100")).body).toMatchObject({ awarded: 1, complete: true });
+    expect(await has(a, users[0])).toBe(true);
+
+    for (const bad of ["garbage", encodeURIComponent(btoa("{}")), "x".repeat(700)]) {
+      const r = await run(`cursor=${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.message).toBe("cursor is not one this route gave");
+    }
   });
 });

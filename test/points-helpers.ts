@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { expect } from "vitest";
 import worker from "../workers/app";
-import type { PointsMessage } from "../workers/queues/points";
+import { seasonBoard, type PointsMessage } from "../workers/queues/points";
 import { call, type CallInit } from "./helpers";
 
 /** Points tests' helpers: the merch-service client, fresh season windows, queue delivery. */
@@ -26,6 +26,22 @@ export async function createSeason(token: string, name: string, start: number, e
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: number; name: string; startDate: string; endDate: string };
+}
+
+/**
+ * A season as time leaves it: created earlier through the API and now running or over. The
+ * API refuses a start in the past, so a test that needs such a season writes its row and
+ * its board's window directly, as creating it back then would have.
+ */
+export async function seedSeason(name: string, start: number, end: number) {
+  const row = await env.DB.prepare(
+    "INSERT INTO seasons (name, start_date, end_date) VALUES (?, ?, ?) RETURNING id",
+  )
+    .bind(name, start, end)
+    .first<{ id: number }>();
+  await env.Leaderboard.getByName(seasonBoard(row!.id)).setWindow(start, end);
+  const iso = (t: number) => new Date(t).toISOString();
+  return { id: row!.id, name, startDate: iso(start), endDate: iso(end) };
 }
 
 export const event = (

@@ -2,7 +2,9 @@ import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { LIFETIME_BOARD, mirror, seasonBoard } from "../workers/queues/points";
 import { admin } from "./helpers";
-import { createSeason, deliver, event, freshWindow, shuffle } from "./points-helpers";
+import { createSeason, deliver, event, freshWindow, seedSeason, shuffle } from "./points-helpers";
+
+const DAY = 86_400_000;
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -103,14 +105,14 @@ describe("points consumer", () => {
     expect(await mirrored("ranking_status", [u])).toEqual(new Map([[u, 3]]));
   });
 
-  it("a late delivery of an event from inside an ended season still counts there; the board refuses anything from outside its window", async () => {
+  it("an event inside a running season's window counts there; the board refuses anything from outside its window", async () => {
     const { token } = await admin();
     const w = freshWindow(1);
     const s = await createSeason(token, `late-${crypto.randomUUID()}`, w.start, w.end);
     const u = crypto.randomUUID();
     await deliver([event(`late-${u}`, u, 4, w.end - 10)]);
     expect((await board(s.id).rankOf(u))?.balance).toBe(4);
-    // The frozen board's own check (a consumer that read the season list before a change).
+    // The board's own check (a consumer that read the season list before a change).
     const refused = await board(s.id).addPointsBatch([
       { eventId: `after-${u}`, userUuid: u, points: 100, occurredAt: w.end + 1 },
     ]);
@@ -118,13 +120,27 @@ describe("points consumer", () => {
     expect((await board(s.id).rankOf(u))?.balance).toBe(4);
   });
 
+  it("an event that arrives after its season ended goes to the lifetime board only: the season's ranking and mirror stay as they were at the end", async () => {
+    const now = Date.now();
+    const s = await seedSeason(`over-${crypto.randomUUID()}`, now - 3 * DAY, now - DAY);
+    const u = crypto.randomUUID();
+    expect(await deliver([event(`over-${u}`, u, 6, now - 2 * DAY)])).toEqual({
+      acked: 1,
+      retried: 0,
+    });
+    expect((await lifetime().rankOf(u))?.balance).toBe(6);
+    expect(await mirrored("ranking_status_lifetime", [u])).toEqual(new Map([[u, 6]]));
+    expect(await board(s.id).rankOf(u)).toBeNull();
+    expect(await mirrored("ranking_status", [u], s.id)).toEqual(new Map());
+  });
+
   it("acks malformed messages and still applies the good ones beside them", async () => {
     const u = crypto.randomUUID();
     const r = await deliver([
       { eventId: "x" },
       "not an object",
-      event(`ok-${u}`, u, 2, 5),
-      { ...event(`frac-${u}`, u, 1.5, 5) },
+      event(`ok-${u}`, u, 2, Date.now()),
+      { ...event(`frac-${u}`, u, 1.5, Date.now()) },
     ]);
     expect(r).toEqual({ acked: 4, retried: 0 });
     expect((await lifetime().rankOf(u))?.balance).toBe(2);

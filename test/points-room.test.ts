@@ -68,7 +68,7 @@ describe("room votes to points", () => {
     const season = await createSeason(
       (await admin()).token,
       `Room season ${now}`,
-      now - 60_000,
+      now,
       now + 86_400_000,
     );
     const room = newRoom();

@@ -2,7 +2,8 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { seasonBoard } from "../workers/queues/points";
 import { admin, countRows, signUp } from "./helpers";
-import { createSeason, deliver, event, freshWindow, merch } from "./points-helpers";
+import { MSG } from "../workers/merch-service/messages";
+import { createSeason, deliver, event, freshWindow, merch, seedSeason } from "./points-helpers";
 
 /** Seasons (issue 6): create, change, delete, list, current; never overlapping. */
 
@@ -166,7 +167,7 @@ describe("seasons", () => {
 
     // An ended season (D1 times in the past) is frozen.
     const past = Date.UTC(2001, 0, 1) + Math.floor(Math.random() * 1e6) * 1000;
-    const ended = await createSeason(token, `ended-${past}`, past, past + 1000);
+    const ended = await seedSeason(`ended-${past}`, past, past + 1000);
     const frozen = await merch(`/points/season/${ended.id}`, {
       token,
       method: "PATCH",
@@ -245,7 +246,7 @@ describe("seasons", () => {
     expect(none.status).toBe(200);
     expect(none.body).toBeNull();
     const now = Date.now();
-    const s = await createSeason(token, `now-${now}`, now - DAY, now + DAY);
+    const s = await seedSeason(`now-${now}`, now - DAY, now + DAY);
     expect((await merch("/seasons/current")).body).toMatchObject({ id: s.id, name: s.name });
     // A running season: the start is fixed, the end may move, but not into the past.
     expect(
@@ -264,8 +265,8 @@ describe("seasons", () => {
           method: "PATCH",
           body: { endDate: now - 1000 },
         })
-      ).status,
-    ).toBe(400);
+      ).body,
+    ).toMatchObject({ statusCode: 400, message: MSG.endInPast });
     expect(
       (
         await merch(`/points/season/${s.id}`, {
@@ -276,6 +277,50 @@ describe("seasons", () => {
       ).status,
     ).toBe(200);
     await merch(`/points/season/${s.id}`, { token, method: "DELETE" });
+  });
+
+  it("refuses a season that would start in the past or freeze at once (400 with the message), on create and on change, changing nothing", async () => {
+    const { token } = await admin();
+    const now = Date.now();
+    const board = (id: number) => env.Leaderboard.getByName(seasonBoard(id));
+    const before = await countRows("seasons");
+    for (const [startDate, endDate, message] of [
+      [now - 5 * 60_000, now + DAY, MSG.startInPast], // started five minutes ago
+      [now - 2 * DAY, now - DAY, MSG.startInPast], // over before it is made: frozen, empty
+      [now - 30_000, now - 10_000, MSG.endInPast], // a start inside the grace, an end gone
+    ] as const) {
+      const r = await merch("/points/season", {
+        token,
+        body: { name: `past-${crypto.randomUUID()}`, startDate, endDate },
+      });
+      expect(r.status, iso(startDate)).toBe(400);
+      expect(r.body).toEqual({ statusCode: 400, message, error: "Bad Request" });
+    }
+    expect(await countRows("seasons")).toBe(before);
+
+    // A minute of grace for clock skew: "now" as the admin's clock saw it is fine.
+    const made = await createSeason(token, `starts-now-${now}`, now - 30_000, now + DAY);
+    expect(await board(made.id).window()).toEqual({ startDate: now - 30_000, endDate: now + DAY });
+    await merch(`/points/season/${made.id}`, { token, method: "DELETE" });
+
+    // A season that has not started cannot be moved to start in the past, or to end.
+    const w = freshWindow(3);
+    const future = await createSeason(token, `not-yet-${w.start}`, w.start, w.end);
+    for (const [body, message] of [
+      [{ startDate: now - 5 * 60_000 }, MSG.startInPast],
+      [{ startDate: now - 2 * DAY, endDate: now - DAY }, MSG.startInPast],
+      [{ startDate: now - 30_000, endDate: now - 10_000 }, MSG.endInPast],
+      [{ endDate: now - DAY }, MSG.endBeforeStart],
+    ] as const) {
+      const r = await merch(`/points/season/${future.id}`, { token, method: "PATCH", body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.message).toBe(message);
+    }
+    expect((await merch(`/admin/seasons/${future.id}`, { token })).body).toMatchObject({
+      startDate: iso(w.start),
+      endDate: iso(w.end),
+    });
+    expect(await board(future.id).window()).toEqual({ startDate: w.start, endDate: w.end });
   });
 
   it("every season admin call is 401 without a token and 403 for a plain user", async () => {

@@ -3,6 +3,7 @@
 import type { RankRow, rankingOf } from "../../workers/merch-service/points/ranking-repo";
 import type { bothStandings } from "../../workers/merch-service/points/ranking-status";
 import type { SeasonDto } from "../../workers/merch-service/points/season-repo";
+import { RANKING_MAX_SKIP } from "../../shared/ranking";
 
 export const POINTS_API = "/api/merch-service";
 
@@ -24,6 +25,8 @@ export interface RankingStatusRow {
 
 /** The ranking page size. */
 export const RANKING_PAGE = 20;
+/** The deepest page the API serves (it reads at most RANKING_MAX_SKIP rows deep). */
+export const RANKING_LAST_PAGE = Math.floor(RANKING_MAX_SKIP / RANKING_PAGE) + 1;
 
 /** `<input type="datetime-local">` value (UTC) of an ISO time, and back. */
 export const toLocalInput = (iso: string) => iso.slice(0, 16);

@@ -1,7 +1,13 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { pageMeta } from "~/i18n";
 import { callApi } from "~/lib/api.server";
-import { POINTS_API, RANKING_PAGE, type Ranking, type Season } from "~/lib/points";
+import {
+  POINTS_API,
+  RANKING_LAST_PAGE,
+  RANKING_PAGE,
+  type Ranking,
+  type Season,
+} from "~/lib/points";
 import { getToken } from "~/lib/session.server";
 import { RankingScreen } from "~/components/ranking/RankingScreen";
 
@@ -29,7 +35,7 @@ export async function loader(args: Args) {
   const seasonName = url.searchParams.get("season");
   const page = Math.max(
     1,
-    Math.min(10_000, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1),
+    Math.min(RANKING_LAST_PAGE, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1),
   );
   const q = `take=${RANKING_PAGE}&skip=${(page - 1) * RANKING_PAGE}`;
   const path =

@@ -29,6 +29,7 @@ export const MSG = {
   // Points, seasons and ranking (points/).
   userNotFound: "User not found.",
   occurredInFuture: "occurredAt must not be in the future",
+  occurredTooLongAgo: (days: number) => `occurredAt must be within the last ${days} days.`,
   occurredInEndedSeason: (season: string) =>
     `occurredAt falls in season "${season}", which has ended: its ranking is frozen.`,
   seasonNotFound: "Season not found.",
@@ -39,7 +40,8 @@ export const MSG = {
   nameTaken: (n: string) => `A season named "${n}" already exists.`,
   startedStart: "This season has started: its start date can no longer change.",
   endedFrozen: "This season has ended: its ranking is frozen and its dates can no longer change.",
-  endInPast: "A running season's end cannot be moved into the past.",
+  startInPast: "startDate must not be in the past.",
+  endInPast: "endDate must be in the future.",
   endBeforeStart: "endDate must be after startDate",
   rankingStatusNotFound: "Ranking status not found.",
   // Avatars, their art and assignments, custom fields (avatars/).

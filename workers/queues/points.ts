@@ -42,12 +42,20 @@ interface SeasonWindow {
   end: number;
 }
 
-/** Seasons whose [start, end) meets [from, to]: one D1 read per batch. */
-async function seasonsMeeting(env: Env, from: number, to: number): Promise<SeasonWindow[]> {
+/**
+ * Seasons whose [start, end) meets [from, to] and that have not ended by `now`: one D1 read
+ * per batch. An ended season takes nothing more (its board is frozen).
+ */
+async function seasonsMeeting(
+  env: Env,
+  from: number,
+  to: number,
+  now: number,
+): Promise<SeasonWindow[]> {
   const { results } = await env.DB.prepare(
-    `select id, start_date as start, end_date as "end" from seasons where start_date <= ? and end_date > ?`,
+    `select id, start_date as start, end_date as "end" from seasons where start_date <= ? and end_date > ? and end_date > ?`,
   )
-    .bind(to, from)
+    .bind(to, from, now)
     .all<SeasonWindow>();
   return results;
 }
@@ -101,8 +109,11 @@ export async function mirror(
 /**
  * Applies a batch of points events: each goes to the lifetime board and, if a season's
  * [startDate, endDate) holds its occurredAt, to that season's board (an event at a season's
- * endDate belongs to the next season; before any season, lifetime only). Events are grouped
- * by board, so a batch costs one RPC per board and one D1 batch per board's mirror.
+ * endDate belongs to the next season; before any season, lifetime only). An event that
+ * arrives after its season has ended goes to the lifetime board only: the season's ranking
+ * froze at its end (the board refuses it too, should a season end during the batch).
+ * Events are grouped by board, so a batch costs one RPC per board and one D1 batch per
+ * board's mirror.
  *
  * A message is acked once every board it went to (and that board's mirror) succeeded;
  * otherwise it is retried whole, which is safe because each board counts an event id once.
@@ -133,7 +144,7 @@ export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
   const times = parsed.map((p) => p.event.occurredAt);
   let seasons: SeasonWindow[];
   try {
-    seasons = await seasonsMeeting(env, Math.min(...times), Math.max(...times));
+    seasons = await seasonsMeeting(env, Math.min(...times), Math.max(...times), Date.now());
   } catch (e) {
     console.error("points: reading seasons failed; retrying the batch", e);
     for (const p of parsed) p.msg.retry();

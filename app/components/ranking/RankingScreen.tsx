@@ -5,7 +5,7 @@ import { Avatar } from "~/components/Avatar";
 import { button, buttonClass, PageTitle } from "~/components/ui";
 import { plural, useLocale, useT } from "~/i18n";
 import { formatDate } from "~/lib/format";
-import { RANKING_PAGE, type RankingRow, type Season } from "~/lib/points";
+import { RANKING_LAST_PAGE, RANKING_PAGE, type RankingRow, type Season } from "~/lib/points";
 
 const MEDALS = ["#F5C542", "#C9D1E0", "#E0955A"];
 
@@ -67,7 +67,10 @@ export function RankingScreen() {
   const nav = useNavigation();
   const busy = nav.state === "loading" && nav.location.pathname === "/ranking";
   const num = new Intl.NumberFormat(locale);
-  const pageCount = Math.max(1, Math.ceil(ranking.total / RANKING_PAGE));
+  const pageCount = Math.max(
+    1,
+    Math.min(RANKING_LAST_PAGE, Math.ceil(ranking.total / RANKING_PAGE)),
+  );
   const me = ranking.me ?? null;
   const meOnPage = !!me && ranking.data.some((r) => r.userUuid === me.userUuid);
   const season = ranking.season;

@@ -23,14 +23,17 @@ import { MSG } from "../messages";
  *   one; for the admin it is optional and generated when absent (the answer returns it, so
  *   a retry can reuse it). Ids are namespaced by source (`service:<id>`, `admin:<id>`), so
  *   no caller can collide with, or pre-empt, a room vote's `vote:...` id.
- * - `occurredAt` (default now) may not lie in the future (beyond 5 minutes of clock skew)
- *   nor inside a season that has ended: an ended season's ranking is frozen.
+ * - `occurredAt` (default now) may not lie in the future (beyond 5 minutes of clock skew),
+ *   nor over 14 days back, nor inside a season that has ended: an ended season's ranking
+ *   is frozen. The 14 days keep every event well inside the boards' dedupe window (30
+ *   days): it may wait up to 14 more days in the queue and still be counted exactly once.
  * - The user must have an account (404 otherwise).
  */
 export const pointsRoutes = new Hono<AppEnv>();
 
 const MAX_POINTS = 1_000_000;
 const SKEW_MS = 5 * 60_000;
+const MAX_AGE_DAYS = 14;
 
 const eventId = z
   .string({ error: "eventId must be a string" })
@@ -62,6 +65,8 @@ async function queue(
   const now = Date.now();
   const occurredAt = body.occurredAt ?? now;
   if (occurredAt > now + SKEW_MS) throw badRequest(MSG.occurredInFuture);
+  if (occurredAt < now - MAX_AGE_DAYS * 86_400_000)
+    throw badRequest(MSG.occurredTooLongAgo(MAX_AGE_DAYS));
   if (occurredAt < now) {
     const then = await seasonAt(c.env, occurredAt);
     if (then && then.endDate <= now) throw conflict(MSG.occurredInEndedSeason(then.name));

@@ -5,7 +5,9 @@ import { db } from "../../db/client";
 import { users } from "../../db/schema";
 import type { Env } from "../../env";
 import { takeSkip } from "../../lib/paging";
-import { LIFETIME_BOARD } from "../../queues/points";
+import { LIFETIME_BOARD, seasonBoard } from "../../queues/points";
+import { RANKING_MAX_SKIP, RANKING_MAX_TAKE } from "../../../shared/ranking";
+import { cachedPage } from "./ranking-cache";
 import { boardOf, seasonDto } from "./season-repo";
 import type { SeasonRow } from "../../db/schema";
 
@@ -15,8 +17,8 @@ import type { SeasonRow } from "../../db/schema";
  * order are the board's (balance descending, then user uuid; competition ranks).
  */
 
-/** take/skip of the ranking lists: at most 100 rows a page. */
-export const rankingPage = takeSkip(100, 20);
+/** take/skip of the ranking lists: at most 100 rows a page, at most 10,000 rows deep. */
+export const rankingPage = takeSkip(RANKING_MAX_TAKE, 20, RANKING_MAX_SKIP);
 export const userUuidParam = z.object({ userUuid: z.uuid({ error: "userUuid must be a UUID" }) });
 
 export interface RankRow extends RankedUser {
@@ -25,10 +27,10 @@ export interface RankRow extends RankedUser {
 }
 
 type Board = ReturnType<typeof boardOf>;
-const lifetimeBoard = (env: Env): Board => env.Leaderboard.getByName(LIFETIME_BOARD);
+const boardName = (season: SeasonRow | null) => (season ? seasonBoard(season.id) : LIFETIME_BOARD);
 /** The season's board, or the lifetime board for `null`. */
 export const boardFor = (env: Env, season: SeasonRow | null): Board =>
-  season ? boardOf(env, season.id) : lifetimeBoard(env);
+  env.Leaderboard.getByName(boardName(season));
 
 /** nickname and avatarId of `uuids` (one D1 read; a JSON list binds as one value). */
 async function profiles(
@@ -60,7 +62,8 @@ export async function withProfiles(env: Env, rows: RankedUser[]): Promise<RankRo
 
 /**
  * One ranking page of a season (or lifetime for `null`), with the caller's own row when
- * `me` is given (so a page can show "your rank" even when it is off the page).
+ * `me` is given (so a page can show "your rank" even when it is off the page). The page is
+ * shared by every reader for a moment (ranking-cache.ts); `me` is always read afresh.
  */
 export async function rankingOf(
   env: Env,
@@ -71,17 +74,21 @@ export async function rankingOf(
 ) {
   const board = boardFor(env, season);
   const [page, mine] = await Promise.all([
-    board.page(take, skip),
+    cachedPage(`${boardName(season)}|${take}|${skip}`, async () => {
+      const p = await board.page(take, skip);
+      return { rows: await withProfiles(env, p.rows), total: p.total };
+    }),
     me ? board.rankOf(me) : Promise.resolve(null),
   ]);
-  const rows = await withProfiles(env, mine ? [...page.rows, mine] : page.rows);
+  const onPage = mine && page.rows.find((r) => r.userUuid === mine.userUuid);
+  const mineRow = mine && (onPage ? { ...onPage, ...mine } : (await withProfiles(env, [mine]))[0]);
   return {
     season: season ? seasonDto(season) : null,
-    data: mine ? rows.slice(0, -1) : rows,
+    data: page.rows,
     total: page.total,
     take,
     skip,
-    ...(me !== undefined ? { me: mine ? rows[rows.length - 1] : null } : {}),
+    ...(me !== undefined ? { me: mineRow ?? null } : {}),
   };
 }
 

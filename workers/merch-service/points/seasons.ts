@@ -6,9 +6,10 @@ import { rankingStatus, seasons, type SeasonRow } from "../../db/schema";
 import type { AppEnv, Env } from "../../env";
 import { requireAdmin } from "../../lib/auth";
 import { crudList, crudQuerySchema, type Columns } from "../../lib/crud-query";
-import { badRequest, conflict, isUniqueViolation } from "../../lib/errors";
+import { conflict, isUniqueViolation } from "../../lib/errors";
 import { cleanText, valid } from "../../lib/validate";
 import { boardOf, instant, seasonAt, seasonDto, seasonIdParam, seasonOr404 } from "./season-repo";
+import { checkNewWindow, checkWindowChange } from "./season-window";
 import { MSG } from "../messages";
 
 /**
@@ -19,9 +20,9 @@ import { MSG } from "../messages";
  *   ... WHERE NOT EXISTS an overlapping season; UPDATE ... WHERE NOT EXISTS), so two
  *   concurrent creates cannot both win: D1 runs statements one at a time. Overlap is 409.
  * - A season's board knows its window: every create and change sets it on the board.
- * - Only a season that has not started may move its start; only one that has not ended may
- *   move its end, and never into the past (points already counted stay inside the window).
- *   An ended season is frozen: its dates no longer change.
+ * - Windows (season-window.ts): a season never starts in the past (a minute's grace) and
+ *   its end, when set, is in the future. Only a season that has not started may move its
+ *   start; only one that has not ended may move its end. An ended season is frozen.
  * - Deleting a season deletes its ranking (board and mirror rows); lifetime points stay.
  * - `GET /seasons/current` answers 200 with `null` when no season is running: no season is
  *   a normal state a client shows, not a missing record.
@@ -72,6 +73,7 @@ const SEASON_COLS =
 
 seasonRoutes.post("/points/season", requireAdmin, valid("json", createBody), async (c) => {
   const b = c.req.valid("json");
+  checkNewWindow(b);
   const row = await writeSeason(
     () =>
       c.env.DB.prepare(
@@ -97,14 +99,9 @@ seasonRoutes.patch(
     const { id } = c.req.valid("param");
     const b = c.req.valid("json");
     const s = await seasonOr404(c.env, id);
-    const now = Date.now();
     const startDate = b.startDate ?? s.startDate;
     const endDate = b.endDate ?? s.endDate;
-    if (endDate <= startDate) throw badRequest(MSG.endBeforeStart);
-    if (startDate !== s.startDate && now >= s.startDate) throw conflict(MSG.startedStart);
-    if (endDate !== s.endDate && now >= s.endDate) throw conflict(MSG.endedFrozen);
-    if (endDate !== s.endDate && now >= s.startDate && endDate <= now)
-      throw badRequest(MSG.endInPast);
+    checkWindowChange(s, { startDate, endDate });
     const seasonName = b.name ?? s.name;
     const row = await writeSeason(
       () =>
