@@ -190,4 +190,5 @@ export type ProductRow = typeof products.$inferSelect;
 export type TokenBundleRow = typeof tokenBundles.$inferSelect;
 export type ConsumableRow = typeof consumables.$inferSelect;
 export type ConsumablePurchaseRow = typeof consumablePurchases.$inferSelect;
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

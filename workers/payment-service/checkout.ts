@@ -12,6 +12,11 @@ import { publicOrigin } from "../lib/links";
  * `cs_local_<uuid>` whose URL is the local page /checkout/local/<id>, which plays Stripe's
  * part (local-checkout.ts). Either way the row in checkout_sessions records who started
  * what, and the answer is `{ sessionId, url }`.
+ *
+ * A bundle's tokens are fixed here, at checkout: the row keeps `tokenAmount` (the source of
+ * truth the webhook credits) and Stripe's session carries it in its metadata (the webhook's
+ * cross-check), so an admin editing the bundle before the payment lands changes nothing
+ * for this buyer (stripe-events.ts, checkout-credit.ts).
  */
 
 export type CheckoutMode = "payment" | "subscription";
@@ -20,12 +25,29 @@ export type CheckoutMode = "payment" | "subscription";
 export const returnPath = (mode: CheckoutMode) =>
   mode === "payment" ? "/tokens" : "/subscription";
 
+type Buyer = { uuid: string; email: string | null };
+type Started = { sessionId: string; url: string };
+
+export function startCheckout(
+  c: Context<AppEnv>,
+  user: Buyer,
+  product: ProductRow,
+  mode: "subscription",
+): Promise<Started>;
+export function startCheckout(
+  c: Context<AppEnv>,
+  user: Buyer,
+  product: ProductRow,
+  mode: "payment",
+  tokenAmount: number,
+): Promise<Started>;
 export async function startCheckout(
   c: Context<AppEnv>,
-  user: { uuid: string; email: string | null },
+  user: Buyer,
   product: ProductRow,
   mode: CheckoutMode,
-) {
+  tokenAmount?: number,
+): Promise<Started> {
   const origin = publicOrigin(c);
   const back = `${origin}${returnPath(mode)}`;
   const stripe = stripeClient(c.env);
@@ -38,6 +60,7 @@ export async function startCheckout(
         userUuid: user.uuid,
         email: user.email,
         product,
+        tokenAmount,
         // Stripe fills in {CHECKOUT_SESSION_ID}; the page uses it to show the result.
         successUrl: `${back}?session_id={CHECKOUT_SESSION_ID}`,
         cancelUrl: `${back}?canceled=1`,
@@ -55,7 +78,14 @@ export async function startCheckout(
   }
   await db(c.env)
     .insert(checkoutSessions)
-    .values({ id: sessionId, userUuid: user.uuid, productId: product.id, mode, url })
+    .values({
+      id: sessionId,
+      userUuid: user.uuid,
+      productId: product.id,
+      mode,
+      url,
+      tokenAmount: mode === "payment" ? tokenAmount : null,
+    })
     .run();
   return { sessionId, url };
 }
