@@ -175,6 +175,7 @@ describe("product checkout", () => {
       productId: p.id,
       mode: "payment",
       status: "open",
+      tokenAmount: 100,
     });
   });
 
@@ -194,6 +195,7 @@ describe("product checkout", () => {
     expect(f.get("mode")).toBe("payment");
     expect(f.get("client_reference_id")).toBe(buyer.uuid);
     expect(f.get("metadata[productId]")).toBe(p.id);
+    expect(f.get("metadata[tokenAmount]")).toBe("1000");
     expect(f.get("line_items[0][price_data][unit_amount]")).toBe("999");
     expect(f.get("success_url")).toBe(
       "http://hangout.test/tokens?session_id={CHECKOUT_SESSION_ID}",
@@ -203,7 +205,7 @@ describe("product checkout", () => {
       .from(checkoutSessions)
       .where(eq(checkoutSessions.id, r.body.sessionId))
       .get();
-    expect(row?.url).toBe(r.body.url);
+    expect(row).toMatchObject({ url: r.body.url, tokenAmount: 1000 });
   });
 
   it("Stripe refusing is a 502 with Stripe's message, and no session is kept", async () => {

@@ -46,6 +46,28 @@ async function bundleProduct(tokens: number) {
   return p;
 }
 
+/**
+ * A checkout the buyer really started (local test mode: our session row, tokens fixed) and
+ * the paid event Stripe sends for it, its metadata as checkout wrote it.
+ */
+async function bought(
+  buyer: TestAccount,
+  productId: string,
+  tokens: number,
+  over: Record<string, unknown> = {},
+) {
+  const start = await pay(`/api/v1/products/${productId}/checkout`, {
+    method: "POST",
+    token: buyer.token,
+  });
+  expect(start.status).toBe(201);
+  return completed(buyer.uuid, productId, {
+    id: start.body.sessionId,
+    metadata: { productId, userUuid: buyer.uuid, tokenAmount: String(tokens) },
+    ...over,
+  });
+}
+
 const levelOf = async (uuid: string) =>
   (
     await db(env)
@@ -93,7 +115,7 @@ describe("POST /webhook/stripe: a bundle bought", () => {
   it("credits the bundle once when Stripe replays the event five times in a row", async () => {
     const buyer = await signUp();
     const p = await bundleProduct(500);
-    const { body, header } = await signed(completed(buyer.uuid, p.id));
+    const { body, header } = await signed(await bought(buyer, p.id, 500));
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await postStripe(body, header));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
@@ -104,7 +126,7 @@ describe("POST /webhook/stripe: a bundle bought", () => {
   it("credits once when five deliveries of one event race, and once more for a new session", async () => {
     const buyer = await signUp();
     const p = await bundleProduct(250);
-    const event = completed(buyer.uuid, p.id);
+    const event = await bought(buyer, p.id, 250);
     const { body, header } = await signed(event);
     const answers = await Promise.all(Array.from({ length: 5 }, () => postStripe(body, header)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
@@ -116,7 +138,7 @@ describe("POST /webhook/stripe: a bundle bought", () => {
     );
     await Promise.all(Array.from({ length: 5 }, () => postStripe(again.body, again.header)));
     expect(await balanceOf(buyer.uuid)).toBe(250);
-    const second = await signed(completed(buyer.uuid, p.id));
+    const second = await signed(await bought(buyer, p.id, 250));
     expect((await postStripe(second.body, second.header)).status).toBe(200);
     expect(await balanceOf(buyer.uuid)).toBe(500);
   });
@@ -124,7 +146,7 @@ describe("POST /webhook/stripe: a bundle bought", () => {
   it("an unpaid (async) completion credits nothing until the payment succeeds", async () => {
     const buyer = await signUp();
     const p = await bundleProduct(40);
-    const pending = completed(buyer.uuid, p.id, { payment_status: "unpaid" });
+    const pending = await bought(buyer, p.id, 40, { payment_status: "unpaid" });
     const a = await signed(pending);
     expect((await postStripe(a.body, a.header)).body.outcome.handled).toBe(false);
     expect(await balanceOf(buyer.uuid)).toBe(0);

@@ -113,6 +113,8 @@ export interface CheckoutRequest {
     currency: string;
     stripePriceId: string | null;
   };
+  /** A bundle's tokens, fixed now (mode payment): sent as metadata `tokenAmount`. */
+  tokenAmount?: number;
   successUrl: string;
   cancelUrl: string;
 }
@@ -120,13 +122,15 @@ export interface CheckoutRequest {
 /**
  * A hosted checkout session. The buyer is `client_reference_id`, the product is in the
  * metadata (and, for a subscription, in the subscription's metadata too, so later
- * `customer.subscription.*` events still say whose and which plan it is).
+ * `customer.subscription.*` events still say whose and which plan it is). A bundle's
+ * metadata also carries the tokens sold, which the webhook checks against our session row.
  */
 export function createCheckoutSession(
   stripe: Stripe,
   r: CheckoutRequest,
 ): Promise<StripeCheckoutSession> {
-  const metadata = { productId: r.product.id, userUuid: r.userUuid };
+  const metadata: Record<string, string> = { productId: r.product.id, userUuid: r.userUuid };
+  if (r.tokenAmount !== undefined) metadata.tokenAmount = String(r.tokenAmount);
   const lineItem: Stripe.Checkout.SessionCreateParams.LineItem = r.product.stripePriceId
     ? { price: r.product.stripePriceId, quantity: 1 }
     : {

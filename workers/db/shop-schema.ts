@@ -60,7 +60,11 @@ export const products = sqliteTable(
   (t) => [index("products_type_idx").on(t.paymentType, t.createdAt)],
 );
 
-/** Tokens sold as a product: completing the product's checkout credits `tokenAmount`. */
+/**
+ * Tokens sold as a product: completing the product's checkout credits `tokenAmount`.
+ * One bundle per product (unique `product_id`): a payment names a product, so a second
+ * bundle on it would make what a buyer gets ambiguous (migration 0010 kept the oldest).
+ */
 export const tokenBundles = sqliteTable(
   "token_bundles",
   {
@@ -73,7 +77,7 @@ export const tokenBundles = sqliteTable(
     thumbnailKey: text("thumbnail_key"),
     ...timestamps,
   },
-  (t) => [index("token_bundles_product_idx").on(t.productId)],
+  (t) => [uniqueIndex("token_bundles_product_unique").on(t.productId)],
 );
 
 /** A file (image or animation) a consumable shows; stored in R2 under `consumables/<id>`. */
@@ -136,6 +140,12 @@ export const checkoutSessions = sqliteTable(
     status: text("status").$type<CheckoutStatus>().notNull().default("open"),
     /** The URL the browser is sent to (Stripe's hosted page, or the local test page). */
     url: text("url").notNull(),
+    /**
+     * For a bundle (mode payment): the tokens the buyer was sold, fixed when checkout
+     * started. The webhook credits this, never the bundle's amount at payment time (an
+     * admin may have edited it since). Null for plans, and for rows made before 0010.
+     */
+    tokenAmount: integer("token_amount"),
     completedAt: integer("completed_at"),
     ...timestamps,
   },
@@ -180,4 +190,5 @@ export type ProductRow = typeof products.$inferSelect;
 export type TokenBundleRow = typeof tokenBundles.$inferSelect;
 export type ConsumableRow = typeof consumables.$inferSelect;
 export type ConsumablePurchaseRow = typeof consumablePurchases.$inferSelect;
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

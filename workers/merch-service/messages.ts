@@ -14,6 +14,8 @@ export const MSG = {
   holdNotFound: "That hold does not exist.",
   bundleNotFound: "Token bundle not found.",
   thumbnailNotFound: "This token bundle has no thumbnail.",
+  bundleProductTaken:
+    "Another token bundle already sells this product; edit that bundle, or choose a product no bundle sells.",
   consumableNotFound: "Consumable not found.",
   fileNotFound: "Consumable file not found.",
   unknownFile: "fileId does not name an uploaded consumable file.",

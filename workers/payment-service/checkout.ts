@@ -19,6 +19,11 @@ import { MSG } from "./messages";
  * `cs_local_<uuid>` whose URL is the local page /checkout/local/<id>, which plays Stripe's
  * part (local-checkout.ts). Either way the row in checkout_sessions records who started
  * what, and the answer is `{ sessionId, url }`. Without a key anywhere else: 503.
+ *
+ * A bundle's tokens are fixed here, at checkout: the row keeps `tokenAmount` (the source of
+ * truth the webhook credits) and Stripe's session carries it in its metadata (the webhook's
+ * cross-check), so an admin editing the bundle before the payment lands changes nothing
+ * for this buyer (stripe-events.ts, checkout-credit.ts).
  */
 
 export type CheckoutMode = "payment" | "subscription";
@@ -27,12 +32,29 @@ export type CheckoutMode = "payment" | "subscription";
 export const returnPath = (mode: CheckoutMode) =>
   mode === "payment" ? "/tokens" : "/subscription";
 
+type Buyer = { uuid: string; email: string | null };
+type Started = { sessionId: string; url: string };
+
+export function startCheckout(
+  c: Context<AppEnv>,
+  user: Buyer,
+  product: ProductRow,
+  mode: "subscription",
+): Promise<Started>;
+export function startCheckout(
+  c: Context<AppEnv>,
+  user: Buyer,
+  product: ProductRow,
+  mode: "payment",
+  tokenAmount: number,
+): Promise<Started>;
 export async function startCheckout(
   c: Context<AppEnv>,
-  user: { uuid: string; email: string | null },
+  user: Buyer,
   product: ProductRow,
   mode: CheckoutMode,
-) {
+  tokenAmount?: number,
+): Promise<Started> {
   if (paymentsMode(c.env) === "off") throw new ApiError(503, MSG.paymentsOff);
   const origin = publicOrigin(c);
   const back = `${origin}${returnPath(mode)}`;
@@ -46,6 +68,7 @@ export async function startCheckout(
         userUuid: user.uuid,
         email: user.email,
         product,
+        tokenAmount,
         // Stripe fills in {CHECKOUT_SESSION_ID}; the page uses it to show the result.
         successUrl: `${back}?session_id={CHECKOUT_SESSION_ID}`,
         cancelUrl: `${back}?canceled=1`,
@@ -63,7 +86,14 @@ export async function startCheckout(
   }
   await db(c.env)
     .insert(checkoutSessions)
-    .values({ id: sessionId, userUuid: user.uuid, productId: product.id, mode, url })
+    .values({
+      id: sessionId,
+      userUuid: user.uuid,
+      productId: product.id,
+      mode,
+      url,
+      tokenAmount: mode === "payment" ? tokenAmount : null,
+    })
     .run();
   return { sessionId, url };
 }

@@ -47,9 +47,38 @@ export type CreditOutcome =
   | { kind: "failed"; reason: string };
 
 /**
- * Credits the bundle `productId` sells to the user's token account, once per `key`.
+ * Credits `tokens` to the user's token account, once per `key`. A Stripe checkout passes
+ * the amount fixed on its session row when it started (checkout-credit.ts).
  * A refusal from the object (a disabled account) comes back as `failed` so the webhook can
  * ask the sender to retry instead of dropping the purchase.
+ */
+export async function creditTokens(
+  env: Env,
+  userUuid: string,
+  tokens: number,
+  key: string,
+  memo: string,
+): Promise<CreditOutcome> {
+  const { account } = await ensureAccount(env, userUuid);
+  try {
+    const r = await accountObject(env, account.id).credit(tokens, key, memo.slice(0, 200));
+    return { kind: "credited", tokens, balance: r.balance, duplicate: r.duplicate };
+  } catch (err) {
+    const reason = (err as Error).message ?? String(err);
+    // The key was already spent on this purchase with another amount (a checkout from
+    // before 0010 credited at the bundle's amount, which was edited since): it was credited
+    // then, which is all "exactly once" asks.
+    if (reason.includes("different amount"))
+      return { kind: "credited", tokens, balance: -1, duplicate: true };
+    return { kind: "failed", reason };
+  }
+}
+
+/**
+ * Credits the bundle `productId` sells, at the bundle's amount now. For App Store
+ * purchases: the App Store fixes its own price and sends no amount of ours, so the bundle
+ * as it is when the notification arrives is what is credited. (And for a Stripe checkout
+ * started before migration 0010, whose row has no fixed amount.)
  */
 export async function creditBundle(
   env: Env,
@@ -60,27 +89,7 @@ export async function creditBundle(
 ): Promise<CreditOutcome> {
   const bundle = await bundleFor(env, productId);
   if (!bundle) return { kind: "no_bundle" };
-  const { account } = await ensureAccount(env, userUuid);
-  try {
-    const r = await accountObject(env, account.id).credit(
-      bundle.tokenAmount,
-      key,
-      memo.slice(0, 200),
-    );
-    return {
-      kind: "credited",
-      tokens: bundle.tokenAmount,
-      balance: r.balance,
-      duplicate: r.duplicate,
-    };
-  } catch (err) {
-    const reason = (err as Error).message ?? String(err);
-    // The key was spent on this purchase before the bundle's amount was edited: it was
-    // credited then, which is all "exactly once" asks.
-    if (reason.includes("different amount"))
-      return { kind: "credited", tokens: bundle.tokenAmount, balance: -1, duplicate: true };
-    return { kind: "failed", reason };
-  }
+  return creditTokens(env, userUuid, bundle.tokenAmount, key, memo);
 }
 
 /** Statuses under which the subscriber keeps the level (and its perks). */

@@ -87,6 +87,8 @@ localCheckoutRoutes.get(
         id: s.id,
         mode: s.mode,
         status: s.status,
+        // A bundle's tokens as fixed at checkout: what paying this session credits.
+        tokenAmount: s.tokenAmount,
         createdAt: new Date(s.createdAt).toISOString(),
       },
       product: productDto(product),
@@ -119,7 +121,12 @@ localCheckoutRoutes.post(
         customer: `cus_local_${s.userUuid}`,
         customer_details: null,
         subscription: s.mode === "subscription" ? `sub_local_${ref}` : null,
-        metadata: { productId: s.productId, userUuid: s.userUuid },
+        // As Stripe would carry it: what checkout put in the session's metadata.
+        metadata: {
+          productId: s.productId,
+          userUuid: s.userUuid,
+          ...(s.tokenAmount === null ? {} : { tokenAmount: String(s.tokenAmount) }),
+        },
         amount_total: product.price,
         currency: product.currency,
       }),

@@ -1,4 +1,4 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { db } from "../db/client";
 import { products, tokenBundles, type ProductRow, type TokenBundleRow } from "../db/schema";
 import type { Env } from "../env";
@@ -37,21 +37,12 @@ export async function productOr404(env: Env, id: string): Promise<ProductRow> {
   return p;
 }
 
-/**
- * The bundle a product sells. Several bundles could name one product; the oldest wins, so
- * the amount credited for a product never depends on row order.
- */
+/** The bundle a product sells (at most one: `token_bundles.product_id` is unique). */
 export async function bundleFor(env: Env, productId: string): Promise<TokenBundleRow | undefined> {
-  return db(env)
-    .select()
-    .from(tokenBundles)
-    .where(eq(tokenBundles.productId, productId))
-    .orderBy(asc(tokenBundles.id))
-    .limit(1)
-    .get();
+  return db(env).select().from(tokenBundles).where(eq(tokenBundles.productId, productId)).get();
 }
 
-/** The bundle of each product in `ids` (oldest per product), for list answers. */
+/** The bundle of each product in `ids`, for list answers. */
 export async function bundlesFor(env: Env, ids: string[]): Promise<Map<string, BundleSummary>> {
   const out = new Map<string, BundleSummary>();
   if (!ids.length) return out;
@@ -64,10 +55,8 @@ export async function bundlesFor(env: Env, ids: string[]): Promise<Map<string, B
     })
     .from(tokenBundles)
     .where(inArray(tokenBundles.productId, ids))
-    .orderBy(asc(tokenBundles.id))
     .all();
   for (const r of rows)
-    if (!out.has(r.productId))
-      out.set(r.productId, { id: r.id, name: r.name, tokenAmount: r.tokenAmount });
+    out.set(r.productId, { id: r.id, name: r.name, tokenAmount: r.tokenAmount });
   return out;
 }

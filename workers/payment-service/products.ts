@@ -198,9 +198,17 @@ productRoutes.post(
     const p = await productOr404(c.env, c.req.valid("param").id);
     if (!p.active) throw badRequest(MSG.notForSale);
     if (p.paymentType !== "one_time") throw badRequest(MSG.notOneTime);
-    if (!(await bundleFor(c.env, p.id))) throw badRequest(MSG.noBundle);
+    const bundle = await bundleFor(c.env, p.id);
+    if (!bundle) throw badRequest(MSG.noBundle);
+    // The tokens are fixed now: what the buyer is sold is the bundle as it is at checkout.
     return c.json(
-      await startCheckout(c, { uuid: who.uuid, email: who.user.email }, p, "payment"),
+      await startCheckout(
+        c,
+        { uuid: who.uuid, email: who.user.email },
+        p,
+        "payment",
+        bundle.tokenAmount,
+      ),
       201,
     );
   },

@@ -3,12 +3,8 @@ import { db } from "../db/client";
 import { checkoutSessions, type SubscriptionStatus } from "../db/schema";
 import type { Env } from "../env";
 import type { StripeCheckoutSession, StripeEvent, StripeSubscription } from "../adapters/stripe";
-import {
-  applySubscription,
-  creditBundle,
-  subscriptionByExternal,
-  type CreditOutcome,
-} from "./fulfil";
+import { creditCheckout } from "./checkout-credit";
+import { applySubscription, subscriptionByExternal, type CreditOutcome } from "./fulfil";
 import { findProduct } from "./product-repo";
 
 /**
@@ -16,7 +12,8 @@ import { findProduct } from "./product-repo";
  * makes (ids `cs_local_…`, `sub_local_…`) take exactly this path.
  *
  * - `checkout.session.completed` / `async_payment_succeeded`, paid: a payment-mode session
- *   credits the product's bundle (key `checkout:<sessionId>`); a subscription-mode session
+ *   credits the tokens fixed on its row when checkout started (key `checkout:<sessionId>`;
+ *   checkout-credit.ts refuses a session whose metadata disagrees); a subscription-mode session
  *   starts the subscription. The session row is marked complete.
  * - `checkout.session.expired`: the session row is marked expired.
  * - `customer.subscription.created|updated|deleted`: the subscription row follows Stripe's
@@ -78,14 +75,9 @@ async function completeCheckout(
 
   let outcome: EventOutcome;
   if (session.mode === "payment") {
-    const credit = await creditBundle(
-      env,
-      userUuid,
-      productId,
-      `checkout:${session.id}`,
-      `checkout ${session.id}`,
-    );
+    const credit = await creditCheckout(env, session);
     if (credit.kind === "failed") return { retry: true, reason: credit.reason };
+    if (credit.kind === "refused") return { handled: false, reason: credit.reason };
     outcome =
       credit.kind === "no_bundle"
         ? { handled: false, reason: "product sells no token bundle" }

@@ -5,7 +5,7 @@ import { db } from "../../db/client";
 import { products, tokenBundles } from "../../db/schema";
 import type { AppEnv } from "../../env";
 import { requireAdmin } from "../../lib/auth";
-import { notFound } from "../../lib/errors";
+import { conflict, isUniqueViolation, notFound } from "../../lib/errors";
 import { limitOffset } from "../../lib/paging";
 import {
   IMAGE_TYPES,
@@ -25,6 +25,10 @@ import { MSG } from "../messages";
  * bundles page lists them); writes are for admins. Deletion is `POST /{id}`, as the spec
  * names it. The thumbnail is stored in R2 under `token-bundles/<id>/<uuid>` and served at
  * `GET /api/v1/token-bundles/{id}/thumbnail`.
+ *
+ * A product is sold by at most one bundle (the unique index on `product_id`): creating a
+ * bundle for, or moving one onto, a product another bundle sells is 409 and writes nothing.
+ * The index decides, so of two racing creates exactly one wins.
  */
 export const tokenBundleRoutes = new Hono<AppEnv>();
 
@@ -120,8 +124,20 @@ async function bundleOr404(env: AppEnv["Bindings"], id: number) {
 const dto = (r: Awaited<ReturnType<typeof bundleOr404>>) =>
   toBundleDto(r.bundle, r.product?.price == null ? null : r.product);
 
+/** A write the unique product index refused is the admin's 409, not a 500. */
+async function oneBundlePerProduct<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(MSG.bundleProductTaken);
+    throw err;
+  }
+}
+
 tokenBundleRoutes.post(P, requireAdmin, valid("json", createBody), async (c) => {
-  const row = await db(c.env).insert(tokenBundles).values(c.req.valid("json")).returning().get();
+  const row = await oneBundlePerProduct(
+    db(c.env).insert(tokenBundles).values(c.req.valid("json")).returning().get(),
+  );
   return c.json(dto(await bundleOr404(c.env, row.id)), 201);
 });
 
@@ -161,12 +177,14 @@ tokenBundleRoutes.patch(
   valid("json", patchBody),
   async (c) => {
     const { id } = c.req.valid("param");
-    const updated = await db(c.env)
-      .update(tokenBundles)
-      .set({ ...c.req.valid("json"), updatedAt: Date.now() })
-      .where(eq(tokenBundles.id, id))
-      .returning()
-      .get();
+    const updated = await oneBundlePerProduct(
+      db(c.env)
+        .update(tokenBundles)
+        .set({ ...c.req.valid("json"), updatedAt: Date.now() })
+        .where(eq(tokenBundles.id, id))
+        .returning()
+        .get(),
+    );
     if (!updated) throw notFound(MSG.bundleNotFound);
     return c.json(dto(await bundleOr404(c.env, id)));
   },
