@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { db } from "../workers/db/client";
 import { seasons, userEmails, users } from "../workers/db/schema";
 import { call, type CallInit } from "./helpers";
+import { setSubscriptionLevel } from "./payment-helpers";
 
 /** Factories for the avatar tests; every name is unique, storage is shared within a file. */
 
@@ -34,9 +35,8 @@ export async function makeSeason(name = `Season ${uniqueSlug()}`) {
     .get();
 }
 
-/** What payments sets when a subscription starts (or null when it ends). */
-export const setSubscription = (uuid: string, level: string | null) =>
-  db(env).update(users).set({ subscriptionLevel: level }).where(eq(users.uuid, uuid));
+/** What payments leaves when a subscription starts (or, with null, ends). */
+export const setSubscription = setSubscriptionLevel;
 
 /** A verified Discord link: the user-service keeps it as an e-mail of type `discord`. */
 export async function linkDiscord(userId: number) {

@@ -254,9 +254,70 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
         .where(eq(subscriptions.externalId, original))
         .all(),
     ).toHaveLength(1);
-    await notify("DID_RENEW", { ...tx, transactionId: uniq("t3") });
+    // A real renewal (a billing recovery) is a new transaction for a later period.
+    const renewed = {
+      ...tx,
+      transactionId: uniq("t3"),
+      expiresDate: tx.expiresDate + 30 * 86_400_000,
+    };
+    await notify("DID_RENEW", renewed, { subtype: "BILLING_RECOVERY" });
     expect(await levelOf(subscriber.uuid)).toBe("vip");
-    await notify("DID_FAIL_TO_RENEW", tx);
+    await notify("DID_FAIL_TO_RENEW", renewed);
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+  });
+
+  it("after EXPIRED, a DID_RENEW not later than the recorded expiry changes nothing; a later one renews; an older EXPIRED cannot undo it", async () => {
+    const subscriber = await signUp();
+    const id = `com.hangout.${uniq("plan")}`;
+    await makeProduct(boss.token, { id, paymentType: "recurring", subscriptionLevel: "vip" });
+    const original = uniq("orig");
+    const first = {
+      transactionId: uniq("t"),
+      originalTransactionId: original,
+      productId: id,
+      originalPurchaseDate: Date.now() - 20 * 86_400_000,
+      purchaseDate: Date.now() - 20 * 86_400_000,
+      expiresDate: Date.now() + 10 * 86_400_000,
+      appAccountToken: subscriber.uuid,
+    };
+    await notify("SUBSCRIBED", first, { subtype: "INITIAL_BUY" });
+    await notify("EXPIRED", first, { subtype: "VOLUNTARY" });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+
+    // Renewals delivered late or replayed: about this period, or an earlier one.
+    await notify("DID_RENEW", { ...first, transactionId: uniq("late") });
+    await notify("DID_RENEW", {
+      ...first,
+      transactionId: uniq("older"),
+      expiresDate: first.expiresDate - 30 * 86_400_000,
+    });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    const mine = await pay("/subscription", { token: subscriber.token });
+    expect(mine.body.data[0]).toMatchObject({ status: "expired", running: false });
+
+    // A real renewal: a later expiresDate.
+    const next = {
+      ...first,
+      transactionId: uniq("next"),
+      purchaseDate: Date.now(),
+      expiresDate: first.expiresDate + 30 * 86_400_000,
+    };
+    await notify("DID_RENEW", next);
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    const row = await db(env)
+      .select()
+      .from(subscriptions)
+      .where(eq(subscriptions.externalId, original))
+      .get();
+    expect(row).toMatchObject({ status: "active", endDate: next.expiresDate });
+    // The EXPIRED of the earlier period, delivered again, is older than what we know.
+    await notify("EXPIRED", first, { subtype: "VOLUNTARY" });
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+
+    // A refund revokes the current transaction: no level, and no replay revives it.
+    await notify("REFUND", { ...next, revocationDate: Date.now() });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    await notify("DID_RENEW", next);
     expect(await levelOf(subscriber.uuid)).toBeNull();
   });
 

@@ -1,9 +1,11 @@
 import { env } from "cloudflare:test";
+import { and, eq, inArray } from "drizzle-orm";
 import { CompactSign, importPKCS8 } from "jose";
 import Stripe from "stripe";
 import { vi } from "vitest";
 import { db } from "../workers/db/client";
-import { tokenBundles } from "../workers/db/schema";
+import { subscriptions, tokenBundles, users } from "../workers/db/schema";
+import { LEVEL_STATUSES } from "../workers/payment-service/level-rule";
 import { api } from "../workers/api";
 import type { Env } from "../workers/env";
 import { accountObject, accountOf } from "../workers/merch-service/token-shop/account-repo";
@@ -85,6 +87,31 @@ export async function balanceOf(userUuid: string): Promise<number> {
   return (await accountObject(env, account.id).getAccount()).balance;
 }
 
+/**
+ * What payments leaves when a subscription starts: a running subscription granting `level`
+ * (the level is read from subscriptions) and the cached `users.subscriptionLevel`; with null,
+ * the user's running subscriptions end. No avatar is taken off here (dropLostAvatar does).
+ */
+export async function setSubscriptionLevel(uuid: string, level: string | null) {
+  const d = db(env);
+  if (level)
+    await d.insert(subscriptions).values({
+      id: crypto.randomUUID(),
+      userUuid: uuid,
+      level,
+      status: "active",
+      source: "local",
+      externalId: `sub_local_${uniq("t")}`,
+      startDate: Date.now(),
+    });
+  else
+    await d
+      .update(subscriptions)
+      .set({ status: "canceled", endDate: Date.now() })
+      .where(and(eq(subscriptions.userUuid, uuid), inArray(subscriptions.status, LEVEL_STATUSES)));
+  await d.update(users).set({ subscriptionLevel: level }).where(eq(users.uuid, uuid));
+}
+
 /** A Stripe-shaped event, as Stripe would post it. */
 export function stripeEvent(
   type: string,
@@ -122,8 +149,16 @@ export const postStripe = (body: string, header?: string) =>
     headers: header === undefined ? {} : { "Stripe-Signature": header },
   });
 
-/** Answers Stripe's API calls (checkout and portal sessions) at the fetch boundary; records what was sent. */
-export function stubStripe() {
+/** Posts a signed body to the Stripe webhook of a deployment with a Stripe key (`live`). */
+export const postStripeLive = (body: string, header: string) =>
+  payWith(live, "/webhook/stripe", { body, headers: { "Stripe-Signature": header } });
+
+/**
+ * Answers Stripe's API calls (checkout and portal sessions, and subscriptions from
+ * `subscriptions`, which the test may change between calls) at the fetch boundary; records
+ * what was sent.
+ */
+export function stubStripe(subscriptions: Record<string, Record<string, unknown>> = {}) {
   const sent: { path: string; form: URLSearchParams; auth: string | null }[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -140,6 +175,9 @@ export function stubStripe() {
         client_reference_id: form.get("client_reference_id"),
       });
     }
+    const sub = /^\/v1\/subscriptions\/([^/]+)$/.exec(url.pathname);
+    if (sub && subscriptions[decodeURIComponent(sub[1])])
+      return Response.json(subscriptions[decodeURIComponent(sub[1])]);
     if (url.pathname === "/v1/billing_portal/sessions") {
       return Response.json({
         id: "bps_1",

@@ -1,10 +1,13 @@
 import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { djFacts } from "../durable/room/library";
 import { db } from "../workers/db/client";
 import { subscriptions } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
-import { admin, guestToken, signUp, type TestAccount } from "./helpers";
-import { makeProduct, pay, uniq } from "./payment-helpers";
+import { avatarIdOf, makeAvatar, wear } from "./avatars-helpers";
+import { admin, guestToken, signUp, user, type TestAccount } from "./helpers";
+import { makeProduct, pay, postStripe, signed, stripeEvent, uniq } from "./payment-helpers";
 
 let boss: TestAccount;
 let member: TestAccount;
@@ -157,5 +160,60 @@ describe("reading subscriptions", () => {
     const r = await pay("/subscription/portal", { method: "POST", token: fresh.token });
     expect(r.status).toBe(404);
     expect(r.body.message).toBe(MSG.noSubscription);
+  });
+});
+
+describe("a subscription past its endDate, with no further event", () => {
+  it("grants no level, no subscriber-only avatar, no room perk, and does not block a new plan", async () => {
+    const fan = await signUp();
+    const level = uniq("end")
+      .replace(/[^A-Za-z0-9_-]/g, "")
+      .slice(0, 40);
+    const plan = await makeProduct(boss.token, {
+      paymentType: "recurring",
+      subscriptionLevel: level,
+    });
+    const subId = `sub_${uniq("end")}`;
+    const started = await signed(
+      stripeEvent("customer.subscription.created", {
+        id: subId,
+        object: "subscription",
+        status: "active",
+        customer: "cus_end",
+        start_date: Math.floor(Date.now() / 1000) - 86_400,
+        metadata: { userUuid: fan.uuid, productId: plan.id },
+        items: { data: [{ current_period_end: Math.floor(Date.now() / 1000) + 3600 }] },
+      }),
+    );
+    expect((await postStripe(started.body, started.header)).status).toBe(200);
+    const perk = await makeAvatar(boss.token, { status: "SUBSCRIBER_ONLY" });
+    expect((await wear(fan.token, perk.slug)).status).toBe(200);
+    expect((await djFacts(env, fan.uuid)).pro).toBe(true);
+
+    // The paid period ends (moved into the past rather than waited for), and Stripe's
+    // `deleted` event never arrives.
+    await db(env)
+      .update(subscriptions)
+      .set({ endDate: Date.now() - 1000 })
+      .where(eq(subscriptions.externalId, subId))
+      .run();
+
+    // Every reader asks the rule, before anything rewrites the cached level.
+    expect((await djFacts(env, fan.uuid)).pro).toBe(false);
+    const count = await pay(`/subscription/count?level=${level}`, { token: boss.token });
+    expect(count.body.count).toBe(0);
+    const seen = await pay(`/subscription/user/${fan.uuid}`, { token: boss.token });
+    expect(seen.body.subscriptionLevel).toBeNull();
+    expect(seen.body.data[0]).toMatchObject({ status: "active", running: false });
+    expect((await user("/users/profile", { token: fan.token })).body.subscriptionLevel).toBeNull();
+    expect(await avatarIdOf(fan.uuid)).toBeNull();
+    const again = await wear(fan.token, perk.slug);
+    expect(again.status).toBe(403);
+    // One running subscription at a time: this one is not running any more.
+    const fresh = await pay(`/subscription/checkout/${plan.id}`, {
+      method: "POST",
+      token: fan.token,
+    });
+    expect(fresh.status).toBe(201);
   });
 });

@@ -17,6 +17,7 @@ import { signToken } from "../workers/lib/jwt";
 import { appendSongs, specialCrate } from "../workers/crates/crate-repo";
 import { seedSong } from "./crate-helpers";
 import { signUp } from "./helpers";
+import { setSubscriptionLevel } from "./payment-helpers";
 
 // ---- the live room (websocket protocol) ---------------------------------------------------
 
@@ -176,18 +177,16 @@ export async function ensureRoom(room: string) {
 }
 const ready = new Set<string>();
 
-/** A signed-up account, with its e-mail verified or a subscription set in D1 if asked. */
+/** A signed-up account, with its e-mail verified or a running subscription if asked. */
 export async function account(
   over: { emailVerified?: boolean; subscriptionLevel?: string } = {},
 ): Promise<RoomPerson> {
   const a = await signUp();
   await db(env)
     .update(users)
-    .set({
-      emailVerified: over.emailVerified ?? false,
-      subscriptionLevel: over.subscriptionLevel ?? null,
-    })
+    .set({ emailVerified: over.emailVerified ?? false })
     .where(eq(users.uuid, a.uuid));
+  if (over.subscriptionLevel) await setSubscriptionLevel(a.uuid, over.subscriptionLevel);
   return { uuid: a.uuid, token: a.token };
 }
 

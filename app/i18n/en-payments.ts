@@ -40,6 +40,8 @@ export const enPayments = {
   "subscription.status.active": "Active",
   "subscription.status.trialing": "Trial",
   "subscription.status.past_due": "Payment due",
+  "subscription.status.unpaid": "Unpaid",
+  "subscription.status.paused": "Paused",
   "subscription.status.canceled": "Canceled",
   "subscription.status.expired": "Expired",
   "subscription.since": "Since {date}",

@@ -42,6 +42,8 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "subscription.status.active": "Activa",
   "subscription.status.trialing": "Prueba",
   "subscription.status.past_due": "Pago pendiente",
+  "subscription.status.unpaid": "Impagada",
+  "subscription.status.paused": "En pausa",
   "subscription.status.canceled": "Cancelada",
   "subscription.status.expired": "Caducada",
   "subscription.since": "Desde {date}",

@@ -23,9 +23,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const res = await callApi<MySubscriptions>(args, `${PAYMENT_SERVICE}/subscription`, { token });
   if (!res.ok) throw data({ message: res.generic ? null : res.message }, { status: res.status });
   return {
-    running: res.data.data.filter(
-      (s) => s.source === "local" && ["active", "trialing", "past_due"].includes(s.status),
-    ),
+    running: res.data.data.filter((s) => s.source === "local" && s.running),
   };
 }
 

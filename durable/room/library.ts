@@ -16,6 +16,7 @@ import { SPECIAL_CRATES, type CrateSongDto } from "../../shared/songs";
 import { db } from "../../workers/db/client";
 import { crateSongs, crates, recentSongPlays, songs, users } from "../../workers/db/schema";
 import type { Env } from "../../workers/env";
+import { liveLevelSql } from "../../workers/payment-service/level-rule";
 import {
   addSong,
   moveSong,
@@ -26,7 +27,10 @@ import { toCrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
 import type { PlayRow } from "./storage";
 
-/** Read at connect and kept with the connection: tokens carry neither fact. */
+/**
+ * Read at connect and kept with the connection: tokens carry neither fact. `pro` is the level
+ * the subscriptions grant now (a lapsed one grants none even if no event said so).
+ */
 export async function djFacts(
   env: Env,
   uuid: string,
@@ -34,7 +38,7 @@ export async function djFacts(
   const row = await db(env)
     .select({
       v: users.emailVerified,
-      s: users.subscriptionLevel,
+      s: liveLevelSql(users.uuid),
       name: users.nickname,
       avatarId: users.avatarId,
       color: users.color,

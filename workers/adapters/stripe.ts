@@ -167,3 +167,22 @@ export async function createPortalSession(
   );
   return session.url;
 }
+
+/**
+ * The subscription as Stripe has it now (what the webhook applies when a key is set, whatever
+ * the event carried), or null when Stripe has no such subscription (404: asking again will
+ * not help). Anything else is StripeUnavailable, and the webhook asks Stripe to retry.
+ */
+export async function retrieveSubscription(
+  stripe: Stripe,
+  id: string,
+): Promise<StripeSubscription | null> {
+  return guarded(async () => {
+    try {
+      return await stripe.subscriptions.retrieve(id);
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode === 404) return null;
+      throw err;
+    }
+  });
+}

@@ -20,10 +20,17 @@ export const PURCHASE_STATUSES = ["held", "committed", "voided"] as const;
 export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
 export const CHECKOUT_STATUSES = ["open", "complete", "expired"] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+/**
+ * A subscription's state as its source has it. `unpaid` and `paused` are Stripe's: no perks, but
+ * not ended (paying or resuming makes it active again). `canceled` and `expired` are ended.
+ * What grants a level is payment-service/level-rule.ts. (A plain text column: no migration.)
+ */
 export const SUBSCRIPTION_STATUSES = [
   "active",
   "trialing",
   "past_due",
+  "unpaid",
+  "paused",
   "canceled",
   "expired",
 ] as const;

@@ -1,10 +1,9 @@
-import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
-import { db } from "../db/client";
-import { users, type UserRow } from "../db/schema";
+import type { UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
+import { accountNow } from "../payment-service/level";
 import { ApiError, forbidden, unauthorized } from "./errors";
 import { verifyToken, type TokenClaims } from "./jwt";
 import { LIB_MSG } from "./messages";
@@ -56,11 +55,12 @@ export function callerFrom(claims: TokenClaims, user: UserRow | undefined): Call
   return { uuid: user.uuid, type: claims.type, roles: user.roles, user };
 }
 
-/** callerFrom with the account row read here. */
+/**
+ * callerFrom with the account row read here. Its `subscriptionLevel` is the one the
+ * subscriptions grant now (a subscription past its endDate grants none, event or not).
+ */
 export async function currentCaller(env: Env, claims: TokenClaims): Promise<Caller | null> {
-  const user = hasAccount(claims)
-    ? await db(env).select().from(users).where(eq(users.uuid, claims.sub)).get()
-    : undefined;
+  const user = hasAccount(claims) ? await accountNow(env, claims.sub) : undefined;
   return callerFrom(claims, user);
 }
 

@@ -1,15 +1,8 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { db } from "../db/client";
-import {
-  paymentEvents,
-  subscriptions,
-  users,
-  type SubscriptionRow,
-  type SubscriptionStatus,
-} from "../db/schema";
+import { paymentEvents } from "../db/schema";
 import type { Env } from "../env";
 import { accountObject, ensureAccount } from "../merch-service/token-shop/account-repo";
-import { dropLostAvatar } from "../merch-service/avatars/avatar-rules";
 import { bundleFor } from "./product-repo";
 
 /**
@@ -18,7 +11,8 @@ import { bundleFor } from "./product-repo";
  * handled again (a retry, two deliveries racing) without a second effect:
  * - a credit carries a key derived from the purchase (`checkout:<sessionId>`,
  *   `apple:<transactionId>`); the TokenAccount object applies each key once;
- * - a subscription is one row per (source, externalId), written with an upsert;
+ * - a subscription is one row per (source, externalId), written with an upsert that refuses
+ *   a state older than the row's (subscription-state.ts);
  * - the event id is recorded only after its effects, so a crash in between means Stripe
  *   retries and the retry finds the effects already there.
  */
@@ -92,86 +86,12 @@ export async function creditBundle(
   return creditTokens(env, userUuid, bundle.tokenAmount, key, memo);
 }
 
-/** Statuses under which the subscriber keeps the level (and its perks). */
-export const LEVEL_STATUSES: SubscriptionStatus[] = ["active", "trialing", "past_due"];
-
-export interface SubscriptionChange {
-  source: SubscriptionRow["source"];
-  externalId: string;
-  userUuid: string;
-  productId: string | null;
-  level: string;
-  status: SubscriptionStatus;
-  region?: string | null;
-  customerId?: string | null;
-  startDate: number;
-  endDate?: number | null;
-}
-
-export const subscriptionByExternal = (
-  env: Env,
-  source: SubscriptionRow["source"],
-  externalId: string,
-) =>
-  db(env)
-    .select()
-    .from(subscriptions)
-    .where(and(eq(subscriptions.source, source), eq(subscriptions.externalId, externalId)))
-    .get();
-
-/**
- * Writes the subscription (one row per source and external id; a racing duplicate lands
- * on the same row) and then the user's `subscriptionLevel` from all their subscriptions.
- * Region and customer are kept when an event does not carry them.
- */
-export async function applySubscription(env: Env, s: SubscriptionChange): Promise<SubscriptionRow> {
-  const now = Date.now();
-  const row = await db(env)
-    .insert(subscriptions)
-    .values({
-      id: crypto.randomUUID(),
-      ...s,
-      region: s.region ?? null,
-      customerId: s.customerId ?? null,
-      endDate: s.endDate ?? null,
-    })
-    .onConflictDoUpdate({
-      target: [subscriptions.source, subscriptions.externalId],
-      set: {
-        status: s.status,
-        level: s.level,
-        ...(s.productId ? { productId: s.productId } : {}),
-        ...(s.region ? { region: s.region } : {}),
-        ...(s.customerId ? { customerId: s.customerId } : {}),
-        ...(s.endDate !== undefined ? { endDate: s.endDate } : {}),
-        updatedAt: now,
-      },
-    })
-    .returning()
-    .get();
-  await refreshLevel(env, s.userUuid);
-  return row;
-}
-
-/**
- * users.subscriptionLevel is derived, never set by hand: the level of the user's most
- * recently started subscription that still grants one, or null when none does. A
- * subscriber-only avatar the user can no longer use comes off with it (avatar-rules.ts).
- */
-export async function refreshLevel(env: Env, userUuid: string): Promise<string | null> {
-  const live = await db(env)
-    .select({ level: subscriptions.level })
-    .from(subscriptions)
-    .where(and(eq(subscriptions.userUuid, userUuid), inArray(subscriptions.status, LEVEL_STATUSES)))
-    .orderBy(desc(subscriptions.startDate))
-    .limit(1)
-    .get();
-  const level = live?.level ?? null;
-  await db(env)
-    .update(users)
-    .set({ subscriptionLevel: level })
-    .where(eq(users.uuid, userUuid))
-    .run();
-  if (!level) await dropLostAvatar(env, userUuid);
-  return level;
-}
+// Subscriptions: what grants a level is level-rule.ts, the cached level level.ts, and the
+// ordered write subscription-state.ts. Re-exported here for the webhooks that import them.
+export { LEVEL_STATUSES } from "./level-rule";
+export { refreshLevel } from "./level";
+export {
+  applySubscription,
+  subscriptionByExternal,
+  type SubscriptionChange,
+} from "./subscription-state";

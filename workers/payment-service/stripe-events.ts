@@ -1,11 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { db } from "../db/client";
-import { checkoutSessions, type SubscriptionStatus } from "../db/schema";
+import { checkoutSessions } from "../db/schema";
 import type { Env } from "../env";
-import type { StripeCheckoutSession, StripeEvent, StripeSubscription } from "../adapters/stripe";
+import type { StripeCheckoutSession, StripeEvent } from "../adapters/stripe";
 import { creditCheckout } from "./checkout-credit";
-import { applySubscription, subscriptionByExternal, type CreditOutcome } from "./fulfil";
+import type { CreditOutcome } from "./fulfil";
 import { findProduct } from "./product-repo";
+import { idOf, subscriptionFromCheckout, syncSubscription } from "./stripe-subscriptions";
 
 /**
  * What each verified Stripe event does. Real Stripe events and the ones local test mode
@@ -14,11 +15,11 @@ import { findProduct } from "./product-repo";
  * - `checkout.session.completed` / `async_payment_succeeded`, paid: a payment-mode session
  *   credits the tokens fixed on its row when checkout started (key `checkout:<sessionId>`;
  *   checkout-credit.ts refuses a session whose metadata disagrees); a subscription-mode session
- *   starts the subscription. The session row is marked complete.
+ *   records the subscription it started. The session row is marked complete.
  * - `checkout.session.expired`: the session row is marked expired.
- * - `customer.subscription.created|updated|deleted`: the subscription row follows Stripe's
- *   status; `deleted` ends it. A Stripe subscription that has ended never restarts (Stripe
- *   makes a new one), so a late, out-of-order `updated` cannot revive a cancelled row.
+ * - `customer.subscription.created|updated|deleted|paused|resumed`: the subscription row
+ *   follows the subscription itself, not the order events come in (stripe-subscriptions.ts);
+ *   `deleted` ends it, and an ended one never comes back.
  */
 
 export type EventOutcome =
@@ -26,11 +27,6 @@ export type EventOutcome =
   | { handled: false; reason: string }
   /** Not applied yet and worth retrying: the sender gets a 503 and delivers the event again. */
   | { retry: true; reason: string };
-
-const idOf = (v: string | { id: string } | null | undefined) =>
-  typeof v === "string" ? v : (v?.id ?? null);
-const sourceOf = (subscriptionId: string) =>
-  subscriptionId.startsWith("sub_local_") ? ("local" as const) : ("stripe" as const);
 
 export async function handleStripeEvent(env: Env, event: StripeEvent): Promise<EventOutcome> {
   switch (event.type) {
@@ -49,6 +45,8 @@ export async function handleStripeEvent(env: Env, event: StripeEvent): Promise<E
     case "customer.subscription.created":
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
+    case "customer.subscription.paused":
+    case "customer.subscription.resumed":
       return syncSubscription(
         env,
         event.data.object,
@@ -87,18 +85,14 @@ async function completeCheckout(
     const product = await findProduct(env, productId);
     if (!subscriptionId || !product?.subscriptionLevel)
       return { handled: false, reason: "no subscription or plan level" };
-    await applySubscription(env, {
-      source: sourceOf(subscriptionId),
-      externalId: subscriptionId,
+    outcome = await subscriptionFromCheckout(env, session, {
+      subscriptionId,
       userUuid,
       productId,
       level: product.subscriptionLevel,
-      status: "active",
-      customerId: idOf(session.customer),
-      region: session.customer_details?.address?.country ?? null,
-      startDate: created * 1000,
+      created,
     });
-    outcome = { handled: true, effect: "subscribed" };
+    if ("retry" in outcome) return outcome;
   } else {
     return { handled: false, reason: `mode ${session.mode} is not sold here` };
   }
@@ -108,58 +102,4 @@ async function completeCheckout(
     .where(eq(checkoutSessions.id, session.id))
     .run();
   return outcome;
-}
-
-/** Stripe's subscription statuses, in ours. `incomplete` (first payment pending) grants nothing yet. */
-function statusOf(s: StripeSubscription["status"]): SubscriptionStatus | null {
-  switch (s) {
-    case "active":
-      return "active";
-    case "trialing":
-      return "trialing";
-    case "past_due":
-      return "past_due";
-    case "canceled":
-      return "canceled";
-    case "unpaid":
-    case "paused":
-      return "past_due";
-    case "incomplete_expired":
-      return "expired";
-    default:
-      return null;
-  }
-}
-
-async function syncSubscription(
-  env: Env,
-  sub: StripeSubscription,
-  deleted: boolean,
-): Promise<EventOutcome> {
-  const source = sourceOf(sub.id);
-  const existing = await subscriptionByExternal(env, source, sub.id);
-  if (existing && (existing.status === "canceled" || existing.status === "expired") && !deleted) {
-    return { handled: false, reason: "subscription already ended" };
-  }
-  const status = deleted ? "canceled" : statusOf(sub.status);
-  if (!status) return { handled: false, reason: `status ${sub.status} grants nothing yet` };
-  const userUuid = sub.metadata?.userUuid || existing?.userUuid;
-  const productId = sub.metadata?.productId || existing?.productId || null;
-  const level =
-    (productId ? (await findProduct(env, productId))?.subscriptionLevel : null) ?? existing?.level;
-  if (!userUuid || !level) return { handled: false, reason: "subscription is not one of ours" };
-  const endSeconds =
-    sub.ended_at ?? sub.cancel_at ?? sub.items?.data?.[0]?.current_period_end ?? null;
-  await applySubscription(env, {
-    source,
-    externalId: sub.id,
-    userUuid,
-    productId,
-    level,
-    status,
-    customerId: idOf(sub.customer),
-    startDate: (sub.start_date ?? Math.floor(Date.now() / 1000)) * 1000,
-    endDate: endSeconds ? endSeconds * 1000 : null,
-  });
-  return { handled: true, effect: `subscription_${status}` };
 }

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ADMIN_ROLES } from "../../shared/roles";
 import { db } from "../db/client";
-import { products, subscriptions, users, type SubscriptionRow } from "../db/schema";
+import { products, subscriptions, type SubscriptionRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import {
   createPortalSession,
@@ -16,7 +16,8 @@ import { ApiError, badRequest, conflict, forbidden, notFound } from "../lib/erro
 import { publicOrigin } from "../lib/links";
 import { fields, valid } from "../lib/validate";
 import { startCheckout } from "./checkout";
-import { LEVEL_STATUSES } from "./fulfil";
+import { accountNow } from "./level";
+import { grantingSql, grantsLevel } from "./level-rule";
 import { MSG } from "./messages";
 import { productDto, productOr404 } from "./product-repo";
 
@@ -27,13 +28,15 @@ import { productDto, productOr404 } from "./product-repo";
  */
 export const subscriptionRoutes = new Hono<AppEnv>();
 
-export function subscriptionDto(s: SubscriptionRow) {
+/** `running`: whether it grants its level now (level-rule.ts: status and endDate). */
+export function subscriptionDto(s: SubscriptionRow, now = Date.now()) {
   return {
     id: s.id,
     userUuid: s.userUuid,
     productId: s.productId,
     level: s.level,
     status: s.status,
+    running: grantsLevel(s, now),
     region: s.region,
     source: s.source,
     startDate: new Date(s.startDate).toISOString(),
@@ -43,14 +46,13 @@ export function subscriptionDto(s: SubscriptionRow) {
   };
 }
 
-/** `{ subscriptionLevel, data }`: the level the user holds now and every subscription, newest first. */
+/**
+ * `{ subscriptionLevel, data }`: the level the user holds now (by the rule, even when no event
+ * has said a subscription ended) and every subscription, newest first.
+ */
 async function subscriptionsOf(env: Env, userUuid: string) {
   const [user, rows] = await Promise.all([
-    db(env)
-      .select({ level: users.subscriptionLevel })
-      .from(users)
-      .where(eq(users.uuid, userUuid))
-      .get(),
+    accountNow(env, userUuid),
     db(env)
       .select()
       .from(subscriptions)
@@ -60,7 +62,7 @@ async function subscriptionsOf(env: Env, userUuid: string) {
       .all(),
   ]);
   if (!user) throw notFound(MSG.userNotFound);
-  return { subscriptionLevel: user.level, data: rows.map(subscriptionDto) };
+  return { subscriptionLevel: user.subscriptionLevel, data: rows.map((r) => subscriptionDto(r)) };
 }
 
 subscriptionRoutes.get("/subscription", requireUser, async (c) =>
@@ -131,7 +133,7 @@ subscriptionRoutes.get(
     const q = c.req.valid("query");
     const where: SQL[] = [];
     if (q.startDate === undefined && q.endDate === undefined) {
-      where.push(or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s)))!);
+      where.push(grantingSql());
     } else {
       if (q.endDate !== undefined) where.push(lte(subscriptions.startDate, q.endDate));
       if (q.startDate !== undefined)
@@ -173,12 +175,7 @@ subscriptionRoutes.post(
     const running = await db(c.env)
       .select({ id: subscriptions.id })
       .from(subscriptions)
-      .where(
-        and(
-          eq(subscriptions.userUuid, who.uuid),
-          or(...LEVEL_STATUSES.map((s) => eq(subscriptions.status, s))),
-        ),
-      )
+      .where(and(eq(subscriptions.userUuid, who.uuid), grantingSql()))
       .get();
     if (running) throw conflict(MSG.alreadySubscribed);
     return c.json(

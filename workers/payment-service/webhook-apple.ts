@@ -4,10 +4,11 @@ import { z } from "zod";
 import { appleConfig } from "../adapters/apple-config";
 import { verifyAppleNotification, type AppleRefusal } from "../adapters/apple-signed-data";
 import { db } from "../db/client";
-import { users, type SubscriptionStatus } from "../db/schema";
+import { users } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
 import { valid } from "../lib/validate";
+import { appleSubscriptionState } from "./apple-subscription";
 import { applySubscription, creditBundle, eventSeen, recordEvent } from "./fulfil";
 import { MSG } from "./messages";
 import { findProduct } from "./product-repo";
@@ -22,9 +23,9 @@ import { findProduct } from "./product-repo";
  * Mapping: the transaction's `appAccountToken` is our user uuid (the app sets it at
  * purchase); its `productId` is our product's id (admins give App Store products their
  * App Store identifier as id). Handled:
- * - SUBSCRIBED, DID_RENEW: the subscription (keyed by originalTransactionId) is active.
- * - DID_FAIL_TO_RENEW: past_due in a billing grace period (level kept), otherwise expired.
- * - EXPIRED: expired (level cleared unless another subscription grants one).
+ * - subscriptions (keyed by originalTransactionId): the state the transaction says
+ *   (apple-subscription.ts), written only if it is not older than the row's: a DID_RENEW
+ *   replayed after EXPIRED changes nothing, a renewal with a later expiresDate does.
  * - ONE_TIME_CHARGE: the product's bundle is credited once (key `apple:<transactionId>`).
  * Each notification is acted on once (notificationUUID in payment_events).
  */
@@ -54,6 +55,7 @@ const transaction = z.object({
   purchaseDate: z.number().optional(),
   originalPurchaseDate: z.number().optional(),
   expiresDate: z.number().optional(),
+  revocationDate: z.number().optional(),
   appAccountToken: z.string().optional(),
   storefront: z.string().max(3).optional(),
 });
@@ -88,30 +90,23 @@ async function apply(
     if (credit.kind === "failed") throw new ApiError(503, MSG.creditFailed);
     return { handled: credit.kind === "credited", effect: credit.kind };
   }
-  const status: SubscriptionStatus | null =
-    type === "SUBSCRIBED" || type === "DID_RENEW"
-      ? "active"
-      : type === "EXPIRED"
-        ? "expired"
-        : type === "DID_FAIL_TO_RENEW"
-          ? subtype === "GRACE_PERIOD"
-            ? "past_due"
-            : "expired"
-          : null;
-  if (!status) return { handled: false, effect: `notification type ${type} is not used` };
+  const state = appleSubscriptionState(type, subtype, tx);
+  if (!state) return { handled: false, effect: `notification type ${type} is not used` };
   if (!product.subscriptionLevel) return { handled: false, effect: "product is not a plan" };
-  await applySubscription(env, {
+  const row = await applySubscription(env, {
     source: "apple",
     externalId: tx.originalTransactionId,
     userUuid: user.uuid,
     productId: product.id,
     level: product.subscriptionLevel,
-    status,
+    status: state.status,
     region: tx.storefront?.toUpperCase() ?? null,
     startDate: tx.originalPurchaseDate ?? tx.purchaseDate ?? Date.now(),
-    endDate: tx.expiresDate ?? null,
+    endDate: state.endDate,
   });
-  return { handled: true, effect: `subscription_${status}` };
+  return row
+    ? { handled: true, effect: `subscription_${state.status}` }
+    : { handled: false, effect: "older than the subscription's recorded state" };
 }
 
 const refusal: Record<AppleRefusal, string> = {

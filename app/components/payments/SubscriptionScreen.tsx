@@ -6,14 +6,13 @@ import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDate } from "~/lib/format";
 import { formatPrice } from "~/lib/payments";
 
-const LIVE = ["active", "trialing", "past_due"];
-
 export function SubscriptionScreen() {
   const t = useT();
   const locale = useLocale();
   const { subscriptionLevel, data: subs, plans, returned } = useLoaderData<typeof loader>();
   const failed = useActionData<typeof action>();
-  const current = subs.find((s) => LIVE.includes(s.status));
+  // The server's rule (status and endDate): a plan past its end is not current.
+  const current = subs.find((s) => s.running);
   const statusLabel = (s: string) => {
     const key = `subscription.status.${s}`;
     return hasKey(key) ? t(key) : s;

@@ -12,6 +12,7 @@ import {
 } from "../../db/schema";
 import type { Env } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
+import { levelNow, liveLevelSql } from "../../payment-service/level-rule";
 import { MSG } from "../messages";
 
 /**
@@ -19,8 +20,9 @@ import { MSG } from "../messages";
  * profile update that sets `avatarId`, and (as SQL) by the writes that take an avatar away:
  *
  * - an assignment (MANUAL, SEASON_AWARD, PURCHASED) unlocks its avatar whatever its status;
- * - otherwise PUBLIC is for everyone, SUBSCRIBER_ONLY for accounts whose
- *   `users.subscriptionLevel` is set, and PRIVATE and SEASON_AWARD only through an
+ * - otherwise PUBLIC is for everyone, SUBSCRIBER_ONLY for accounts a subscription grants a
+ *   level now (payment-service/level-rule.ts, read from the subscriptions, so one past its
+ *   endDate no longer counts), and PRIVATE and SEASON_AWARD only through an
  *   assignment (a season's avatars are handed out by the points backfill);
  * - `discordOnly` also asks for a Discord link: a VERIFIED user e-mail of type `discord`
  *   (the only provider link the user-service stores). An assignment skips that too.
@@ -49,10 +51,10 @@ export interface Holder {
 export const isSubscriber = (user: Pick<UserRow, "subscriptionLevel">) =>
   !!user.subscriptionLevel?.trim();
 
-/** Loads one account's assignments and Discord link (two small indexed reads). */
+/** Loads one account's assignments, Discord link and level now (three small indexed reads). */
 export async function loadHolder(env: Pick<Env, "DB">, user: UserRow): Promise<Holder> {
   const d = db(env);
-  const [rows, discord] = await Promise.all([
+  const [rows, discord, level] = await Promise.all([
     d.select().from(avatarAssignments).where(eq(avatarAssignments.userUuid, user.uuid)).all(),
     d
       .select({ id: userEmails.id })
@@ -65,8 +67,13 @@ export async function loadHolder(env: Pick<Env, "DB">, user: UserRow): Promise<H
         ),
       )
       .get(),
+    levelNow(env, user.uuid),
   ]);
-  return { user, assigned: new Map(rows.map((r) => [r.avatarSlug, r])), discord: !!discord };
+  return {
+    user: { ...user, subscriptionLevel: level },
+    assigned: new Map(rows.map((r) => [r.avatarSlug, r])),
+    discord: !!discord,
+  };
 }
 
 /** Whether `holder` may use `avatar`, and if not, what would unlock it. */
@@ -165,7 +172,7 @@ function mayUseSql(avatar: AvatarRow | null): SQL {
     avatar.status === "PUBLIC"
       ? sql`1`
       : avatar.status === "SUBSCRIBER_ONLY"
-        ? sql`(trim(coalesce(${users.subscriptionLevel}, '')) <> '')`
+        ? sql`(trim(coalesce(${liveLevelSql(users.uuid)}, '')) <> '')`
         : sql`0`;
   const discord = avatar.discordOnly
     ? sql`exists (select 1 from ${userEmails} where ${userEmails.userId} = ${users.id} and ${userEmails.type} = 'discord' and ${userEmails.status} = 'VERIFIED')`
