@@ -35,7 +35,8 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
         token: adminToken,
         body: JSON.stringify({
           name: `E2E season ${now.toString(36)}`,
-          startDate: new Date(now - 3_600_000).toISOString(),
+          // (a season may not start in the past: it starts now, before Kim's song)
+          startDate: new Date(now).toISOString(),
           endDate: new Date(now + 7 * 86_400_000).toISOString(),
         }),
       });
@@ -142,9 +143,11 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
       .toBe(1);
     const form = admin.getByTestId("season-create");
     await form.locator('input[name="name"]').fill(`Overlap ${Date.now().toString(36)}`);
-    const today = new Date().toISOString().slice(0, 10);
-    await form.locator('input[name="startDate"]').fill(`${today}T00:00`);
-    await form.locator('input[name="endDate"]').fill(`${today}T23:59`);
+    // Minutes from now, inside the current season (a start in the past is refused first).
+    const soon = (minutes: number) =>
+      new Date(Date.now() + minutes * 60_000).toISOString().slice(0, 16);
+    await form.locator('input[name="startDate"]').fill(soon(5));
+    await form.locator('input[name="endDate"]').fill(soon(10));
     await form.locator('button[type="submit"]').click();
     await expect
       .poll(() => admin.getByTestId("form-error").textContent(), { timeout: 10_000 })
