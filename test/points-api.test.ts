@@ -324,7 +324,7 @@ describe("rankings", () => {
     }
   });
 
-  it("shares a ranking page among readers for at most 2 seconds: after a change the first page is right once that has passed, and your own row is never stale", async () => {
+  it("shares a ranking page among readers for at most 2 seconds: after a change the first page is right once that has passed, and your own row and page are never stale", async () => {
     const climber = await signUp({ nickname: "Cache Climber" });
     const url = "/points/all-seasons-ranking?take=3";
     const t = Date.now();
@@ -341,15 +341,19 @@ describe("rankings", () => {
       );
       // Inside the page's lifetime, readers share the page read before the change...
       vi.setSystemTime(t + RANKING_CACHE_MS - 1);
-      const shared = await merch(url, { token: climber.token });
+      const shared = await merch(url);
       expect(shared.body.data).toEqual(before.body.data);
-      // ...but the reader's own row is read afresh.
-      expect(shared.body.me).toMatchObject({
+      // ...but the reader's own row is read afresh, and a page that disagrees with it (the
+      // climber ranks first and is not on it) is read afresh for them: never "your rank #1"
+      // above a list without them.
+      const own = await merch(url, { token: climber.token });
+      expect(own.body.me).toMatchObject({
         userUuid: climber.uuid,
         nickname: "Cache Climber",
         balance: 1_000_000,
         rank: 1,
       });
+      expect(own.body.data[0]).toMatchObject({ userUuid: climber.uuid, rank: 1 });
       // Once the lifetime has passed, the first page shows the change.
       vi.setSystemTime(t + RANKING_CACHE_MS);
       const fresh = await merch(url);

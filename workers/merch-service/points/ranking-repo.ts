@@ -73,13 +73,24 @@ export async function rankingOf(
   me?: string,
 ) {
   const board = boardFor(env, season);
-  const [page, mine] = await Promise.all([
-    cachedPage(`${boardName(season)}|${take}|${skip}`, async () => {
-      const p = await board.page(take, skip);
-      return { rows: await withProfiles(env, p.rows), total: p.total };
-    }),
+  const key = `${boardName(season)}|${take}|${skip}`;
+  const load = async () => {
+    const p = await board.page(take, skip);
+    return { rows: await withProfiles(env, p.rows), total: p.total };
+  };
+  const [first, mine] = await Promise.all([
+    cachedPage(key, load),
     me ? board.rankOf(me) : Promise.resolve(null),
   ]);
+  let page = first;
+  // The reader's own fresh row and the shared page must agree: a page that misses them where
+  // they rank, or shows them with other points, is read afresh for them.
+  if (mine) {
+    const shown = page.rows.find((r) => r.userUuid === mine.userUuid);
+    const belongs = mine.rank > skip && mine.rank <= skip + take;
+    if (shown ? shown.balance !== mine.balance || shown.rank !== mine.rank : belongs)
+      page = await cachedPage(key, load, true);
+  }
   const onPage = mine && page.rows.find((r) => r.userUuid === mine.userUuid);
   const mineRow = mine && (onPage ? { ...onPage, ...mine } : (await withProfiles(env, [mine]))[0]);
   return {
