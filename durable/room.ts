@@ -3,8 +3,10 @@
  * hibernation). It serialises every seat change, vote and play of its room. This file keeps
  * the partyserver hooks and the RPC methods; the pieces:
  *   room/storage.ts      SQLite tables (everything that must survive eviction); it owns
- *                        chat-storage.ts (the capped history), consumable-storage.ts and
- *                        published-storage.ts (what clients hold, per entry, and in memory)
+ *                        chat-storage.ts (the capped history), consumable-storage.ts,
+ *                        published-storage.ts (what clients hold, per entry, and in memory),
+ *                        frame-storage.ts (the seq, the next frame's keys) and
+ *                        vote-storage.ts (votes and their counters)
  *   room/view.ts         the state clients hold, computed from the tables; the seat rule
  *   room/diff.ts         RFC 6902 patches between two published states
  *   room/publisher.ts    coalescing: one frame, one seq per tick
@@ -22,6 +24,7 @@
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
  *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
+ *   room/rpc.ts          the RPC methods' argument checks and answer shapes
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
