@@ -80,19 +80,22 @@ function mayReplace(s: SubscriptionChange): SQL {
  * level. Region and customer are kept when the change does not carry them. Returns the row
  * written, or null when the change was older than the row and nothing changed.
  */
+/** The row a change makes when its subscription is new (fields it does not carry are null). */
+const newRow = (s: SubscriptionChange) => ({
+  id: crypto.randomUUID(),
+  ...s,
+  region: s.region ?? null,
+  customerId: s.customerId ?? null,
+  endDate: s.endDate ?? null,
+});
+
 export async function applySubscription(
   env: Env,
   s: SubscriptionChange,
 ): Promise<SubscriptionRow | null> {
   const row = await db(env)
     .insert(subscriptions)
-    .values({
-      id: crypto.randomUUID(),
-      ...s,
-      region: s.region ?? null,
-      customerId: s.customerId ?? null,
-      endDate: s.endDate ?? null,
-    })
+    .values(newRow(s))
     .onConflictDoUpdate({
       target: [subscriptions.source, subscriptions.externalId],
       set: {
@@ -122,15 +125,7 @@ export async function recordCheckoutStart(env: Env, s: SubscriptionChange): Prom
     ...(s.region ? { region: s.region } : {}),
     ...(s.customerId ? { customerId: s.customerId } : {}),
   };
-  const insert = db(env)
-    .insert(subscriptions)
-    .values({
-      id: crypto.randomUUID(),
-      ...s,
-      region: s.region ?? null,
-      customerId: s.customerId ?? null,
-      endDate: s.endDate ?? null,
-    });
+  const insert = db(env).insert(subscriptions).values(newRow(s));
   await (
     Object.keys(known).length
       ? insert.onConflictDoUpdate({
