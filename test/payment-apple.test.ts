@@ -266,6 +266,59 @@ describe.skipIf(!appleReady)("POST /webhook/apple", () => {
     expect(await levelOf(subscriber.uuid)).toBeNull();
   });
 
+  it("billing grace: the level lasts until the renewal info's gracePeriodExpiresDate, past the ended period; GRACE_PERIOD_EXPIRED or a refund ends it", async () => {
+    const subscriber = await signUp();
+    const id = `com.hangout.${uniq("plan")}`;
+    await makeProduct(boss.token, { id, paymentType: "recurring", subscriptionLevel: "vip" });
+    // As Apple sends it: the renewal failed when the period ended (an hour ago).
+    const tx = {
+      transactionId: uniq("t"),
+      originalTransactionId: uniq("orig"),
+      productId: id,
+      originalPurchaseDate: Date.now() - 30 * 86_400_000,
+      purchaseDate: Date.now() - 30 * 86_400_000,
+      expiresDate: Date.now() - 3_600_000,
+      appAccountToken: subscriber.uuid,
+    };
+    await notify("SUBSCRIBED", tx, { subtype: "INITIAL_BUY" });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    const graceEnd = Date.now() + 16 * 86_400_000;
+    const inGrace = await notify("DID_FAIL_TO_RENEW", tx, {
+      subtype: "GRACE_PERIOD",
+      renewal: { gracePeriodExpiresDate: graceEnd, isInBillingRetryPeriod: true },
+    });
+    expect(inGrace.body.outcome).toMatchObject({ handled: true, effect: "subscription_past_due" });
+    expect(await levelOf(subscriber.uuid)).toBe("vip");
+    const mine = await pay("/subscription", { token: subscriber.token });
+    expect(mine.body.data[0]).toMatchObject({ status: "past_due", running: true });
+
+    // Grace over: the level goes, and a replayed grace notification cannot bring it back.
+    await notify("GRACE_PERIOD_EXPIRED", tx, { renewal: { isInBillingRetryPeriod: true } });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+    await notify("DID_FAIL_TO_RENEW", tx, {
+      subtype: "GRACE_PERIOD",
+      renewal: { gracePeriodExpiresDate: graceEnd },
+    });
+    expect(await levelOf(subscriber.uuid)).toBeNull();
+
+    // A second subscriber in grace is refunded: the level goes at once.
+    const other = await signUp();
+    const tx2 = { ...tx, originalTransactionId: uniq("orig"), appAccountToken: other.uuid };
+    await notify("SUBSCRIBED", tx2, { subtype: "INITIAL_BUY" });
+    await notify("DID_FAIL_TO_RENEW", tx2, {
+      subtype: "GRACE_PERIOD",
+      renewal: { gracePeriodExpiresDate: graceEnd },
+    });
+    expect(await levelOf(other.uuid)).toBe("vip");
+    await notify("REFUND", { ...tx2, revocationDate: Date.now() });
+    expect(await levelOf(other.uuid)).toBeNull();
+    // Without a grace end in the renewal info, a failed renewal past its period grants nothing.
+    const third = await signUp();
+    const tx3 = { ...tx, originalTransactionId: uniq("orig"), appAccountToken: third.uuid };
+    await notify("DID_FAIL_TO_RENEW", tx3, { subtype: "GRACE_PERIOD" });
+    expect(await levelOf(third.uuid)).toBeNull();
+  });
+
   it("after EXPIRED, a DID_RENEW not later than the recorded expiry changes nothing; a later one renews; an older EXPIRED cannot undo it", async () => {
     const subscriber = await signUp();
     const id = `com.hangout.${uniq("plan")}`;

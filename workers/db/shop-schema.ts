@@ -183,6 +183,12 @@ export const subscriptions = sqliteTable(
     customerId: text("customer_id"),
     startDate: integer("start_date").notNull(),
     endDate: integer("end_date"),
+    /**
+     * App Store billing grace: while `past_due`, the level lasts until this (the renewal
+     * info's gracePeriodExpiresDate), past endDate (the expiresDate of the period whose renewal
+     * failed). endDate stays the period, which orders notifications (subscription-state.ts).
+     */
+    graceEndDate: integer("grace_end_date"),
     ...timestamps,
   },
   (t) => [

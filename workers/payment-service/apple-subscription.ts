@@ -8,7 +8,8 @@ import type { SubscriptionStatus } from "../db/schema";
  *
  * - a transaction with a `revocationDate` (REFUND, REVOKE): canceled, whatever the type;
  * - SUBSCRIBED, DID_RENEW: active until expiresDate (a renewal is a later expiresDate);
- * - DID_FAIL_TO_RENEW: past_due in a billing grace period (keeps the level, until endDate),
+ * - DID_FAIL_TO_RENEW: past_due in a billing grace period, keeping the level until the
+ *   renewal info's gracePeriodExpiresDate (graceEndDate; the period itself has ended);
  *   otherwise expired (Apple is retrying the payment; no service meanwhile);
  * - EXPIRED, GRACE_PERIOD_EXPIRED: expired.
  * Other types (DID_CHANGE_RENEWAL_STATUS, PRICE_INCREASE, ...) change nothing here.
@@ -18,11 +19,17 @@ export interface AppleTransactionDates {
   revocationDate?: number;
 }
 
+/** From the verified signedRenewalInfo: when the billing grace period ends, if in one. */
+export interface AppleRenewalDates {
+  gracePeriodExpiresDate?: number;
+}
+
 export function appleSubscriptionState(
   type: string,
   subtype: string | undefined,
   tx: AppleTransactionDates,
-): { status: SubscriptionStatus; endDate: number | null } | null {
+  renewal: AppleRenewalDates = {},
+): { status: SubscriptionStatus; endDate: number | null; graceEndDate?: number } | null {
   const endDate = tx.expiresDate ?? null;
   if (tx.revocationDate !== undefined) return { status: "canceled", endDate };
   switch (type) {
@@ -30,7 +37,9 @@ export function appleSubscriptionState(
     case "DID_RENEW":
       return { status: "active", endDate };
     case "DID_FAIL_TO_RENEW":
-      return { status: subtype === "GRACE_PERIOD" ? "past_due" : "expired", endDate };
+      return subtype === "GRACE_PERIOD"
+        ? { status: "past_due", endDate, graceEndDate: renewal.gracePeriodExpiresDate }
+        : { status: "expired", endDate };
     case "EXPIRED":
     case "GRACE_PERIOD_EXPIRED":
       return { status: "expired", endDate };

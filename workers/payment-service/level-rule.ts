@@ -24,7 +24,9 @@ import type { Env } from "../env";
  *
  * `past_due` keeps the level, but only until endDate: for Stripe that is the end of the new
  * period whose payment is being retried (Stripe's retry schedule then makes it `canceled` or
- * `unpaid`, both without perks); for the App Store it is the transaction's expiresDate.
+ * `unpaid`, both without perks). For the App Store the period (expiresDate) has already ended
+ * when a renewal fails; in a billing grace period the level lasts until graceEndDate (the
+ * renewal info's gracePeriodExpiresDate), which is set only while `past_due`.
  * `unpaid`, `paused`, `canceled` and `expired` never grant one.
  */
 export const LEVEL_STATUSES: SubscriptionStatus[] = ["active", "trialing", "past_due"];
@@ -33,14 +35,22 @@ export const LEVEL_STATUSES: SubscriptionStatus[] = ["active", "trialing", "past
 export const ENDED_STATUSES: SubscriptionStatus[] = ["canceled", "expired"];
 
 /** Whether `s` grants its level at `now`. */
-export const grantsLevel = (s: Pick<SubscriptionRow, "status" | "endDate">, now = Date.now()) =>
-  LEVEL_STATUSES.includes(s.status) && (s.endDate === null || s.endDate > now);
+export const grantsLevel = (
+  s: Pick<SubscriptionRow, "status" | "endDate" | "graceEndDate">,
+  now = Date.now(),
+) =>
+  LEVEL_STATUSES.includes(s.status) &&
+  (s.endDate === null || s.endDate > now || (s.graceEndDate ?? 0) > now);
 
 /** The same rule as SQL over `subscriptions`. */
 export const grantingSql = (now = Date.now()): SQL =>
   and(
     inArray(subscriptions.status, LEVEL_STATUSES),
-    or(isNull(subscriptions.endDate), gt(subscriptions.endDate, now)),
+    or(
+      isNull(subscriptions.endDate),
+      gt(subscriptions.endDate, now),
+      gt(subscriptions.graceEndDate, now),
+    ),
   )!;
 
 /**

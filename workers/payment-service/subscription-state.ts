@@ -33,6 +33,8 @@ export interface SubscriptionChange {
   customerId?: string | null;
   startDate: number;
   endDate?: number | null;
+  /** App Store billing grace end (level-rule.ts); any change without one clears it. */
+  graceEndDate?: number | null;
 }
 
 export const subscriptionByExternal = (
@@ -87,6 +89,7 @@ const newRow = (s: SubscriptionChange) => ({
   region: s.region ?? null,
   customerId: s.customerId ?? null,
   endDate: s.endDate ?? null,
+  graceEndDate: s.graceEndDate ?? null,
 });
 
 export async function applySubscription(
@@ -105,6 +108,7 @@ export async function applySubscription(
         ...(s.region ? { region: s.region } : {}),
         ...(s.customerId ? { customerId: s.customerId } : {}),
         ...(s.endDate !== undefined ? { endDate: s.endDate } : {}),
+        graceEndDate: s.graceEndDate ?? null,
         updatedAt: Date.now(),
       },
       setWhere: mayReplace(s),

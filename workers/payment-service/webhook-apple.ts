@@ -60,6 +60,9 @@ const transaction = z.object({
   storefront: z.string().max(3).optional(),
 });
 
+/** The renewal info's fields we read (verified with the envelope). */
+const renewalInfo = z.object({ gracePeriodExpiresDate: z.number().int().optional() });
+
 type Outcome = { handled: boolean; effect: string };
 
 async function apply(
@@ -67,6 +70,7 @@ async function apply(
   type: string,
   subtype: string | undefined,
   tx: z.infer<typeof transaction>,
+  renewal: z.infer<typeof renewalInfo>,
 ): Promise<Outcome> {
   const userUuid =
     tx.appAccountToken && z.uuid().safeParse(tx.appAccountToken).success
@@ -90,7 +94,7 @@ async function apply(
     if (credit.kind === "failed") throw new ApiError(503, MSG.creditFailed);
     return { handled: credit.kind === "credited", effect: credit.kind };
   }
-  const state = appleSubscriptionState(type, subtype, tx);
+  const state = appleSubscriptionState(type, subtype, tx, renewal);
   if (!state) return { handled: false, effect: `notification type ${type} is not used` };
   if (!product.subscriptionLevel) return { handled: false, effect: "product is not a plan" };
   const row = await applySubscription(env, {
@@ -103,6 +107,7 @@ async function apply(
     region: tx.storefront?.toUpperCase() ?? null,
     startDate: tx.originalPurchaseDate ?? tx.purchaseDate ?? Date.now(),
     endDate: state.endDate,
+    graceEndDate: state.graceEndDate,
   });
   return row
     ? { handled: true, effect: `subscription_${state.status}` }
@@ -130,8 +135,9 @@ appleWebhookRoutes.post("/webhook/apple", valid("json", body), async (c) => {
   if (signed.transaction) {
     // Verified with the envelope (signature, app, environment) before any of it is used.
     const tx = transaction.safeParse(signed.transaction);
-    if (!tx.success) throw badRequest(MSG.appleBadPayload);
-    outcome = await apply(c.env, n.notificationType, n.subtype, tx.data);
+    const renewal = renewalInfo.safeParse(signed.renewalInfo ?? {});
+    if (!tx.success || !renewal.success) throw badRequest(MSG.appleBadPayload);
+    outcome = await apply(c.env, n.notificationType, n.subtype, tx.data, renewal.data);
   }
   await recordEvent(c.env, n.notificationUUID, "apple", n.notificationType);
   return c.json({ received: true, duplicate: false, outcome });

@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `grace_end_date` integer;
