@@ -44,6 +44,8 @@ describe("payments in local test mode", () => {
     ]);
     await expect(page.getByTestId("checkout-product").textContent()).resolves.toBe("100 tokens");
     await expect(page.getByTestId("checkout-price").textContent()).resolves.toBe("$1.99");
+    // The tokens this session credits, fixed when checkout started.
+    await expect(page.getByTestId("checkout-tokens").textContent()).resolves.toBe("100 tokens");
     await shot(page, "payments-2-local-checkout");
 
     await Promise.all([

@@ -22,6 +22,7 @@ export const enPayments = {
   "checkout.lede":
     "This is the local test checkout: no card is needed and no real money moves. Paying sends the same signed event Stripe would.",
   "checkout.product": "Product",
+  "checkout.youGet": "You get",
   "checkout.price": "Price",
   "checkout.perMonth": "{price} / month",
   "checkout.pay": "Pay (test mode)",

@@ -24,6 +24,7 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "checkout.lede":
     "Este es el pago de prueba local: no hace falta tarjeta y no se mueve dinero real. Al pagar se envía el mismo evento firmado que enviaría Stripe.",
   "checkout.product": "Producto",
+  "checkout.youGet": "Recibes",
   "checkout.price": "Precio",
   "checkout.perMonth": "{price} / mes",
   "checkout.pay": "Pagar (modo de prueba)",

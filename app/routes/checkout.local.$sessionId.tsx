@@ -24,6 +24,8 @@ interface LocalSession {
     id: string;
     mode: "payment" | "subscription";
     status: "open" | "complete" | "expired";
+    /** A bundle's tokens, fixed when checkout started (null for a plan). */
+    tokenAmount: number | null;
   };
   product: Product;
   returnTo: string;

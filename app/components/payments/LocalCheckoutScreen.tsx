@@ -30,6 +30,14 @@ export function LocalCheckoutScreen() {
             )}
           </dd>
         </div>
+        {session.tokenAmount !== null && (
+          <div className="flex items-center justify-between gap-4 px-4 py-3">
+            <dt className="text-sm text-ink-200">{t("checkout.youGet")}</dt>
+            <dd className="font-semibold text-white" data-testid="checkout-tokens">
+              {t("tokens.bundleTokens", { count: session.tokenAmount })}
+            </dd>
+          </div>
+        )}
         <div className="flex items-center justify-between gap-4 px-4 py-3">
           <dt className="text-sm text-ink-200">{t("checkout.price")}</dt>
           <dd className="text-xl font-extrabold text-white" data-testid="checkout-price">
