@@ -2,17 +2,23 @@ import type { AppLoadContext, EntryContext } from "@remix-run/cloudflare";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToReadableStream } from "react-dom/server";
+import { NonceProvider } from "./lib/nonce";
 
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
-  _loadContext: AppLoadContext,
+  loadContext: AppLoadContext,
 ) {
+  // The CSP nonce (workers/security-headers.ts): on every script React and Remix write inline.
+  const nonce = loadContext.cspNonce;
   const body = await renderToReadableStream(
-    <RemixServer context={remixContext} url={request.url} />,
+    <NonceProvider value={nonce}>
+      <RemixServer context={remixContext} url={request.url} nonce={nonce} />
+    </NonceProvider>,
     {
+      nonce,
       signal: request.signal,
       onError(error: unknown) {
         console.error(error);

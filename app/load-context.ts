@@ -5,6 +5,8 @@ declare module "@remix-run/cloudflare" {
   interface AppLoadContext {
     env: Env;
     ctx: ExecutionContext;
+    /** This response's Content-Security-Policy nonce (workers/security-headers.ts). */
+    cspNonce: string;
     /** Call the gateway in-process: same routes, same validation, no network hop. */
     api: (path: string, init?: RequestInit) => Promise<Response>;
   }

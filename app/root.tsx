@@ -1,3 +1,4 @@
+import { useNonce } from "~/lib/nonce";
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import {
   Link,
@@ -68,6 +69,7 @@ export const meta = pageMeta("home.title");
 
 export function Layout({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData("root") as { locale?: Locale } | undefined;
+  const nonce = useNonce();
   return (
     <html lang={root?.locale ?? DEFAULT_LOCALE}>
       <head>
@@ -79,8 +81,8 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         {children}
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

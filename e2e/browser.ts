@@ -20,9 +20,25 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-/** Save a screenshot under .e2e/shots for a person to look at. */
+/**
+ * Content-Security-Policy violations seen in each context (workers/security-headers.ts): a
+ * script, style, image or socket the policy blocks is a broken page, whether or not the test
+ * was looking at that part. Chromium reports each one as a console error.
+ */
+const cspViolations = new WeakMap<BrowserContext, string[]>();
+function watchCsp(context: BrowserContext) {
+  const seen: string[] = [];
+  cspViolations.set(context, seen);
+  context.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+}
+
+/** Save a screenshot under .e2e/shots for a person to look at; fails on any CSP violation. */
 export async function shot(page: Page, name: string) {
   await page.screenshot({ path: `.e2e/shots/${name}.png`, fullPage: true });
+  const violations = cspViolations.get(page.context()) ?? [];
+  if (violations.length) throw new Error(`CSP violations on ${name}:\n${violations.join("\n")}`);
 }
 
 /** A tiny valid PNG (1x1, purple). */
@@ -57,6 +73,12 @@ export function useBrowser(): () => Browser {
   beforeAll(async () => {
     mkdirSync(".e2e/shots", { recursive: true });
     browser = await launch();
+    const newContext = browser.newContext.bind(browser);
+    browser.newContext = async (...args) => {
+      const context = await newContext(...args);
+      watchCsp(context);
+      return context;
+    };
   });
   afterAll(async () => {
     await browser?.close();

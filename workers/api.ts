@@ -1,3 +1,4 @@
+import { bodyCap } from "./lib/body-cap";
 import { Hono } from "hono";
 import type { AppEnv } from "./env";
 import { onError, onNotFound } from "./lib/errors";
@@ -13,6 +14,7 @@ import { userService } from "./user-service";
 /** The gateway: every service under `/api/<service>` (DESIGN.md, "Gateway paths"). */
 export const api = new Hono<AppEnv>().basePath("/api");
 api.onError(onError);
+api.use("*", bodyCap);
 api.notFound(onNotFound);
 api.route("/user-service", userService);
 api.route("/room-service", roomService);

@@ -8,6 +8,8 @@ import { consumeAudit } from "./queues/audit";
 import { consumeNotifications } from "./queues/notifications";
 import { consumePoints } from "./queues/points";
 import { authorizeRoomConnection } from "./room-connect";
+import { makeNonce, withSecurityHeaders } from "./security-headers";
+import { guardWebRequest } from "./web-guard";
 
 export { Room } from "../durable/room";
 export { TokenAccount } from "../durable/token-account";
@@ -36,12 +38,19 @@ export default {
         )
       );
     }
-    return remix(request, {
+    // Web pages: a cross-site or oversized post never reaches an action (web-guard.ts), and
+    // every answer carries the security headers with this response's CSP nonce.
+    const nonce = makeNonce();
+    const guarded = await guardWebRequest(request);
+    if (guarded instanceof Response) return withSecurityHeaders(guarded, request, env, nonce);
+    const res = await remix(guarded, {
       env,
       ctx,
+      cspNonce: nonce,
       api: async (path: string, init?: RequestInit) =>
         api.fetch(new Request(new URL(path, request.url), init), env, ctx),
     });
+    return withSecurityHeaders(res, request, env, nonce);
   },
 
   async queue(batch, env) {

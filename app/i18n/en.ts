@@ -237,6 +237,10 @@ export const en = {
   "password.done": "Your password has been changed.",
 
   "magic.title": "Signing you in",
+  "magic.heading": "Sign in to Hangout",
+  "magic.lede": "You opened a sign-in link. Press the button to finish signing in on this device.",
+  "magic.signIn": "Sign me in",
+  "magic.signingIn": "Signing in…",
   "magic.failedHeading": "This link can't be used",
   "magic.failedBody": "Sign-in links work once and expire quickly. Log in to continue.",
   "magic.login": "Log in",

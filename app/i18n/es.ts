@@ -239,6 +239,11 @@ export const es: Dictionary = {
   "password.done": "Tu contraseña ha cambiado.",
 
   "magic.title": "Iniciando sesión",
+  "magic.heading": "Inicia sesión en Hangout",
+  "magic.lede":
+    "Abriste un enlace de inicio de sesión. Pulsa el botón para terminar de entrar en este dispositivo.",
+  "magic.signIn": "Entrar",
+  "magic.signingIn": "Entrando…",
   "magic.failedHeading": "Este enlace no se puede usar",
   "magic.failedBody":
     "Los enlaces de acceso funcionan una sola vez y caducan pronto. Inicia sesión para continuar.",

@@ -1,7 +1,7 @@
-import { data, redirect, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
+import { data, redirect, type ActionFunctionArgs } from "@remix-run/cloudflare";
+import { Form, Link, useActionData } from "@remix-run/react";
 import { StatusPage } from "~/components/ErrorPage";
-import { buttonClass } from "~/components/ui";
+import { AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { magicTarget } from "~/lib/redirects";
@@ -10,8 +10,13 @@ import type { AuthResult } from "~/lib/types";
 
 export const meta = pageMeta("magic.title");
 
-/** Validates the one-time token, signs the user in and sends them on; or says why not. */
-export async function loader(args: LoaderFunctionArgs) {
+/**
+ * A sign-in link lands here. Opening it spends nothing: link previewers, chat unfurlers and
+ * mail scanners fetch links with GET, and a GET that signed in would both burn the one-time
+ * token and hand the scanner a session (issue 13). The person clicks "Sign me in", which
+ * posts (same-origin only, workers/web-guard.ts); only that validates the token.
+ */
+export async function action(args: ActionFunctionArgs) {
   const token = args.params.token ?? "";
   const res = await userApi<AuthResult & { target?: string | null }>(
     args,
@@ -31,22 +36,30 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export default function MagicLink() {
   const t = useT();
-  const { error } = useLoaderData<typeof loader>();
+  const failed = useActionData<typeof action>();
+  if (failed?.error)
+    return (
+      <StatusPage
+        status={failed.error.status}
+        title={t("magic.failedHeading")}
+        body={
+          <>
+            <p role="alert">{failed.error.generic ? t("errors.generic") : failed.error.message}</p>
+            <p className="mt-2 text-base text-ink-300">{t("magic.failedBody")}</p>
+          </>
+        }
+      >
+        <Link to="/login" className={buttonClass.primary}>
+          {t("magic.login")}
+        </Link>
+      </StatusPage>
+    );
   return (
-    <StatusPage
-      status={error.status}
-      title={t("magic.failedHeading")}
-      body={
-        <>
-          <p role="alert">{error.generic ? t("errors.generic") : error.message}</p>
-          <p className="mt-2 text-base text-ink-300">{t("magic.failedBody")}</p>
-        </>
-      }
-    >
-      <Link to="/login" className={buttonClass.primary}>
-        {t("magic.login")}
-      </Link>
-    </StatusPage>
+    <AuthLayout title={t("magic.heading")} lede={t("magic.lede")}>
+      <Form method="post" className="flex flex-col gap-3">
+        <SubmitButton label="magic.signIn" pendingLabel="magic.signingIn" intent="sign-in" />
+      </Form>
+    </AuthLayout>
   );
 }
 

@@ -1,0 +1,67 @@
+/**
+ * The headers every web response carries (issue 13; OWASP ASVS 4.0 V14.4), written once here
+ * rather than per route:
+ *
+ * - Content-Security-Policy with a per-response nonce: the only inline scripts that run are
+ *   Remix's own, which carry it (app/entry.server.tsx hands it to <Scripts>, <ScrollRestoration>
+ *   and React's renderer). Script files come from our origin, plus YouTube's iframe API when a
+ *   room plays a YouTube song. Styles allow inline `style` attributes (React sets them for
+ *   progress bars and artwork colours; they cannot run code). Images and media may come from
+ *   any https origin (catalogue artwork, provider previews) or be blob: (hls.js feeds the audio
+ *   element through MediaSource). Forms post only to us, or on to Stripe's hosted pages.
+ * - `frame-ancestors 'none'` (and X-Frame-Options for old browsers): no page is framed, so
+ *   no clickjacking of the vote, buy or DJ buttons.
+ * - `X-Content-Type-Options: nosniff`, `Referrer-Policy: strict-origin-when-cross-origin`
+ *   (a room's invite link or a magic link's path never leaks to another site).
+ * - HSTS over https outside development (a local http dev server must not be pinned to https).
+ */
+import type { Env } from "./env";
+
+/** A fresh nonce for one response: 128 random bits, base64. */
+export function makeNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
+
+const YOUTUBE_SCRIPTS = "https://www.youtube.com https://s.ytimg.com";
+const YOUTUBE_FRAMES = "https://www.youtube.com https://www.youtube-nocookie.com";
+const STRIPE_PAGES = "https://checkout.stripe.com https://billing.stripe.com";
+
+/** The policy for one response; `origin` is ours (the room socket is ws(s) to it). */
+export function contentSecurityPolicy(nonce: string, origin: string): string {
+  const socket = origin.replace(/^http/, "ws");
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' ${YOUTUBE_SCRIPTS}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob: https:",
+    "media-src 'self' blob: https:",
+    `connect-src 'self' ${socket}`,
+    `frame-src ${YOUTUBE_FRAMES}`,
+    "worker-src 'self' blob:",
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    `form-action 'self' ${STRIPE_PAGES}`,
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** Sets the headers above on a web (Remix) response. */
+export function withSecurityHeaders(
+  res: Response,
+  request: Request,
+  env: Pick<Env, "ENVIRONMENT">,
+  nonce: string,
+): Response {
+  const url = new URL(request.url);
+  const out = new Response(res.body, res);
+  const h = out.headers;
+  h.set("Content-Security-Policy", contentSecurityPolicy(nonce, url.origin));
+  h.set("X-Frame-Options", "DENY");
+  h.set("X-Content-Type-Options", "nosniff");
+  h.set("Referrer-Policy", "strict-origin-when-cross-origin");
+  if (url.protocol === "https:" && env.ENVIRONMENT !== "development")
+    h.set("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  return out;
+}
