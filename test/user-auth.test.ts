@@ -264,6 +264,12 @@ describe("magic links", () => {
       "//evil.example",
       "subscribe-plan/",
       "javascript:alert(1)",
+      // Off-site once decoded, as the web page decodes a target before following it.
+      "/%2F%2Fevil.example",
+      "%2F%2Fevil.example",
+      "/%252F%252Fevil.example",
+      "/%5Cevil.example",
+      "/%E0%A4%A",
     ]) {
       const res = await user(`/auth/magic-link?target=${encodeURIComponent(t)}`, {
         token: a.token,

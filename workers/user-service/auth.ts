@@ -1,3 +1,4 @@
+import { magicPath } from "../../shared/redirects";
 import { and, eq, isNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -98,14 +99,11 @@ const target = z
   .refine((t) => !/[\u0000-\u001f\u007f]|%(?:[01][0-9a-f]|7f)/i.test(t), {
     message: "target must not contain control characters",
   })
-  .refine(
-    (t) =>
-      /^subscribe-plan\/[\w-]{1,50}$/.test(t) ||
-      (t.startsWith("/") && !t.startsWith("//") && !t.includes("\\")),
-    {
-      message: "target must be subscribe-plan/{plan} or a path starting with /",
-    },
-  );
+  // Checked as the web page will follow it: decoded, so "/%2F%2Fevil.example" (which the
+  // page would decode to "//evil.example") is refused here, not only defused there.
+  .refine((t) => magicPath(t) !== null, {
+    message: "target must be subscribe-plan/{plan} or a path on this site starting with /",
+  });
 
 authRoutes.get(
   "/auth/magic-link",
