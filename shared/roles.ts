@@ -26,6 +26,12 @@ export type Badge = (typeof BADGES)[number];
 
 export const EMAIL_TYPES = ["personal", "work", "payment", "spotify", "discord"] as const;
 export type EmailType = (typeof EMAIL_TYPES)[number];
+/**
+ * The types a person may give an address they add. `spotify` and `discord` mean "this is the
+ * address of a linked provider account" (a verified `discord` address unlocks Discord-only
+ * avatars), so only linking that provider writes them, never the client (issue 13).
+ */
+export const CLIENT_EMAIL_TYPES = ["personal", "work", "payment"] as const satisfies EmailType[];
 
 export const EMAIL_STATUSES = [
   "PENDING_VERIFICATION",

@@ -164,9 +164,23 @@ describe("POST /users/emails", () => {
       token: a.token,
       body: { email: uniqueEmail(), type: "fax" },
     });
-    expect(typeErr.body.message).toBe(
-      "type must be one of personal, work, payment, spotify, discord",
-    );
+    expect(typeErr.body.message).toBe("type must be one of personal, work, payment");
+    expect(await countRows("user_emails")).toBe(before);
+  });
+
+  it("refuses the provider types: a client-made discord address would unlock Discord-only avatars", async () => {
+    const a = await signUp();
+    const before = await countRows("user_emails");
+    for (const type of ["discord", "spotify"]) {
+      const res = await user("/users/emails", {
+        token: a.token,
+        body: { email: uniqueEmail(), type },
+      });
+      expect(res.status, type).toBe(400);
+      expect(res.body.message).toBe(
+        `type ${type} comes only from linking a ${type} account; use one of personal, work, payment`,
+      );
+    }
     expect(await countRows("user_emails")).toBe(before);
   });
 

@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, max, ne, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { createFactory, createMiddleware } from "hono/factory";
 import { z } from "zod";
-import { EMAIL_TYPES } from "../../shared/roles";
+import { CLIENT_EMAIL_TYPES, EMAIL_TYPES } from "../../shared/roles";
 import { db } from "../db/client";
 import { userEmails, type UserEmailRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -72,7 +72,11 @@ emailRoutes.get("/users/emails", requireUser, async (c) => {
 const addBody = z.object({
   email: fields.email,
   type: z
-    .enum(EMAIL_TYPES, { error: `type must be one of ${EMAIL_TYPES.join(", ")}` })
+    .enum(EMAIL_TYPES, { error: `type must be one of ${CLIENT_EMAIL_TYPES.join(", ")}` })
+    .refine((t) => (CLIENT_EMAIL_TYPES as readonly string[]).includes(t), {
+      error: (i) =>
+        `type ${String(i.input)} comes only from linking a ${String(i.input)} account; use one of ${CLIENT_EMAIL_TYPES.join(", ")}`,
+    })
     .default("personal"),
 });
 
