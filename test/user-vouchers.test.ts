@@ -338,6 +338,19 @@ describe("POST /users/voucher-sign-up", () => {
     expect((await voucherRow(v.code))!.status).toBe("PENDING");
   });
 
+  it("without a good voucher, a registered and an unregistered address get the same answer (no enumeration)", async () => {
+    const a = await signUp();
+    const answers = [];
+    for (const email of [a.email, uniqueEmail("nobody")]) {
+      const res = await user("/users/voucher-sign-up", {
+        body: { email, password: "correct horse battery", voucherCode: "ZZZZ-ZZZZ-ZZZZ" },
+      });
+      answers.push({ status: res.status, body: res.body });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toMatchObject({ status: 403, body: { message: MSG.voucherInvalid } });
+  });
+
   it("refuses an unknown, used or revoked voucher (403) and makes no account", async () => {
     const token = await adminToken();
     const [used, revoked] = await mint({ count: 2 });
