@@ -229,9 +229,21 @@ describe("POST /users/user-socials", () => {
 });
 
 describe("GET /profile/{id}", () => {
-  it("is public: by uuid or numeric id, without private fields", async () => {
+  it("is public by uuid, without private fields; by sequential id only for admins (no walking every account)", async () => {
     const a = await signUp({ nickname: "Public Face" });
-    for (const id of [a.uuid, String(a.id)]) {
+    const plain = await signUp();
+    for (const token of [undefined, plain.token, await guestToken()]) {
+      for (const path of [`/profile/${a.id}`, `/users/user/${a.id}`]) {
+        if (!token && path.startsWith("/users/")) continue;
+        const walked = await user(path, { token });
+        expect(walked.status, path).toBe(404);
+        expect(walked.body.message).toBe(MSG.profileNotFound);
+      }
+    }
+    const boss = await admin();
+    for (const path of [`/profile/${a.id}`, `/users/user/${a.id}`])
+      expect((await user(path, { token: boss.token })).body.uuid).toBe(a.uuid);
+    for (const id of [a.uuid]) {
       const res = await user(`/profile/${id}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({

@@ -1,8 +1,9 @@
 import { and, count, desc, eq, gte, inArray } from "drizzle-orm";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { z } from "zod";
+import { ADMIN_ROLES } from "../../shared/roles";
 import { db } from "../db/client";
 import { users, type UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -122,17 +123,29 @@ profileRoutes.post("/users/user-socials", requireUser, valid("json", socialsUpda
   return c.json(await updateOwn(c.env, caller(c).user.id, c.req.valid("json")));
 });
 
+/**
+ * Another person's profile by uuid; by numeric id only for admins. Sequential ids let anyone
+ * walk every account from 1 upward (issue 13: "public profiles by opaque uuid, sequential ids
+ * only for admins"); to everyone else a numeric id is as unknown as a missing account.
+ */
+async function otherProfile(c: Context<AppEnv>, id: string) {
+  const who = c.get("caller");
+  if (/^\d+$/.test(id) && !who?.roles.some((r) => ADMIN_ROLES.includes(r)))
+    throw new ApiError(404, MSG.profileNotFound);
+  return c.json(toOtherProfile(await findUserOr404(c.env, id)));
+}
+
 /** GET /profile/{id}: public, no token needed; a deactivated account is "not found". */
-profileRoutes.get("/profile/:id", valid("param", idOrUuid), async (c) =>
-  c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))),
+profileRoutes.get("/profile/:id", valid("param", idOrUuid), (c) =>
+  otherProfile(c, c.req.valid("param").id),
 );
 
 profileRoutes.get("/profile/:id/service", requireService, valid("param", idOrUuid), async (c) =>
   c.json(toOwnProfile(await findAnyUserOr404(c.env, c.req.valid("param").id))),
 );
 
-profileRoutes.get("/users/user/:id", requireAnyToken, valid("param", idOrUuid), async (c) =>
-  c.json(toOtherProfile(await findUserOr404(c.env, c.req.valid("param").id))),
+profileRoutes.get("/users/user/:id", requireAnyToken, valid("param", idOrUuid), (c) =>
+  otherProfile(c, c.req.valid("param").id),
 );
 
 export const MAX_PROFILES_PER_CALL = 150;
