@@ -50,6 +50,15 @@ export type ImageKind = (typeof IMAGE_KINDS)[number];
 /** Roles that may run the admin panel. */
 export const ADMIN_ROLES: readonly UserRole[] = ["admin", "superUser"];
 /**
+ * The hierarchy's top (issue 13): only a superUser makes an account holding one of these roles
+ * or resets the password of one, so an admin cannot mint a superUser or take over another
+ * admin's account.
+ */
+export const SUPER_ROLES: readonly UserRole[] = ["admin", "superUser"];
+export const isSuperUser = (roles: readonly UserRole[]) => roles.includes("superUser");
+export const holdsSuperRole = (roles: readonly UserRole[]) =>
+  roles.some((r) => SUPER_ROLES.includes(r));
+/**
  * Roles that moderate accounts (the user-service: capabilities, profiles). Power inside a
  * room is shared/permissions.ts alone (PLATFORM_STAFF), which leaves out `moderator`.
  */

@@ -366,6 +366,29 @@ describe("POST /users/admin/sign-up", () => {
     ).toBe(200);
   });
 
+  it("only a superUser makes an admin or a superUser; an admin's attempt is 403 and makes nothing", async () => {
+    const boss = await admin();
+    for (const roles of [["user", "superUser"], ["user", "admin"], ["admin"]]) {
+      const email = uniqueEmail("coup");
+      const res = await user("/users/admin/sign-up", {
+        token: boss.token,
+        body: { email, password: "welcome aboard", roles },
+      });
+      expect(res.status, roles.join()).toBe(403);
+      expect(res.body.message).toBe(MSG.onlySuperUserMakesAdmins);
+      expect(
+        (await user("/auth/login", { body: { email, password: "welcome aboard" } })).status,
+      ).toBe(401);
+    }
+    const top = await accountWithRoles(["user", "superUser"]);
+    const made = await user("/users/admin/sign-up", {
+      token: top.token,
+      body: { email: uniqueEmail("admin"), password: "welcome aboard", roles: ["user", "admin"] },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.roles).toEqual(["user", "admin"]);
+  });
+
   it("uses the catalogue's messages for missing fields and a taken e-mail", async () => {
     const boss = await admin();
     const missing = await user("/users/admin/sign-up", {

@@ -62,6 +62,19 @@ describe("PUT/DELETE /users/{userId}/capabilities/{capability}", () => {
     expect((await user("/users/capabilities", { token: dj.token })).body.capabilities).toEqual([]);
   });
 
+  it("nobody changes their own capabilities: a moderator granting themselves one is 403", async () => {
+    const mod = await accountWithRoles(["user", "moderator"]);
+    for (const method of ["PUT", "DELETE"]) {
+      const res = await user(`/users/${mod.uuid}/capabilities/uploadMusic`, {
+        method,
+        token: mod.token,
+      });
+      expect(res.status, method).toBe(403);
+      expect(res.body.message).toBe(MSG.ownCapabilities);
+    }
+    expect((await user("/users/capabilities", { token: mod.token })).body.capabilities).toEqual([]);
+  });
+
   it("grants and removes atomically: racing changes of different capabilities all land", async () => {
     const mod = await accountWithRoles(["user", "moderator"]);
     for (let round = 0; round < 5; round++) {

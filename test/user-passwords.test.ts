@@ -11,6 +11,7 @@ import {
   RESET_TOKEN_TTL_MS,
 } from "../workers/user-service/passwords";
 import {
+  accountWithRoles,
   admin,
   countRows,
   guestToken,
@@ -447,6 +448,27 @@ describe("POST /users/change-password-admin", () => {
     expect(byUuid.status).toBe(201);
     expect((await login(a.email, "third password!")).status).toBe(200);
     expect(await sessionStatus(boss.token)).toBe(200);
+  });
+
+  it("only a superUser resets an admin's or a superUser's password (an admin taking over another is 403)", async () => {
+    const boss = await admin();
+    const other = await admin();
+    const top = await accountWithRoles(["user", "superUser"]);
+    for (const target of [other, top]) {
+      const res = await user("/users/change-password-admin", {
+        token: boss.token,
+        body: { userId: target.uuid, password: NEW_PASSWORD },
+      });
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe(MSG.onlySuperUserResetsAdmins);
+      expect((await login(target.email, target.password)).status).toBe(200);
+    }
+    const byTop = await user("/users/change-password-admin", {
+      token: top.token,
+      body: { userId: other.uuid, password: NEW_PASSWORD },
+    });
+    expect(byTop.status).toBe(201);
+    expect((await login(other.email, NEW_PASSWORD)).status).toBe(200);
   });
 
   it("answers 404 for an unknown user", async () => {

@@ -12,7 +12,8 @@ import { MSG } from "./messages";
 /**
  * Capabilities (uploadMusic, promoteRoom): a moderator-type call grants or removes one
  * (seed 000, section 6). Granting one the user already has is 403 with the catalogue's
- * "This user has already this role."; removing one they lack is a 404.
+ * "This user has already this role."; removing one they lack is a 404. Nobody changes their
+ * own: a moderator granting themselves uploadMusic is refused (403), another must do it.
  */
 export const capabilityRoutes = new Hono<AppEnv>();
 
@@ -30,6 +31,7 @@ capabilityRoutes.put(
   async (c) => {
     const { userId, capability } = c.req.valid("param");
     const u = await findUserOr404(c.env, userId);
+    if (u.uuid === caller(c).uuid) throw new ApiError(403, MSG.ownCapabilities);
     const updated = await addCapability(c.env, u.id, capability);
     if (!updated) throw new ApiError(403, MSG.capabilityExists);
     await audit(c.env, "user.capability-added", caller(c).uuid, { userUuid: u.uuid, capability });
@@ -44,6 +46,7 @@ capabilityRoutes.delete(
   async (c) => {
     const { userId, capability } = c.req.valid("param");
     const u = await findUserOr404(c.env, userId);
+    if (u.uuid === caller(c).uuid) throw new ApiError(403, MSG.ownCapabilities);
     const updated = await removeCapability(c.env, u.id, capability);
     if (!updated) throw new ApiError(404, MSG.capabilityNotHeld);
     await audit(c.env, "user.capability-removed", caller(c).uuid, { userUuid: u.uuid, capability });

@@ -7,6 +7,10 @@ export const MSG = {
   // From the catalogue.
   signUpMissing: "Email or password is missing in request.",
   emailTaken: "This email is already registered.",
+  onlySuperUserMakesAdmins:
+    "Only a superUser can create accounts with the admin or superUser role.",
+  onlySuperUserResetsAdmins: "Only a superUser can reset the password of an admin or superUser.",
+  ownCapabilities: "You cannot change your own capabilities; ask another moderator.",
   voucherSignUpMissing: "Email, password, or voucher code is missing in request.",
   verifyWrongCode: "Email verification failed, incorrect code.",
   resendRefused:

@@ -1,3 +1,4 @@
+import { holdsSuperRole, isSuperUser } from "../../shared/roles";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -234,6 +235,9 @@ passwordRoutes.post(
   async (c) => {
     const { userId, password } = c.req.valid("json");
     const target = await findUserOr404(c.env, String(userId));
+    // Resetting an admin's password is taking over their account: a superUser's act only.
+    if (holdsSuperRole(target.roles) && !isSuperUser(caller(c).roles))
+      throw new ApiError(403, MSG.onlySuperUserResetsAdmins);
     const updated = await replacePassword(c.env, target, password);
     await audit(c.env, "user.password-changed-by-admin", caller(c).uuid, { userUuid: target.uuid });
     return c.json(toOwnProfile(updated), 201);

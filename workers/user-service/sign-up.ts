@@ -1,3 +1,4 @@
+import { holdsSuperRole, isSuperUser } from "../../shared/roles";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env";
@@ -48,6 +49,8 @@ signUpRoutes.post(
   ),
   async (c) => {
     const body = c.req.valid("json");
+    if (body.roles && holdsSuperRole(body.roles) && !isSuperUser(caller(c).roles))
+      throw new ApiError(403, MSG.onlySuperUserMakesAdmins);
     const user = await createUser(c.env, { ...body, emailStatus: "CREATED_BY_ADMIN" });
     await audit(c.env, "user.admin-sign-up", caller(c).uuid, { userUuid: user.uuid });
     return c.json(toOwnProfile(user), 201);
