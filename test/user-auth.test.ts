@@ -7,6 +7,7 @@ import { oneTimeTokens, users } from "../workers/db/schema";
 import { sha256 } from "../workers/lib/crypto";
 import { LOGIN_LIMITS } from "../workers/user-service/auth";
 import { MSG } from "../workers/user-service/messages";
+import { MAX_BOTS_PER_OWNER } from "../workers/user-service/sign-up";
 import {
   accountWithRoles,
   admin,
@@ -303,10 +304,18 @@ describe("magic links", () => {
   });
 });
 
+/** A person whose login address is verified (as the mailed code would make it). */
+async function verifiedPerson() {
+  const a = await signUp();
+  await db(env).update(users).set({ emailVerified: true }).where(eq(users.uuid, a.uuid));
+  return a;
+}
+const tagOf = (email: string, tag: string) => email.replace("@", `+${tag}@`);
+
 describe("bots", () => {
   it("a user makes a bot that logs in and gets a long-lived bot token", async () => {
-    const owner = await signUp();
-    const botEmail = uniqueEmail("bot");
+    const owner = await verifiedPerson();
+    const botEmail = tagOf(owner.email, "bot");
     const made = await user("/users/sign-up-bot", {
       token: owner.token,
       body: { email: botEmail, password: "beep boop beep", nickname: "Botty" },
@@ -344,6 +353,64 @@ describe("bots", () => {
       (await user("/users/sign-up-bot", { token: person.token, body: { email: "nope" } })).status,
     ).toBe(400);
     expect((await user("/users/bot-token")).status).toBe(401);
+  });
+
+  it("a bot cannot claim someone else's address (squatting) nor get a verified one it has not proven", async () => {
+    const owner = await verifiedPerson();
+    const victim = uniqueEmail("victim");
+    for (const email of [
+      victim,
+      tagOf(victim, "x"),
+      `${owner.email.split("@")[0]}+x@other.example`,
+    ]) {
+      const res = await user("/users/sign-up-bot", {
+        token: owner.token,
+        body: { email, password: "beep boop beep" },
+      });
+      expect(res.status, email).toBe(400);
+      expect(res.body.message).toBe(MSG.botEmailNotOwners(owner.email));
+    }
+    // The victim's address is still theirs to sign up with.
+    expect(
+      (await user("/users/sign-up", { body: { email: victim, password: "mine mine mine" } }))
+        .status,
+    ).toBe(201);
+    // An owner who has not proven their own address makes no bots at all.
+    const unverified = await signUp();
+    const res = await user("/users/sign-up-bot", {
+      token: unverified.token,
+      body: { email: tagOf(unverified.email, "bot"), password: "beep boop beep" },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe(MSG.botOwnerUnverified);
+  });
+
+  it(`one person owns at most ${MAX_BOTS_PER_OWNER} bots, even when 15 sign-ups race`, async () => {
+    const owner = await verifiedPerson();
+    const answers = await Promise.all(
+      Array.from({ length: 15 }, (_, i) =>
+        user("/users/sign-up-bot", {
+          token: owner.token,
+          body: { email: tagOf(owner.email, `b${i}`), password: "beep boop beep" },
+        }),
+      ),
+    );
+    const made = answers.filter((a) => a.status === 201).length;
+    expect(made).toBeLessThanOrEqual(MAX_BOTS_PER_OWNER);
+    expect(
+      answers
+        .filter((a) => a.status === 403)
+        .every((a) => a.body.message === MSG.tooManyBots(MAX_BOTS_PER_OWNER)),
+    ).toBe(true);
+    const owned = await db(env).$count(users, eq(users.ownerUuid, owner.uuid));
+    expect(owned).toBe(made);
+    // Topped up one at a time, it stops exactly at the limit.
+    for (let i = 0; owned + i < MAX_BOTS_PER_OWNER + 2; i++)
+      await user("/users/sign-up-bot", {
+        token: owner.token,
+        body: { email: tagOf(owner.email, `c${i}`), password: "beep boop beep" },
+      });
+    expect(await db(env).$count(users, eq(users.ownerUuid, owner.uuid))).toBe(MAX_BOTS_PER_OWNER);
   });
 });
 

@@ -87,6 +87,8 @@ export const users = sqliteTable(
     index("users_nickname_idx").on(t.nickname),
     index("users_updated_idx").on(t.updatedAt),
     index("users_avatar_idx").on(t.avatarId),
+    // Counting a person's bots (sign-up-bot's limit).
+    index("users_owner_idx").on(t.ownerUuid),
   ],
 );
 

@@ -10,6 +10,10 @@ export const MSG = {
   onlySuperUserMakesAdmins:
     "Only a superUser can create accounts with the admin or superUser role.",
   onlySuperUserResetsAdmins: "Only a superUser can reset the password of an admin or superUser.",
+  botOwnerUnverified: "Verify your e-mail address before making a bot.",
+  botEmailNotOwners: (owner: string) =>
+    `A bot's e-mail must be your own address with a +tag, like ${owner.replace("@", "+bot@")}.`,
+  tooManyBots: (n: number) => `You already have ${n} bots, the most one account can own.`,
   ownCapabilities: "You cannot change your own capabilities; ask another moderator.",
   voucherSignUpMissing: "Email, password, or voucher code is missing in request.",
   verifyWrongCode: "Email verification failed, incorrect code.",

@@ -1,6 +1,9 @@
 import { holdsSuperRole, isSuperUser } from "../../shared/roles";
+import { and, eq, lte } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
+import { db } from "../db/client";
+import { userEmails, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
@@ -57,20 +60,54 @@ signUpRoutes.post(
   },
 );
 
+/** How many bot accounts one person may own (issue 13: "bots per user are limited"). */
+export const MAX_BOTS_PER_OWNER = 10;
+
 /**
- * POST /users/sign-up-bot: a signed-in person makes a bot account they own. The bot logs
- * in with its own e-mail and password and trades that session for a long-lived bot token
- * at GET /users/bot-token.
+ * A bot's login address must be its owner's own verified login address with a `+tag`
+ * (kim+dj-bot@example.com for kim@example.com). Mail to it reaches the owner's mailbox, so
+ * the owner has proven it, and no one can make a bot that squats another person's address
+ * (the real owner would later hear "This email is already registered") or get a verified
+ * address for free. No mail is sent to it.
+ */
+export function isOwnersTag(botEmail: string, ownerEmail: string | null): boolean {
+  if (!ownerEmail) return false;
+  const [local, domain] = ownerEmail.toLowerCase().split("@");
+  const m = botEmail.toLowerCase().match(/^([^@+]+)\+[^@+]{1,40}@(.+)$/);
+  return !!m && m[1] === local.split("+")[0] && m[2] === domain;
+}
+
+/**
+ * POST /users/sign-up-bot: a signed-in person with a verified login address makes a bot
+ * account they own (see isOwnersTag). The bot logs in with that address and its password
+ * and trades that session for a long-lived bot token at GET /users/bot-token. At most
+ * MAX_BOTS_PER_OWNER: racing sign-ups insert, then the ones past the limit (by id, so the
+ * earliest win) are removed again, so the limit holds at rest whatever the concurrency.
  */
 signUpRoutes.post("/users/sign-up-bot", requireUser, valid("json", credentials), async (c) => {
   const owner = caller(c, ["user"]);
   const body = c.req.valid("json");
+  if (!owner.user.emailVerified) throw new ApiError(403, MSG.botOwnerUnverified);
+  if (!isOwnersTag(body.email, owner.user.email))
+    throw new ApiError(400, MSG.botEmailNotOwners(owner.user.email ?? "you@example.com"));
+  const d = db(c.env);
+  const count = () => d.$count(users, eq(users.ownerUuid, owner.uuid));
+  if ((await count()) >= MAX_BOTS_PER_OWNER)
+    throw new ApiError(403, MSG.tooManyBots(MAX_BOTS_PER_OWNER));
   const bot = await createUser(c.env, {
     ...body,
     roles: ["bot"],
     ownerUuid: owner.uuid,
     emailStatus: "VERIFIED",
   });
+  const ahead = await d.$count(users, and(eq(users.ownerUuid, owner.uuid), lte(users.id, bot.id)));
+  if (ahead > MAX_BOTS_PER_OWNER) {
+    await d.batch([
+      d.delete(userEmails).where(eq(userEmails.userId, bot.id)),
+      d.delete(users).where(eq(users.id, bot.id)),
+    ]);
+    throw new ApiError(403, MSG.tooManyBots(MAX_BOTS_PER_OWNER));
+  }
   await audit(c.env, "user.bot-sign-up", owner.uuid, { botUuid: bot.uuid });
   return c.json(toOwnProfile(bot), 201);
 });

@@ -1,0 +1,1 @@
+CREATE INDEX `users_owner_idx` ON `users` (`owner_uuid`);
