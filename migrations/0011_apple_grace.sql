@@ -1,1 +1,0 @@
-ALTER TABLE `subscriptions` ADD `grace_end_date` integer;

@@ -1,1 +1,0 @@
-CREATE INDEX `users_owner_idx` ON `users` (`owner_uuid`);
