@@ -121,7 +121,8 @@ function upsert(d: DB, row: DeadLetterInsert) {
       set: {
         body: sql`excluded.body`,
         status: sql`excluded.status`,
-        attempts: sql`excluded.attempts`,
+        // 0 is "not known" (no failure was noted): keep what an earlier death knew.
+        attempts: sql`coalesce(nullif(excluded.attempts, 0), ${t.attempts})`,
         lastError: sql`coalesce(excluded.last_error, ${t.lastError})`,
         firstFailedAt: sql`min(${t.firstFailedAt}, excluded.first_failed_at)`,
         deadAt: sql`excluded.dead_at`,
@@ -185,7 +186,9 @@ export async function consumePointsDeadLetters(batch: MessageBatch<unknown>, env
       ]),
     );
     for (const e of events)
-      console.warn(`points: event ${e.eventId} dead-lettered (${byId.get(e.eventId)?.lastError})`);
+      console.warn(
+        `points: event ${e.eventId} dead-lettered (${byId.get(e.eventId)?.lastError ?? "no error noted"})`,
+      );
     batch.ackAll();
   } catch (e) {
     console.error("points dead letters: storing failed; retrying the batch", e);
