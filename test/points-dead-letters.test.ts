@@ -116,19 +116,28 @@ describe("points dead letters", () => {
     const bystander = crypto.randomUUID();
     const poison = event(`poison-${crypto.randomUUID()}`, dj.uuid, 7, Date.now());
     const ok = event(`ok-${crypto.randomUUID()}`, bystander, 3, Date.now());
+    const ok2 = event(`ok2-${crypto.randomUUID()}`, bystander, 4, Date.now());
     const failing = boardsFailingFor(dj.uuid);
 
-    // First delivery: the event beside it on the same board is applied, only the poison retries.
+    // First delivery: the events beside it on the same board are applied (each tried alone
+    // once the board failed the group), and only the poison is retried.
     const first = await run(
       "hangout-points",
       [
-        { id: "m-poison", body: poison },
         { id: "m-ok", body: ok },
+        { id: "m-poison", body: poison },
+        { id: "m-ok2", body: ok2 },
       ],
       failing,
     );
-    expect(first).toMatchObject({ acked: ["m-ok"], retried: ["m-poison"] });
-    expect(await balance(bystander)).toBe(3);
+    expect(first).toMatchObject({ acked: ["m-ok", "m-ok2"], retried: ["m-poison"] });
+    expect(await balance(bystander)).toBe(7);
+    const mirrored = await env.DB.prepare(
+      "SELECT balance, version FROM ranking_status_lifetime WHERE user_uuid = ?",
+    )
+      .bind(bystander)
+      .first();
+    expect(mirrored).toEqual({ balance: 7, version: 2 });
     for (let attempt = 2; attempt <= 11; attempt++) {
       const r = await run(
         "hangout-points",

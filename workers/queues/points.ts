@@ -137,7 +137,11 @@ async function applyToBoard(
       }
   }
   try {
-    await mirror(env, seasonId, standings);
+    // Events tried alone may report one user several times: the newest standing is the one.
+    const newest = new Map<string, Standing>();
+    for (const st of standings)
+      if ((newest.get(st.userUuid)?.version ?? -1) < st.version) newest.set(st.userUuid, st);
+    await mirror(env, seasonId, [...newest.values()]);
   } catch (e) {
     console.error(`points: mirroring ${board} failed; retrying its events`, e);
     for (const item of items) if (!failed.has(item)) failed.set(item, errorText(e));
