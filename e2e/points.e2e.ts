@@ -4,8 +4,8 @@ import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 
 // Points in the browser (issue 6): Kim DJs in a room, Lou likes the song, and Kim's points
 // rise on /ranking (the season covering now is made here through the admin API). Also the
-// admin seasons page (create, overlap refused) and the ranking status list, at phone and
-// desktop widths.
+// admin seasons page (create, overlap refused), the ranking status list and the points dead
+// letters page, at phone and desktop widths.
 const KIM = "kim@hangout.local";
 const KIM_UUID = "00000000-0000-4000-8000-000000000005";
 const LOU = "lou@hangout.local";
@@ -208,6 +208,11 @@ describe("points: a like in a room raises the DJ's points on the ranking page", 
       .toBe(1);
     await admin.setViewportSize({ width: 1440, height: 900 });
     await shot(admin, "points-06-admin-ranking-status-1440");
+
+    // The points dead letters (issue 12), from the admin nav: the page renders, rows or not.
+    await admin.getByRole("link", { name: "Dead letters" }).click();
+    await admin.getByRole("heading", { name: "Points dead letters" }).waitFor();
+    await shot(admin, "points-07-admin-dead-letters-1440");
 
     expect(errors).toEqual([]);
     for (const c of [kimCtx, louCtx, adminCtx]) await c.close();

@@ -7,6 +7,7 @@ import type { Env } from "./env";
 import { consumeAudit } from "./queues/audit";
 import { consumeNotifications } from "./queues/notifications";
 import { consumePoints } from "./queues/points";
+import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
 import { makeNonce, withSecurityHeaders } from "./security-headers";
 import { guardWebRequest } from "./web-guard";
@@ -56,6 +57,8 @@ export default {
   async queue(batch, env) {
     if (batch.queue.startsWith("hangout-notifications")) return consumeNotifications(batch, env);
     if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
+    // The dead-letter queue first: its name starts with the points queue's.
+    if (batch.queue.startsWith(POINTS_DLQ)) return consumePointsDeadLetters(batch, env);
     if (batch.queue.startsWith("hangout-points")) return consumePoints(batch, env);
     console.error(`no consumer for queue ${batch.queue}`);
     batch.retryAll();

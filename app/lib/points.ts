@@ -3,6 +3,12 @@
 import type { RankRow, rankingOf } from "../../workers/merch-service/points/ranking-repo";
 import type { bothStandings } from "../../workers/merch-service/points/ranking-status";
 import type { SeasonDto } from "../../workers/merch-service/points/season-repo";
+import type {
+  DeadLetterDto,
+  listDeadLetters,
+  replayDeadLetters,
+} from "../../workers/merch-service/points/dead-letter-repo";
+import type { DeadLetterStatus } from "../../workers/db/points-schema";
 import { RANKING_MAX_SKIP } from "../../shared/ranking";
 
 export const POINTS_API = "/api/merch-service";
@@ -22,6 +28,12 @@ export interface RankingStatusRow {
   nickname: string | null;
   updatedAt: string;
 }
+
+/** A points dead letter as the admin API answers it, a page of them, and a replay's answer. */
+export type DeadLetter = DeadLetterDto;
+export type DeadLetterPage = Awaited<ReturnType<typeof listDeadLetters>>;
+export type ReplayResult = Awaited<ReturnType<typeof replayDeadLetters>>;
+export type { DeadLetterStatus };
 
 /** The ranking page size. */
 export const RANKING_PAGE = 20;

@@ -125,6 +125,70 @@ export const errorReports = sqliteTable(
   (t) => [index("error_reports_created_idx").on(t.createdAt)],
 );
 
+/**
+ * Why a points dead letter is kept (issue 12): `dead` (the queue gave up after its retries),
+ * `invalid` (the body can never be an event, so it was never retried), and what an admin did
+ * with a dead one: `replayed` (sent to the points queue again) or `discarded`.
+ */
+export const DEAD_LETTER_STATUSES = ["dead", "invalid", "replayed", "discarded"] as const;
+export type DeadLetterStatus = (typeof DEAD_LETTER_STATUSES)[number];
+
+/**
+ * A points event the queue could not deliver, kept until an admin replays or discards it, so
+ * no point is ever lost silently. One row per event id (`dedupe_key`): an event that dies
+ * again updates its row (`dead_count`) instead of adding one. A body that is not an event has
+ * no trustworthy id and is keyed `invalid:<queue message id>`. The event's fields are copied
+ * out of the body for the admin list; `body` is what a replay sends (JSON, size-capped).
+ */
+export const pointsDeadLetters = sqliteTable(
+  "points_dead_letters",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    dedupeKey: text("dedupe_key").notNull().unique(),
+    eventId: text("event_id"),
+    userUuid: text("user_uuid"),
+    points: integer("points"),
+    occurredAt: integer("occurred_at"),
+    source: text("source"),
+    body: text("body").notNull(),
+    status: text("status").$type<DeadLetterStatus>().notNull(),
+    /** Deliveries the queue made before giving up (0: not known). */
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    /** When the event first failed (its first failed delivery), and when it was given up on. */
+    firstFailedAt: integer("first_failed_at").notNull(),
+    deadAt: integer("dead_at").notNull(),
+    deadCount: integer("dead_count").notNull().default(1),
+    replayedAt: integer("replayed_at"),
+    replayCount: integer("replay_count").notNull().default(0),
+    /** The admin who last replayed or discarded it. */
+    resolvedBy: text("resolved_by"),
+    ...timestamps,
+  },
+  (t) => [
+    index("points_dead_letters_dead_idx").on(t.deadAt),
+    index("points_dead_letters_status_idx").on(t.status, t.deadAt),
+  ],
+);
+
+/**
+ * The last error of each points event that is failing right now (written by the consumer on
+ * every failed delivery): what a dead letter's `last_error` and `attempts` come from, since
+ * the dead-letter queue carries only the body. A row goes when its event succeeds or dies.
+ */
+export const pointsFailures = sqliteTable(
+  "points_failures",
+  {
+    eventId: text("event_id").primaryKey(),
+    attempts: integer("attempts").notNull(),
+    lastError: text("last_error").notNull(),
+    firstFailedAt: integer("first_failed_at").notNull(),
+    lastFailedAt: integer("last_failed_at").notNull(),
+  },
+  (t) => [index("points_failures_last_idx").on(t.lastFailedAt)],
+);
+
 export type SeasonRow = typeof seasons.$inferSelect;
 export type AvatarRow = typeof avatars.$inferSelect;
 export type AvatarAssignmentRow = typeof avatarAssignments.$inferSelect;
+export type DeadLetterRow = typeof pointsDeadLetters.$inferSelect;

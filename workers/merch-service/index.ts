@@ -1,4 +1,5 @@
 import { serviceApp } from "../lib/service";
+import { adminDeadLetterRoutes } from "./points/admin-dead-letters";
 import { adminRankingStatusRoutes } from "./points/admin-ranking-status";
 import { avatarBackfillRoutes } from "./points/avatar-backfill";
 import { pointsRoutes } from "./points/points";
@@ -20,7 +21,8 @@ import { sentryTestingRoutes } from "./sentry-testing";
 /**
  * The merch-service, in three folders: the token shop (token-shop/: token accounts and
  * their transactions, bundles, consumables, their files and purchases), points (points/:
- * points, seasons, season and lifetime ranking, ranking status, the avatar backfill) and
+ * points, seasons, season and lifetime ranking, ranking status, the avatar backfill, the
+ * points dead letters) and
  * avatars (avatars/: avatars and their art, assignments, custom fields), plus the admin's
  * error-reporting test (sentry-testing.ts). Its texts are in messages.ts.
  */
@@ -44,6 +46,8 @@ for (const routes of [
   rankingStatusRoutes,
   adminRankingStatusRoutes,
   avatarBackfillRoutes,
+  // Points the queue gave up on (issue 12).
+  adminDeadLetterRoutes,
 ]) {
   merchService.route("/", routes);
 }

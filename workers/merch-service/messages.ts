@@ -46,6 +46,12 @@ export const MSG = {
   endInPast: "endDate must be in the future.",
   endBeforeStart: "endDate must be after startDate",
   rankingStatusNotFound: "Ranking status not found.",
+  deadLetterNotFound: "Dead letter not found.",
+  deadLettersNotFound: (ids: number[]) => `Dead letters not found: ${ids.join(", ")}.`,
+  deadLetterInvalid:
+    "This dead letter is not a valid points event, so replaying it cannot apply it: discard it.",
+  deadLetterExpired: (days: number) =>
+    `This event happened over ${days} days ago: the boards may have forgotten its id, so a replay could count it twice. It cannot be replayed.`,
   // Avatars, their art and assignments, custom fields (avatars/).
   avatarNotFound: "Avatar not found.",
   avatarSlugTaken: (slug: string) => `An avatar with the slug "${slug}" already exists.`,

@@ -1,22 +1,10 @@
-import { z } from "zod";
-import type { BatchResult, PointsEvent, Standing } from "../../durable/leaderboard";
+import type { PointsEvent, Standing } from "../../durable/leaderboard";
 import type { Env } from "../env";
+import { issuesText, recordInvalid, type InvalidMessage } from "./points-dead-letters";
+import { errorText, noteOutcomes, type Failure } from "./points-failures";
+import { pointsMessage, type PointsMessage } from "./points-message";
 
-/**
- * A points event (seed 000, points): who earns, how many, when it happened, and an id that
- * makes a redelivery count once. Room votes, `POST /points/service` and the admin
- * adjustment all travel this way to the Leaderboard objects.
- */
-export const pointsMessage = z.object({
-  eventId: z.string().min(1).max(200),
-  userUuid: z.string().min(1).max(200),
-  points: z.number().int(),
-  /** Epoch ms the points were earned: picks the season the event lands in. */
-  occurredAt: z.number().int(),
-  source: z.enum(["room", "service", "admin"]),
-  data: z.record(z.string(), z.unknown()).default({}),
-});
-export type PointsMessage = z.input<typeof pointsMessage>;
+export { pointsMessage, type PointsMessage };
 
 /** The board names: one per season, one for all time. */
 export const LIFETIME_BOARD = "lifetime";
@@ -106,6 +94,61 @@ export async function mirror(
   await env.DB.batch(stmts);
 }
 
+type Item = { msg: Message<unknown>; event: PointsEvent };
+
+/**
+ * Applies one board's events and mirrors the result. Should the board itself throw, each
+ * event is tried alone, so one event the board cannot take (a poison message) fails by
+ * itself instead of taking its batch-mates to the dead-letter queue with it; a mirror
+ * failure is D1's, shared by all, and fails the group. Answers the events that failed, with
+ * their errors.
+ */
+async function applyToBoard(
+  env: Env,
+  board: string,
+  seasonId: number | null,
+  items: Item[],
+): Promise<Map<Item, string>> {
+  const stub = env.Leaderboard.getByName(board);
+  const failed = new Map<Item, string>();
+  const apply = async (group: Item[]) => {
+    const result = await stub.addPointsBatch(group.map((i) => i.event));
+    for (const r of result.refused)
+      console.warn(`points: ${board} refused ${r.eventId} (${r.reason})`);
+    return result.standings;
+  };
+  let standings: Standing[];
+  try {
+    standings = await apply(items);
+  } catch (e) {
+    console.error(
+      `points: ${board} failed ${items.length} events${items.length > 1 ? "; trying each alone" : ""}`,
+      e,
+    );
+    standings = [];
+    if (items.length === 1) failed.set(items[0], errorText(e));
+    else
+      for (const item of items) {
+        try {
+          standings.push(...(await apply([item])));
+        } catch (one) {
+          failed.set(item, errorText(one));
+        }
+      }
+  }
+  try {
+    // Events tried alone may report one user several times: the newest standing is the one.
+    const newest = new Map<string, Standing>();
+    for (const st of standings)
+      if ((newest.get(st.userUuid)?.version ?? -1) < st.version) newest.set(st.userUuid, st);
+    await mirror(env, seasonId, [...newest.values()]);
+  } catch (e) {
+    console.error(`points: mirroring ${board} failed; retrying its events`, e);
+    for (const item of items) if (!failed.has(item)) failed.set(item, errorText(e));
+  }
+  return failed;
+}
+
 /**
  * Applies a batch of points events: each goes to the lifetime board and, if a season's
  * [startDate, endDate) holds its occurredAt, to that season's board (an event at a season's
@@ -116,12 +159,15 @@ export async function mirror(
  * board's mirror.
  *
  * A message is acked once every board it went to (and that board's mirror) succeeded;
- * otherwise it is retried whole, which is safe because each board counts an event id once.
- * Malformed messages and events a board refuses (outside its window, a reused id) are
- * logged and acked: a retry cannot make them valid.
+ * otherwise it is retried whole, which is safe because each board counts an event id once,
+ * and why it failed is noted (points-failures.ts) for the dead letter it becomes if it fails
+ * every retry. Events a board refuses (outside its window, a reused id) are logged and
+ * acked: a retry cannot make them valid. A body that is not an event is recorded as an
+ * `invalid` dead letter and acked, never retried (points-dead-letters.ts).
  */
 export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
-  const parsed: { msg: Message<unknown>; event: PointsEvent }[] = [];
+  const parsed: Item[] = [];
+  const invalid: { msg: Message<unknown>; dead: InvalidMessage }[] = [];
   for (const msg of batch.messages) {
     const r = pointsMessage.safeParse(msg.body);
     if (r.success)
@@ -135,54 +181,68 @@ export async function consumePoints(batch: MessageBatch<unknown>, env: Env) {
         },
       });
     else {
-      console.error("points: dropping malformed event", r.error.issues);
-      msg.ack();
+      const error = issuesText(r.error.issues);
+      console.error(`points: invalid event, kept as a dead letter: ${error}`);
+      invalid.push({ msg, dead: { id: msg.id, body: msg.body, error, attempts: msg.attempts } });
+    }
+  }
+  if (invalid.length) {
+    try {
+      await recordInvalid(
+        env,
+        invalid.map((i) => i.dead),
+      );
+      for (const i of invalid) i.msg.ack();
+    } catch (e) {
+      // Unrecorded, it must not vanish: retried, and the dead-letter queue keeps it at worst.
+      console.error("points: recording invalid events failed; retrying them", e);
+      for (const i of invalid) i.msg.retry();
     }
   }
   if (parsed.length === 0) return;
 
+  const failed = new Map<Message<unknown>, string>();
   const times = parsed.map((p) => p.event.occurredAt);
-  let seasons: SeasonWindow[];
+  let seasons: SeasonWindow[] = [];
   try {
     seasons = await seasonsMeeting(env, Math.min(...times), Math.max(...times), Date.now());
   } catch (e) {
     console.error("points: reading seasons failed; retrying the batch", e);
-    for (const p of parsed) p.msg.retry();
-    return;
+    for (const p of parsed) failed.set(p.msg, errorText(e));
   }
 
-  const groups = new Map<string, { seasonId: number | null; items: typeof parsed }>();
-  const add = (board: string, seasonId: number | null, item: (typeof parsed)[number]) => {
-    const g = groups.get(board) ?? { seasonId, items: [] };
-    g.items.push(item);
-    groups.set(board, g);
-  };
-  for (const item of parsed) {
-    add(LIFETIME_BOARD, null, item);
-    const season = seasons.find(
-      (s) => s.start <= item.event.occurredAt && item.event.occurredAt < s.end,
+  if (failed.size === 0) {
+    const groups = new Map<string, { seasonId: number | null; items: Item[] }>();
+    const add = (board: string, seasonId: number | null, item: Item) => {
+      const g = groups.get(board) ?? { seasonId, items: [] };
+      g.items.push(item);
+      groups.set(board, g);
+    };
+    for (const item of parsed) {
+      add(LIFETIME_BOARD, null, item);
+      const season = seasons.find(
+        (s) => s.start <= item.event.occurredAt && item.event.occurredAt < s.end,
+      );
+      if (season) add(seasonBoard(season.id), season.id, item);
+    }
+    const results = await Promise.all(
+      [...groups].map(([board, g]) => applyToBoard(env, board, g.seasonId, g.items)),
     );
-    if (season) add(seasonBoard(season.id), season.id, item);
+    for (const r of results)
+      for (const [item, error] of r) if (!failed.has(item.msg)) failed.set(item.msg, error);
   }
 
-  const failed = new Set<Message<unknown>>();
-  await Promise.all(
-    [...groups].map(async ([board, g]) => {
-      try {
-        const result: BatchResult = await env.Leaderboard.getByName(board).addPointsBatch(
-          g.items.map((i) => i.event),
-        );
-        for (const r of result.refused)
-          console.warn(`points: ${board} refused ${r.eventId} (${r.reason})`);
-        await mirror(env, g.seasonId, result.standings);
-      } catch (e) {
-        console.error(`points: applying to ${board} failed; retrying its events`, e);
-        for (const i of g.items) failed.add(i.msg);
-      }
-    }),
-  );
+  const failures: Failure[] = [];
+  const recovered: string[] = [];
   for (const p of parsed) {
-    if (failed.has(p.msg)) p.msg.retry();
-    else p.msg.ack();
+    const error = failed.get(p.msg);
+    if (error === undefined) {
+      p.msg.ack();
+      if (p.msg.attempts > 1) recovered.push(p.event.eventId);
+    } else {
+      p.msg.retry();
+      failures.push({ eventId: p.event.eventId, attempts: p.msg.attempts, error });
+    }
   }
+  await noteOutcomes(env, failures, recovered);
 }

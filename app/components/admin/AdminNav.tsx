@@ -8,6 +8,7 @@ const SECTIONS: { to: string; label: MessageKey }[] = [
   { to: "/admin/token-bundles", label: "adminNav.tokenBundles" },
   { to: "/admin/seasons", label: "adminNav.seasons" },
   { to: "/admin/ranking-status", label: "adminNav.rankingStatus" },
+  { to: "/admin/points-dead-letters", label: "adminNav.deadLetters" },
   { to: "/admin/avatars", label: "adminNav.avatars" },
   { to: "/admin/products", label: "adminNav.products" },
 ];
