@@ -120,6 +120,28 @@ export async function latestCode(to: string, count = 1): Promise<string> {
   return m[1];
 }
 
+/**
+ * An HMAC-SHA256 key derived the documented way (docs/DECISIONS.md, "Identity: keys and
+ * tokens"): HKDF-SHA256 over `root` (ROOT_SECRET by default), empty salt, `info` = the
+ * purpose's label, e.g. "hangout/hls/v1". Written here, not imported, so tests check the
+ * scheme independently; pass another root to forge with a wrong key.
+ */
+export async function derivedKey(label: string, root = env.ROOT_SECRET!): Promise<CryptoKey> {
+  const enc = new TextEncoder();
+  const base = await crypto.subtle.importKey("raw", enc.encode(root), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: enc.encode(label) },
+    base,
+    { name: "HMAC", hash: "SHA-256", length: 256 },
+    false,
+    ["sign"],
+  );
+}
+
+/** HMAC-SHA256 of `message` under `key`, as bytes. */
+export const hmacWith = async (key: CryptoKey, message: string) =>
+  new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)));
+
 /** Counts rows of a D1 table, to prove a refused call wrote nothing. */
 export async function countRows(table: string): Promise<number> {
   const row = await env.DB.prepare(`select count(*) as n from ${table}`).first<{ n: number }>();
