@@ -4,6 +4,8 @@ import { vi } from "vitest";
 import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
 import { devOutbox, users } from "../workers/db/schema";
+import { api } from "../workers/api";
+import type { Env } from "../workers/env";
 import { signToken } from "../workers/lib/jwt";
 
 /**
@@ -47,6 +49,30 @@ export async function call(
     /* not JSON: keep the text */
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/**
+ * Like `call`, but on the gateway with `over` merged into the Worker's env: the same routes
+ * under other configuration (a rotated JWT key, no ROOT_SECRET, ...).
+ */
+export async function callWith(
+  over: Partial<Env>,
+  service: string,
+  path: string,
+  init: CallInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  if (body !== undefined) headers["Content-Type"] ??= "application/json";
+  const res = await api.request(
+    `/api/${service}${path}`,
+    { method: init.method ?? (body ? "POST" : "GET"), headers, body },
+    { ...env, ...over } as Env,
+  );
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 /** The user-service client most tests use. */
