@@ -62,11 +62,11 @@ async function rs256(
 }
 
 /** The claims the service put in `token`, to re-sign them (same sub, type, roles, sv, iss). */
-const claimsOf = (token: string) => {
-  const { iat, exp, ...rest } = decodeJwt(token);
-  void iat;
-  void exp;
-  return rest;
+const claimsOf = (token: string): JWTPayload => {
+  const claims = decodeJwt(token);
+  delete claims.iat;
+  delete claims.exp;
+  return claims;
 };
 
 const session = (token: string) => user("/auth/session", { token });
@@ -74,16 +74,13 @@ const sessionWith = (over: Partial<Env>, token: string) =>
   callWith(over, "user-service", "/auth/session", { token });
 
 let realKid: string;
-let rogue: { privatePem: string; publicPem: string };
+let rogue: { privatePem: string };
 let a: TestAccount;
 
 beforeAll(async () => {
   realKid = await kidOf(env.JWT_PUBLIC_KEY);
   const pair = await generateKeyPair("RS256", { extractable: true });
-  rogue = {
-    privatePem: await exportPKCS8(pair.privateKey),
-    publicPem: await exportSPKI(pair.publicKey),
-  };
+  rogue = { privatePem: await exportPKCS8(pair.privateKey) };
   a = await signUp();
 });
 
@@ -108,9 +105,8 @@ describe("bearer tokens", () => {
   it("refuse alg none, and HS256 keyed with the public key PEM", async () => {
     const claims = { ...claimsOf(a.token), exp: Math.floor(Date.now() / 1000) + 3600 };
     const none = new UnsecuredJWT(claims).encode();
-    const [h, p] = none.split(".");
-    const noneWithKid = `${b64url(enc.encode(JSON.stringify({ alg: "none", kid: realKid })))}.${p}.`;
-    expect(h).toBeTruthy();
+    const noneHeader = b64url(enc.encode(JSON.stringify({ alg: "none", kid: realKid })));
+    const noneWithKid = `${noneHeader}.${none.split(".")[1]}.`;
     const hs256 = await new SignJWT(claims)
       .setProtectedHeader({ alg: "HS256", typ: "JWT", kid: realKid })
       .sign(enc.encode(env.JWT_PUBLIC_KEY));
