@@ -1,5 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { desc, eq } from "drizzle-orm";
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { vi } from "vitest";
 import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
@@ -114,6 +115,17 @@ export async function accountWithRoles(
 }
 
 export const admin = () => accountWithRoles(["user", "admin"], { email: uniqueEmail("admin") });
+
+/**
+ * A forgery of `a`'s token: the same claims and our kid, well formed and RS256, but signed
+ * with a fresh RSA key. Only a signature check refuses it.
+ */
+export async function forgedToken(a: Pick<TestAccount, "token">): Promise<string> {
+  const { privateKey } = await generateKeyPair("RS256");
+  const claims = decodeJwt(a.token);
+  const { kid } = decodeProtectedHeader(a.token);
+  return new SignJWT(claims).setProtectedHeader({ alg: "RS256", typ: "JWT", kid }).sign(privateKey);
+}
 
 /** A guest token (no account). */
 export async function guestToken(): Promise<string> {

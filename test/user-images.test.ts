@@ -355,7 +355,7 @@ describe("POST /users/images: what is stored", () => {
     const tooBig = await upload(a, form(pngFile(huge), "profilePicture"));
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.message).toBe(
-      "file is too large an image (5000 x 5000): at most 4096 pixels a side and 13 megapixels.",
+      "file is too large an image (5000 x 5000): at most 4096 pixels a side and 12.6 megapixels.",
     );
     const broken = tinyPng().slice(0, 40);
     const unreadable = await upload(a, form(pngFile(broken), "profilePicture"));

@@ -33,7 +33,7 @@ export const LIB_MSG = {
   // Images decoded and encoded again (images.ts).
   imageUnreadable: "file is not a readable image.",
   imageTooLarge: (maxSide: number, maxPixels: number, d: { width: number; height: number }) =>
-    `file is too large an image (${d.width} x ${d.height}): at most ${maxSide} pixels a side and ${Math.round(maxPixels / 1e6)} megapixels.`,
+    `file is too large an image (${d.width} x ${d.height}): at most ${maxSide} pixels a side and ${(maxPixels / 1e6).toFixed(1)} megapixels.`,
   imageTooHeavy: (maxBytes: number) =>
     `file is still over ${Math.round(maxBytes / 1024 / 1024)} MB once re-encoded; send a smaller picture.`,
   // Uploads and multipart bodies (uploads.ts, multipart-stream.ts).
