@@ -135,9 +135,12 @@ export default defineConfig(async () => {
             TEST_MIGRATIONS: migrations,
             JWT_PRIVATE_KEY: keys.privateKey,
             JWT_PUBLIC_KEY: keys.publicKey,
+            // One secret per purpose: the service key authenticates services and signs
+            // nothing; tickets, HLS and the room-password index use keys derived from
+            // ROOT_SECRET (workers/lib/purpose-keys.ts).
             SERVICE_KEY: "test-service-key",
+            ROOT_SECRET: "test-root-secret-0123456789abcdef0123456789abcdef",
             TRANSCODER_SECRET: "test-transcoder-secret",
-            HLS_SIGNING_KEY: "test-hls-signing-key",
             ENVIRONMENT: "test",
             PUBLIC_HOST: "http://hangout.test",
             // Payments: no STRIPE_SECRET_KEY, so the suite runs in local test mode; tests of

@@ -19,8 +19,13 @@ export function ensureDevVars() {
     const q = (pem) => `"${pem.trim().replace(/\n/g, "\\n")}"`;
     lines.push(`JWT_PRIVATE_KEY=${q(privateKey)}`, `JWT_PUBLIC_KEY=${q(publicKey)}`);
   }
+  // One secret per purpose: SERVICE_KEY only authenticates service calls; ROOT_SECRET is the
+  // root of the Worker's own keys (room tickets, HLS, room-password index; HKDF per purpose,
+  // workers/lib/purpose-keys.ts). Both are added to an existing .dev.vars too.
   if (!/^SERVICE_KEY=/m.test(current))
     lines.push(`SERVICE_KEY="${randomBytes(24).toString("hex")}"`);
+  if (!/^ROOT_SECRET=/m.test(current))
+    lines.push(`ROOT_SECRET="${randomBytes(32).toString("hex")}"`);
   // Local test-mode checkout signs its Stripe-shaped events with this, and POST
   // /webhook/stripe verifies them with it, exactly as it verifies Stripe's own. Added to an
   // existing .dev.vars too. (Leave STRIPE_SECRET_KEY unset to stay in local test mode.)

@@ -1,5 +1,5 @@
 import { SELF } from "cloudflare:test";
-import { call } from "./helpers";
+import { call, forgedToken, signUp } from "./helpers";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "../workers/lib/service";
 
@@ -28,12 +28,16 @@ describe("gateway", () => {
     );
   });
 
-  it("refuses a forged bearer token with 401 even on a public route", async () => {
-    const res = await call("user-service", "/info-admin/user-service-status", {
-      token: "not.a.jwt",
-    });
-    expect(res.status).toBe(401);
-    expect(res.body.message).toBe("Invalid or expired token.");
+  it("refuses a forged or malformed bearer token with 401 even on a public route", async () => {
+    const a = await signUp();
+    const path = "/info-admin/user-service-status";
+    expect((await call("user-service", path, { token: a.token })).status).toBe(200);
+    // Same claims and kid, signed with another key (test/auth-forgeries.test.ts has the rest).
+    for (const token of [await forgedToken(a), "not.a.jwt"]) {
+      const res = await call("user-service", path, { token });
+      expect(res.status).toBe(401);
+      expect(res.body.message).toBe("Invalid or expired token.");
+    }
   });
 
   it("serves the web app for other paths", async () => {

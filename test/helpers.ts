@@ -1,9 +1,12 @@
 import { env, SELF } from "cloudflare:test";
 import { desc, eq } from "drizzle-orm";
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from "jose";
 import { vi } from "vitest";
 import type { UserRole } from "../shared/roles";
 import { db } from "../workers/db/client";
 import { devOutbox, users } from "../workers/db/schema";
+import { api } from "../workers/api";
+import type { Env } from "../workers/env";
 import { signToken } from "../workers/lib/jwt";
 
 /**
@@ -49,6 +52,30 @@ export async function call(
   return { status: res.status, body: parsed, headers: res.headers };
 }
 
+/**
+ * Like `call`, but on the gateway with `over` merged into the Worker's env: the same routes
+ * under other configuration (a rotated JWT key, no ROOT_SECRET, ...).
+ */
+export async function callWith(
+  over: Partial<Env>,
+  service: string,
+  path: string,
+  init: CallInit = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  if (body !== undefined) headers["Content-Type"] ??= "application/json";
+  const res = await api.request(
+    `/api/${service}${path}`,
+    { method: init.method ?? (body ? "POST" : "GET"), headers, body },
+    { ...env, ...over } as Env,
+  );
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
 /** The user-service client most tests use. */
 export const user = (path: string, init?: CallInit) => call("user-service", path, init);
 
@@ -89,6 +116,17 @@ export async function accountWithRoles(
 
 export const admin = () => accountWithRoles(["user", "admin"], { email: uniqueEmail("admin") });
 
+/**
+ * A forgery of `a`'s token: the same claims and our kid, well formed and RS256, but signed
+ * with a fresh RSA key. Only a signature check refuses it.
+ */
+export async function forgedToken(a: Pick<TestAccount, "token">): Promise<string> {
+  const { privateKey } = await generateKeyPair("RS256");
+  const claims = decodeJwt(a.token);
+  const { kid } = decodeProtectedHeader(a.token);
+  return new SignJWT(claims).setProtectedHeader({ alg: "RS256", typ: "JWT", kid }).sign(privateKey);
+}
+
 /** A guest token (no account). */
 export async function guestToken(): Promise<string> {
   return (await user("/auth/guest")).body.token;
@@ -119,6 +157,28 @@ export async function latestCode(to: string, count = 1): Promise<string> {
   if (!m) throw new Error(`no code in mail: ${mail.text}`);
   return m[1];
 }
+
+/**
+ * An HMAC-SHA256 key derived the documented way (docs/DECISIONS.md, "Identity: keys and
+ * tokens"): HKDF-SHA256 over `root` (ROOT_SECRET by default), empty salt, `info` = the
+ * purpose's label, e.g. "hangout/hls/v1". Written here, not imported, so tests check the
+ * scheme independently; pass another root to forge with a wrong key.
+ */
+export async function derivedKey(label: string, root = env.ROOT_SECRET!): Promise<CryptoKey> {
+  const enc = new TextEncoder();
+  const base = await crypto.subtle.importKey("raw", enc.encode(root), "HKDF", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: enc.encode(label) },
+    base,
+    { name: "HMAC", hash: "SHA-256", length: 256 },
+    false,
+    ["sign"],
+  );
+}
+
+/** HMAC-SHA256 of `message` under `key`, as bytes. */
+export const hmacWith = async (key: CryptoKey, message: string) =>
+  new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(message)));
 
 /** Counts rows of a D1 table, to prove a refused call wrote nothing. */
 export async function countRows(table: string): Promise<number> {

@@ -5,7 +5,7 @@ import { db } from "../workers/db/client";
 import { guestPlays } from "../workers/db/schema";
 import { SONG_MSG } from "../workers/songs/messages";
 import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
-import { admin, guestToken, signUp, type TestAccount } from "./helpers";
+import { admin, derivedKey, guestToken, hmacWith, signUp, type TestAccount } from "./helpers";
 import {
   concat,
   FRAME_SECONDS,
@@ -43,17 +43,8 @@ async function decrypt(key: ArrayBuffer, sequence: number, data: ArrayBuffer) {
   return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-CBC", iv }, k, data));
 }
 
-/** HMAC-SHA256 with the test signing key (vitest.config.ts), to check the documented scheme independently. */
-async function hmac(message: string) {
-  const k = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode("test-hls-signing-key"),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return new Uint8Array(await crypto.subtle.sign("HMAC", k, new TextEncoder().encode(message)));
-}
+/** HMAC-SHA256 with the HLS key derived from the test ROOT_SECRET, to check the documented scheme independently. */
+const hmac = async (message: string) => hmacWith(await derivedKey("hangout/hls/v1"), message);
 const b64url = (b: Uint8Array) =>
   btoa(String.fromCharCode(...b))
     .replace(/\+/g, "-")

@@ -24,11 +24,19 @@ export interface Env {
   ENVIRONMENT: string;
   /** Where links in e-mails point (the web app's origin); unset: the request's origin. */
   PUBLIC_HOST?: string;
-  /** RS256 key pair for JWTs, PEM (PKCS#8 private, SPKI public). */
+  /** RS256 key pair for JWTs, PEM (PKCS#8 private, SPKI public); tokens name it by `kid` (lib/jwt.ts). */
   JWT_PRIVATE_KEY: string;
   JWT_PUBLIC_KEY: string;
-  /** Shared secret for service-to-service calls (`X-Service-Key`). */
+  /** The public key before the last rotation (SPKI PEM): its tokens still verify while it is set. */
+  JWT_PUBLIC_KEY_PREVIOUS?: string;
+  /** Shared secret for service-to-service calls (`X-Service-Key`), and for nothing else. */
   SERVICE_KEY?: string;
+  /**
+   * Root of this Worker's own signing keys: room tickets, HLS URLs and song keys, the
+   * room-password index each get an HKDF-derived key (lib/purpose-keys.ts). Unset: those
+   * features answer 503.
+   */
+  ROOT_SECRET?: string;
   /** E-mail provider (an HTTP API taking JSON); unset means the dev outbox. */
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
@@ -61,8 +69,6 @@ export interface Env {
   BRAND?: string;
   /** Shared secret the outside transcoder sends in `X-Transcoder-Secret`; unset: its callback is always refused. */
   TRANSCODER_SECRET?: string;
-  /** Signs HLS segment and key URLs and derives the per-song AES key; unset: SERVICE_KEY is used. */
-  HLS_SIGNING_KEY?: string;
   /** Stripe secret key; unset: checkout runs in local test mode (a local page completes it). */
   STRIPE_SECRET_KEY?: string;
   /** Verifies `POST /webhook/stripe`; in local test mode the dev key made by scripts/setup.mjs. */

@@ -4,6 +4,7 @@ import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
 import type { UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { accountNow } from "../payment-service/level";
+import { secretsEqual } from "./crypto";
 import { ApiError, forbidden, unauthorized } from "./errors";
 import { verifyToken, type TokenClaims } from "./jwt";
 import { LIB_MSG } from "./messages";
@@ -101,13 +102,14 @@ export function requireRole(...roles: UserRole[]) {
 export const requireAdmin = requireRole(...ADMIN_ROLES);
 
 /**
- * Route guard for service-to-service calls (`/service/...`): the shared `X-Service-Key`,
- * or an admin's token. Without either: 401; a plain user's token: 403.
+ * Route guard for service-to-service calls (`/service/...`): the shared `X-Service-Key`
+ * (SERVICE_KEY, used for nothing else: it is handed to other services, so it signs
+ * nothing of ours), or an admin's token. Without either: 401; a plain user's token: 403.
  */
 export const requireService = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("X-Service-Key");
   if (key !== undefined) {
-    if (!c.env.SERVICE_KEY || !timingSafeEqual(key, c.env.SERVICE_KEY))
+    if (!c.env.SERVICE_KEY || !(await secretsEqual(key, c.env.SERVICE_KEY)))
       throw new ApiError(401, LIB_MSG.invalidServiceKey);
     return next();
   }
@@ -115,10 +117,3 @@ export const requireService = createMiddleware<AppEnv>(async (c, next) => {
   if (!who.roles.some((r) => ADMIN_ROLES.includes(r))) throw forbidden();
   await next();
 });
-
-function timingSafeEqual(a: string, b: string) {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return d === 0;
-}

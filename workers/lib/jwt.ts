@@ -1,4 +1,14 @@
-import { importPKCS8, importSPKI, jwtVerify, SignJWT, type CryptoKey } from "jose";
+import {
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  exportJWK,
+  importPKCS8,
+  importSPKI,
+  jwtVerify,
+  SignJWT,
+  type CryptoKey,
+  type JWTPayload,
+} from "jose";
 import type { UserRole, TokenType } from "../../shared/roles";
 import { TOKEN_TYPES } from "../../shared/roles";
 import type { Env } from "../env";
@@ -13,7 +23,7 @@ export interface TokenClaims {
   sv?: number;
 }
 
-const ISSUER = "hangout/user-service";
+export const ISSUER = "hangout/user-service";
 const ALG = "RS256";
 
 /** How long each kind of token lives. */
@@ -24,62 +34,129 @@ export const TOKEN_TTL_SECONDS: Record<TokenType, number> = {
   ghost: 24 * 3600,
 };
 
-// Importing a PEM costs a few ms; keep the imported keys for the isolate's life.
-let privateKey: { pem: string; key: Promise<CryptoKey> } | undefined;
-let publicKey: { pem: string; key: Promise<CryptoKey> } | undefined;
+/**
+ * Keys and rotation (docs/DECISIONS.md, "Identity: keys and tokens").
+ * - Every token names its key in the header: `kid` = the RFC 7638 thumbprint of the public
+ *   key (SHA-256 of its canonical JWK, base64url). Derived, so nothing is configured twice
+ *   and a kid can never point at the wrong key.
+ * - Verification picks the key by kid from the live set: JWT_PUBLIC_KEY and, during a
+ *   rotation, JWT_PUBLIC_KEY_PREVIOUS. An unknown kid is refused without trying any key.
+ * - A token without kid was signed before kids existed, by a key that is (or was) ours; it
+ *   is checked against the live set, at most two RSA verifications, so the first rotation
+ *   does not log those sessions out while the old key is still configured as previous.
+ * - Only RS256 is accepted (no `none`, no HS256 with the public key as secret), and the
+ *   issuer must be ours. There is no audience: this Worker is the only consumer.
+ */
+export interface LiveKey {
+  kid: string;
+  key: CryptoKey;
+  /** The SPKI PEM it was imported from (what GET /auth/pub-key publishes). */
+  pem: string;
+}
+
+// Importing a PEM and hashing its JWK costs a few ms; keep them for the isolate's life.
+const imported = new Map<string, Promise<LiveKey>>();
+let signer: { pem: string; key: Promise<CryptoKey> } | undefined;
+
+/** The kid of an SPKI public key PEM: its RFC 7638 thumbprint. */
+export async function keyId(publicPem: string): Promise<string> {
+  return (await publicKey(publicPem)).kid;
+}
+
+function publicKey(pem: string): Promise<LiveKey> {
+  let hit = imported.get(pem);
+  if (!hit) {
+    hit = importSPKI(pem, ALG, { extractable: true }).then(async (key) => ({
+      key,
+      pem,
+      kid: await calculateJwkThumbprint(await exportJWK(key), "sha256"),
+    }));
+    // A bad PEM must not stay cached as a rejected promise for the isolate's life.
+    hit.catch(() => imported.delete(pem));
+    imported.set(pem, hit);
+  }
+  return hit;
+}
 
 function signingKey(env: Env) {
   if (!env.JWT_PRIVATE_KEY)
     throw new Error("JWT_PRIVATE_KEY is not configured (run `npm install` to make dev keys)");
-  if (privateKey?.pem !== env.JWT_PRIVATE_KEY)
-    privateKey = { pem: env.JWT_PRIVATE_KEY, key: importPKCS8(env.JWT_PRIVATE_KEY, ALG) };
-  return privateKey.key;
+  if (signer?.pem !== env.JWT_PRIVATE_KEY)
+    signer = { pem: env.JWT_PRIVATE_KEY, key: importPKCS8(env.JWT_PRIVATE_KEY, ALG) };
+  return signer.key;
 }
 
-function verifyingKey(env: Env) {
+/**
+ * The keys tokens may be signed with now: the current one first, then the previous one.
+ * A previous key that does not import is left out (and logged) rather than failing every
+ * request; a bad current key throws, since no token could be checked at all.
+ */
+export async function liveKeys(env: Env): Promise<LiveKey[]> {
   if (!env.JWT_PUBLIC_KEY)
     throw new Error("JWT_PUBLIC_KEY is not configured (run `npm install` to make dev keys)");
-  if (publicKey?.pem !== env.JWT_PUBLIC_KEY)
-    publicKey = { pem: env.JWT_PUBLIC_KEY, key: importSPKI(env.JWT_PUBLIC_KEY, ALG) };
-  return publicKey.key;
+  const current = await publicKey(env.JWT_PUBLIC_KEY);
+  const previousPem = env.JWT_PUBLIC_KEY_PREVIOUS?.trim();
+  if (!previousPem || previousPem === env.JWT_PUBLIC_KEY.trim()) return [current];
+  const previous = await publicKey(previousPem).catch((err) => {
+    console.error("JWT_PUBLIC_KEY_PREVIOUS is not an SPKI PEM; ignoring it", err);
+    return undefined;
+  });
+  return previous ? [current, previous] : [current];
 }
 
 export async function signToken(env: Env, claims: TokenClaims): Promise<string> {
   const { sub, ...rest } = claims;
+  const [key, kid] = await Promise.all([signingKey(env), keyId(env.JWT_PUBLIC_KEY)]);
   return new SignJWT({ ...rest })
-    .setProtectedHeader({ alg: ALG, typ: "JWT" })
+    .setProtectedHeader({ alg: ALG, typ: "JWT", kid })
     .setSubject(sub)
     .setIssuer(ISSUER)
     .setIssuedAt()
     .setExpirationTime(`${TOKEN_TTL_SECONDS[claims.type]}s`)
-    .sign(await signingKey(env));
+    .sign(await key);
 }
 
-/** The claims of a valid token, or null for anything forged, expired or malformed. */
+/** The payload if `token` verifies under one of `keys` (RS256, our issuer, not expired). */
+async function verifyWith(token: string, keys: LiveKey[]): Promise<JWTPayload | null> {
+  for (const { key } of keys) {
+    try {
+      return (await jwtVerify(token, key, { issuer: ISSUER, algorithms: [ALG] })).payload;
+    } catch {
+      /* the next key, if any */
+    }
+  }
+  return null;
+}
+
+/** The claims of a valid token, or null for anything forged, expired, malformed or of an unknown key. */
 export async function verifyToken(
   env: Env,
   token: string,
 ): Promise<(TokenClaims & { exp: number }) | null> {
+  let kid: unknown;
   try {
-    const { payload } = await jwtVerify(token, await verifyingKey(env), {
-      issuer: ISSUER,
-      algorithms: [ALG],
-    });
-    const type = payload.type as TokenType;
-    if (
-      typeof payload.sub !== "string" ||
-      !TOKEN_TYPES.includes(type) ||
-      !Array.isArray(payload.roles)
-    )
-      return null;
-    return {
-      sub: payload.sub,
-      type,
-      roles: payload.roles as UserRole[],
-      sv: payload.sv as number | undefined,
-      exp: payload.exp!,
-    };
+    kid = decodeProtectedHeader(token).kid;
   } catch {
     return null;
   }
+  const keys = await liveKeys(env);
+  // A kid picks exactly one key; an unknown kid (another issuer's, a retired key) is refused.
+  const candidates = kid === undefined ? keys : keys.filter((k) => k.kid === kid);
+  const payload = candidates.length ? await verifyWith(token, candidates) : null;
+  if (!payload) return null;
+  const type = payload.type as TokenType;
+  if (
+    typeof payload.sub !== "string" ||
+    !TOKEN_TYPES.includes(type) ||
+    !Array.isArray(payload.roles) ||
+    typeof payload.exp !== "number"
+  )
+    return null;
+  return {
+    sub: payload.sub,
+    type,
+    roles: payload.roles as UserRole[],
+    sv: payload.sv as number | undefined,
+    exp: payload.exp,
+  };
 }

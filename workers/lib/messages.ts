@@ -8,6 +8,8 @@ export const LIB_MSG = {
   invalidToken: "Invalid or expired token.",
   guestsCannot: "Guests cannot do this; please sign up or log in.",
   invalidServiceKey: "Invalid service key.",
+  // Purpose keys (purpose-keys.ts): the root they are derived from is not configured.
+  rootSecretMissing: "Signing is not configured (ROOT_SECRET).",
   // The CRUD query language (crud-query.ts).
   invalidField: (field: string, allowed: string[]) =>
     `Invalid field "${field}": allowed fields are ${allowed.join(", ")}.`,
@@ -28,6 +30,12 @@ export const LIB_MSG = {
   invalidSortField: (field: string) => `Invalid sort field "${field}".`,
   invalidSortOrder: (dir: string) => `Invalid sort order "${dir}": use ASC or DESC.`,
   invalidFieldName: (field: string) => `Invalid field "${field}".`,
+  // Images decoded and encoded again (images.ts).
+  imageUnreadable: "file is not a readable image.",
+  imageTooLarge: (maxSide: number, maxPixels: number, d: { width: number; height: number }) =>
+    `file is too large an image (${d.width} x ${d.height}): at most ${maxSide} pixels a side and ${(maxPixels / 1e6).toFixed(1)} megapixels.`,
+  imageTooHeavy: (maxBytes: number) =>
+    `file is still over ${Math.round(maxBytes / 1024 / 1024)} MB once re-encoded; send a smaller picture.`,
   // Uploads and multipart bodies (uploads.ts, multipart-stream.ts).
   fieldEmpty: (field: string) => `${field} is empty.`,
   rangeNotSatisfiable: (size: number) => `Range not satisfiable: the file has ${size} bytes.`,

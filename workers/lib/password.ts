@@ -1,3 +1,5 @@
+import { secretsEqual } from "./crypto";
+
 /**
  * Password hashing: PBKDF2-SHA256 at 100,000 iterations, the most the Workers runtime
  * allows (workerd refuses higher counts). Stored as
@@ -39,10 +41,6 @@ export async function verifyPassword(
   const iterations = Number(parts[1]);
   if (!Number.isInteger(iterations) || iterations < 1 || iterations > PBKDF2_ITERATIONS)
     return false;
-  const expected = unb64(parts[3]);
-  const actual = new Uint8Array(await derive(password, unb64(parts[2]), iterations));
-  if (actual.length !== expected.length) return false;
-  let diff = 0;
-  for (let i = 0; i < actual.length; i++) diff |= actual[i] ^ expected[i];
-  return diff === 0;
+  const actual = await derive(password, unb64(parts[2]), iterations);
+  return secretsEqual(actual, unb64(parts[3]));
 }

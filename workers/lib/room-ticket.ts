@@ -1,8 +1,12 @@
+import type { Env } from "../env";
+import { hasRootSecret, purposeKey } from "./purpose-keys";
+
 /**
  * Join tickets. A password-protected room is entered through `POST /rooms/{id}/join`,
  * which checks the password; the websocket then carries the ticket that call issued, so a
  * client cannot skip the password by opening `/parties/room/<uuid>` directly. A ticket is
  * `<roomUuid>.<userUuid>.<exp>.<HMAC-SHA256>` and lasts 12 hours (reconnects reuse it).
+ * The MAC key is the room-ticket purpose key (lib/purpose-keys.ts), used for nothing else.
  */
 export const TICKET_TTL_MS = 12 * 3600_000;
 
@@ -12,47 +16,42 @@ const b64url = (buf: ArrayBuffer) =>
     .replace(/\+/g, "-")
     .replace(/\//g, "_")
     .replace(/=+$/, "");
-
-async function mac(secret: string, payload: string) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    enc.encode(`room-ticket:${secret}`),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  return b64url(await crypto.subtle.sign("HMAC", key, enc.encode(payload)));
+function fromB64url(s: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(s)) return undefined; // 32 bytes, unpadded
+  return Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (ch) => ch.charCodeAt(0));
 }
 
-/** The signing secret: the service key, else the JWT private key (always set). */
-const secretOf = (env: { SERVICE_KEY?: string; JWT_PRIVATE_KEY: string }) =>
-  env.SERVICE_KEY || env.JWT_PRIVATE_KEY;
+type TicketEnv = Pick<Env, "ROOT_SECRET">;
 
+/** A ticket admitting `userUuid` to `roomUuid` for 12 hours (503 when ROOT_SECRET is unset). */
 export async function issueTicket(
-  env: { SERVICE_KEY?: string; JWT_PRIVATE_KEY: string },
+  env: TicketEnv,
   roomUuid: string,
   userUuid: string,
   now = Date.now(),
 ) {
   const payload = `${roomUuid}.${userUuid}.${now + TICKET_TTL_MS}`;
-  return `${payload}.${await mac(secretOf(env), payload)}`;
+  const key = await purposeKey(env, "roomTicket");
+  return `${payload}.${b64url(await crypto.subtle.sign("HMAC", key, enc.encode(payload)))}`;
 }
 
-/** Whether `ticket` admits `userUuid` to `roomUuid` now. Constant-time on the signature. */
+/**
+ * Whether `ticket` admits `userUuid` to `roomUuid` now. The MAC is checked with WebCrypto's
+ * `verify`, which compares in constant time. No ROOT_SECRET: nothing is admitted.
+ */
 export async function ticketAdmits(
-  env: { SERVICE_KEY?: string; JWT_PRIVATE_KEY: string },
+  env: TicketEnv,
   ticket: string | null,
   roomUuid: string,
   userUuid: string,
   now = Date.now(),
 ) {
   const parts = ticket?.split(".") ?? [];
-  if (parts.length !== 4) return false;
+  if (parts.length !== 4 || !hasRootSecret(env)) return false;
   const [room, user, exp, sig] = parts;
   if (room !== roomUuid || user !== userUuid || !(Number(exp) > now)) return false;
-  const expected = await mac(secretOf(env), `${room}.${user}.${exp}`);
-  if (expected.length !== sig.length) return false;
-  let d = 0;
-  for (let i = 0; i < sig.length; i++) d |= sig.charCodeAt(i) ^ expected.charCodeAt(i);
-  return d === 0;
+  const mac = fromB64url(sig);
+  if (!mac) return false;
+  const key = await purposeKey(env, "roomTicket");
+  return crypto.subtle.verify("HMAC", key, mac, enc.encode(`${room}.${user}.${exp}`));
 }

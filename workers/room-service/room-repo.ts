@@ -15,6 +15,7 @@ import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError, conflict, forbidden, isUniqueViolation } from "../lib/errors";
 import { hashPassword } from "../lib/password";
+import { purposeKey } from "../lib/purpose-keys";
 import { takeAttempt } from "../lib/rate-limit";
 import { roomStub, withTimeout } from "./room-dto";
 import { MSG } from "./messages";
@@ -202,19 +203,12 @@ export const slugFromName = (name: string) => slugFrom(name, 44, "room-");
 export const randomTail = () => crypto.randomUUID().slice(0, 5);
 
 /**
- * 16 bits of HMAC-SHA256(server secret, password): an index for POST /rooms/list that
- * narrows the PBKDF2 checks to a few rooms. 65,536 buckets leak almost nothing (each
+ * 16 bits of HMAC-SHA256(room-password purpose key, password): an index for POST /rooms/list
+ * that narrows the PBKDF2 checks to a few rooms. 65,536 buckets leak almost nothing (each
  * bucket holds a 1/65,536 share of all passwords) and the key never leaves the server.
  */
 export async function passwordBucket(env: Env, password: string): Promise<number> {
-  const secret = env.SERVICE_KEY ?? env.JWT_PRIVATE_KEY;
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(`room-password:${secret}`),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
+  const key = await purposeKey(env, "roomPasswordBucket");
   const mac = new Uint8Array(
     await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(password)),
   );

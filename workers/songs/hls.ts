@@ -3,7 +3,8 @@ import type { HlsSegment } from "./mp3";
 /**
  * HLS for uploaded songs, the pure parts (docs/DECISIONS.md, "Uploaded songs"): the v3
  * media playlist, signed segment and key URLs, the per-song AES-128 key and the IV of a
- * segment. Routes in workers/upload-service/hls.ts use these; so can tests.
+ * segment. Routes in workers/upload-service/hls.ts use these; so can tests. Every function
+ * takes the HLS purpose key (HMAC-SHA256, lib/purpose-keys.ts).
  */
 
 /** How long playlist URLs stay valid: longer than any song, short enough that a leaked link dies. */
@@ -11,15 +12,6 @@ export const HLS_URL_TTL_S = 6 * 60 * 60;
 
 const BASE = "/api/upload-service/songs";
 const enc = new TextEncoder();
-
-const hmacKey = (secret: string, usage: KeyUsage[]) =>
-  crypto.subtle.importKey(
-    "raw",
-    enc.encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    usage,
-  );
 
 const b64url = (b: ArrayBuffer) =>
   btoa(String.fromCharCode(...new Uint8Array(b)))
@@ -48,7 +40,7 @@ async function sign(key: CryptoKey, message: string): Promise<string> {
 
 /** Constant-time check (WebCrypto's verify) that `sig` signs `message` and `exp` (epoch seconds) is not past. */
 async function verify(
-  secret: string,
+  key: CryptoKey,
   message: string,
   sig: string,
   exp: number,
@@ -57,37 +49,28 @@ async function verify(
   if (exp < nowS) return false;
   const bytes = fromB64url(sig);
   if (!bytes || bytes.length !== 32) return false;
-  return crypto.subtle.verify(
-    "HMAC",
-    await hmacKey(secret, ["verify"]),
-    bytes,
-    enc.encode(message),
-  );
+  return crypto.subtle.verify("HMAC", key, bytes, enc.encode(message));
 }
 
 export const verifySegmentSig = (
-  secret: string,
+  key: CryptoKey,
   songId: string,
   n: number,
   exp: number,
   sig: string,
   nowS = Math.floor(Date.now() / 1000),
-) => verify(secret, segmentMessage(songId, n, exp), sig, exp, nowS);
+) => verify(key, segmentMessage(songId, n, exp), sig, exp, nowS);
 export const verifyKeySig = (
-  secret: string,
+  key: CryptoKey,
   songId: string,
   exp: number,
   sig: string,
   nowS = Math.floor(Date.now() / 1000),
-) => verify(secret, keyMessage(songId, exp), sig, exp, nowS);
+) => verify(key, keyMessage(songId, exp), sig, exp, nowS);
 
-/** The song's AES-128 key: the first 16 bytes of HMAC-SHA256(signing key, "hls-key:" + songId). Derived, so never stored. */
-export async function songKey(secret: string, songId: string): Promise<Uint8Array<ArrayBuffer>> {
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await hmacKey(secret, ["sign"]),
-    enc.encode(`hls-key:${songId}`),
-  );
+/** The song's AES-128 key: the first 16 bytes of HMAC-SHA256(HLS key, "hls-key:" + songId). Derived, so never stored. */
+export async function songKey(key: CryptoKey, songId: string): Promise<Uint8Array<ArrayBuffer>> {
+  const mac = await crypto.subtle.sign("HMAC", key, enc.encode(`hls-key:${songId}`));
   return new Uint8Array(mac.slice(0, 16));
 }
 
@@ -117,14 +100,13 @@ export const keyPath = () => `${BASE}/hls/key`;
  * segment rounded to the nearest second, as RFC 8216 (4.3.3.1) requires for version 3.
  */
 export async function buildPlaylist(
-  secret: string,
+  mac: CryptoKey,
   songId: string,
   segments: HlsSegment[],
   nowS = Math.floor(Date.now() / 1000),
 ): Promise<string> {
   const exp = nowS + HLS_URL_TTL_S;
   const target = Math.max(1, ...segments.map((s) => Math.round(s.duration)));
-  const mac = await hmacKey(secret, ["sign"]);
   const keySig = await sign(mac, keyMessage(songId, exp));
   const lines = [
     "#EXTM3U",

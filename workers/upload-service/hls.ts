@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AppEnv, Env } from "../env";
 import { requireAnyToken } from "../lib/auth";
 import { ApiError } from "../lib/errors";
+import { hasRootSecret, purposeKey } from "../lib/purpose-keys";
 import { valid } from "../lib/validate";
 import {
   buildPlaylist,
@@ -26,10 +27,10 @@ import { MSG } from "./messages";
  */
 export const hlsRoutes = new Hono<AppEnv>();
 
-function signingKey(env: Env): string {
-  const key = env.HLS_SIGNING_KEY || env.SERVICE_KEY;
-  if (!key) throw new ApiError(503, MSG.streamingNotConfigured);
-  return key;
+/** The HLS purpose key (lib/purpose-keys.ts); 503 when ROOT_SECRET is not set. */
+function signingKey(env: Env): Promise<CryptoKey> {
+  if (!hasRootSecret(env)) throw new ApiError(503, MSG.streamingNotConfigured);
+  return purposeKey(env, "hls");
 }
 
 /** The song if it may play now: 404 unknown, 403 (the catalogue's text) unless VERIFIED with segments. */
@@ -68,7 +69,7 @@ hlsRoutes.get(
     const who = c.get("caller");
     if (who?.type === "guest" && (await guestOverFreePlays(c.env, who.uuid)))
       throw new ApiError(403, MSG.guestOverFreePlays);
-    const secret = signingKey(c.env);
+    const secret = await signingKey(c.env);
     const { segments } = await playable(c.env, songId);
     return c.body(await buildPlaylist(secret, songId, segments), 200, {
       "Content-Type": "application/vnd.apple.mpegurl",
@@ -84,7 +85,7 @@ hlsRoutes.get(
   valid("query", z.object({ songId: songIdParam.shape.songId, ...signed })),
   async (c) => {
     const { songId, exp, sig } = c.req.valid("query");
-    const secret = signingKey(c.env);
+    const secret = await signingKey(c.env);
     if (!(await verifyKeySig(secret, songId, exp, sig))) throw badSig();
     await playable(c.env, songId);
     return c.body(await songKey(secret, songId), 200, {
@@ -110,7 +111,7 @@ hlsRoutes.get(
   async (c) => {
     const { songId, n } = c.req.valid("param");
     const { exp, sig } = c.req.valid("query");
-    const secret = signingKey(c.env);
+    const secret = await signingKey(c.env);
     // The signature first: an unsigned request costs no D1 or R2 read.
     if (!(await verifySegmentSig(secret, songId, n, exp, sig))) throw badSig();
     const { file, segments } = await playable(c.env, songId);

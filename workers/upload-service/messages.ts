@@ -23,7 +23,7 @@ export const MSG = {
   badSignature: "This link is invalid or has expired; fetch the playlist again.",
   segmentNotFound: "Segment not found.",
   audioMissing: "The song's audio is missing.",
-  streamingNotConfigured: "Song streaming is not configured (HLS_SIGNING_KEY).",
+  streamingNotConfigured: "Song streaming is not configured (ROOT_SECRET).",
   badTranscoderSecret: "Invalid transcoder secret.",
   mp3KeyMissing: "mp3Key names no stored object.",
   // Stored in song_files.detail, shown to the uploader.

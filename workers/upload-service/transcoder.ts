@@ -5,6 +5,7 @@ import { z } from "zod";
 import { db } from "../db/client";
 import { songFiles, songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
+import { secretsEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { indexMp3Stream } from "../songs/mp3";
@@ -34,20 +35,10 @@ export const transcoderRoutes = new Hono<AppEnv>();
 const requireTranscoder = createMiddleware<AppEnv>(async (c, next) => {
   const given = c.req.header("X-Transcoder-Secret");
   const secret = c.env.TRANSCODER_SECRET;
-  if (!secret || given === undefined || !(await sameSecret(given, secret)))
+  if (!secret || given === undefined || !(await secretsEqual(given, secret)))
     throw new ApiError(401, MSG.badTranscoderSecret);
   await next();
 });
-
-/** Compares digests, so neither the length nor a prefix of the secret leaks through timing. */
-async function sameSecret(a: string, b: string) {
-  const digest = async (s: string) =>
-    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(s)));
-  const [x, y] = await Promise.all([digest(a), digest(b)]);
-  let d = 0;
-  for (let i = 0; i < x.length; i++) d |= x[i] ^ y[i];
-  return d === 0;
-}
 
 const report = z
   .strictObject({

@@ -7,7 +7,7 @@ import { oneTimeTokens, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
-import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
+import { liveKeys, signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { verifyPassword } from "../lib/password";
 import { clearKey, takeAttempt, type Window } from "../lib/rate-limit";
 import { sha256, randomToken } from "../lib/crypto";
@@ -67,10 +67,20 @@ authRoutes.get("/auth/session", async (c) => {
   return c.json({ ...base, user: { uuid: who.uuid, nickname: guestName(who.uuid) } });
 });
 
-/** GET /auth/pub-key: the RS256 public key, so other services can verify our tokens. */
-authRoutes.get("/auth/pub-key", (c) =>
-  c.json({ publicKey: c.env.JWT_PUBLIC_KEY, algorithm: "RS256" }),
-);
+/**
+ * GET /auth/pub-key: the RS256 public key, so other services can verify our tokens, with its
+ * `kid` (the tokens' header names it) and every live key: during a rotation the previous one
+ * too, so a verifier can pick by kid (lib/jwt.ts).
+ */
+authRoutes.get("/auth/pub-key", async (c) => {
+  const live = await liveKeys(c.env);
+  return c.json({
+    publicKey: c.env.JWT_PUBLIC_KEY,
+    algorithm: "RS256",
+    kid: live[0].kid,
+    keys: live.map(({ kid, pem }) => ({ kid, publicKey: pem, algorithm: "RS256" })),
+  });
+});
 
 /** GET /auth/guest: a guest token (listen and chat-read only; guests never DJ). */
 authRoutes.get("/auth/guest", async (c) => {

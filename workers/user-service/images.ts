@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { ADMIN_ROLES, IMAGE_KINDS } from "../../shared/roles";
@@ -7,11 +7,13 @@ import { userImages, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
+import { reencodeImage, type RasterType, type ReencodeRules } from "../lib/images";
+import { takeAttempt } from "../lib/rate-limit";
 import {
+  checkUpload,
   IMAGE_TYPES,
   MB,
   serveUpload,
-  storeUpload,
   uploadBodyLimit,
   type UploadRules,
   IMMUTABLE_CACHE,
@@ -19,10 +21,31 @@ import {
 import { valid } from "../lib/validate";
 import { MSG } from "./messages";
 
-/** Profile and cover pictures: upload, serve, delete. Bytes live in R2, the record in D1. */
+/**
+ * Profile and cover pictures: upload, serve, delete. Bytes live in R2, the record in D1.
+ * What is stored is never the file as sent: it is decoded and encoded again (lib/images.ts),
+ * so EXIF (GPS position, camera, time) and every other kind of metadata are gone, and a
+ * JPEG's orientation is applied first. Each account holds one picture per kind: uploading
+ * another deletes the one it replaces, so a replaced picture stops being served at once.
+ */
 export const imageRoutes = new Hono<AppEnv>();
 
 export const IMAGE_RULES: UploadRules = { allow: IMAGE_TYPES, maxBytes: 5 * MB, field: "file" };
+
+/**
+ * Decoding costs 4 bytes a pixel of the isolate's 128 MB, so a picture may have at most
+ * 12.6 megapixels (a 4032 x 3024 phone photo fits) and 4096 pixels a side; it is stored
+ * at most 2048 pixels a side, more than any place shows it.
+ */
+export const PICTURE_RULES: ReencodeRules = {
+  maxSide: 4096,
+  maxPixels: 4096 * 3072,
+  storeSide: 2048,
+  maxBytes: IMAGE_RULES.maxBytes,
+};
+
+/** Uploads per account per hour: a decode costs real CPU, and nobody changes pictures faster. */
+export const PICTURE_UPLOADS_PER_HOUR = 20;
 
 export const imageUrl = (id: string) => `/api/user-service/users/images/${id}`;
 
@@ -33,9 +56,13 @@ const uploadForm = z.object({
 const imageId = z.object({ id: z.uuid({ error: "id must be a UUID" }) });
 
 /**
- * POST /users/images (multipart `file`, `kind`): stores the picture and makes it the user's
- * current one. R2 first, then one D1 batch (row + profile field); if D1 fails the object is
- * removed again, so no record ever points at missing bytes.
+ * POST /users/images (multipart `file`, `kind`): stores the picture, clean, and makes it the
+ * user's current one. Checks first (400 empty, 413 over 5 MB, 415 not an image by its
+ * bytes), then a slot of the hourly quota (429), then the decode (400 unreadable or too
+ * many pixels). R2 first, then one D1 batch (new row, profile field, and the rows of the
+ * pictures of this kind it replaces); if D1 fails the new object is removed again, so no
+ * record ever points at missing bytes. The replaced objects are deleted last: a failure
+ * there leaves bytes nobody links to and the GET route no longer serves (it reads D1).
  */
 imageRoutes.post(
   "/users/images",
@@ -45,36 +72,57 @@ imageRoutes.post(
   async (c) => {
     const who = caller(c);
     const { file, kind } = c.req.valid("form");
-    const id = crypto.randomUUID();
-    const stored = await storeUpload(
-      c.env.UPLOADS,
-      `users/${who.uuid}/${kind}/${id}`,
-      file,
-      IMAGE_RULES,
-      { cacheControl: IMMUTABLE_CACHE },
+    const type = (await checkUpload(file, IMAGE_RULES)) as RasterType;
+    await takeAttempt(
+      c.env,
+      [{ key: `picture-upload:${who.uuid}`, limit: PICTURE_UPLOADS_PER_HOUR, windowMs: 3600_000 }],
+      MSG.tooManyPictureUploads,
     );
+    const clean = reencodeImage(new Uint8Array(await file.arrayBuffer()), type, PICTURE_RULES);
+    const id = crypto.randomUUID();
+    const key = `users/${who.uuid}/${kind}/${id}`;
+    await c.env.UPLOADS.put(key, clean.bytes, {
+      httpMetadata: { contentType: clean.contentType, cacheControl: IMMUTABLE_CACHE },
+    });
     const url = imageUrl(id);
     const d = db(c.env);
+    let replaced: { r2Key: string }[];
     try {
-      await d.batch([
+      [, , replaced] = await d.batch([
         d.insert(userImages).values({
           id,
           userUuid: who.uuid,
           kind,
-          r2Key: stored.key,
-          contentType: stored.contentType,
-          size: stored.size,
+          r2Key: key,
+          contentType: clean.contentType,
+          size: clean.bytes.length,
         }),
         d
           .update(users)
           .set({ [kind]: url, updatedAt: Date.now() })
           .where(eq(users.id, who.user.id)),
+        // Every other picture of this kind: batches run one at a time, so whichever of two
+        // racing uploads commits last keeps its picture and the field that names it.
+        d
+          .delete(userImages)
+          .where(
+            and(
+              eq(userImages.userUuid, who.uuid),
+              eq(userImages.kind, kind),
+              ne(userImages.id, id),
+            ),
+          )
+          .returning({ r2Key: userImages.r2Key }),
       ]);
     } catch (err) {
-      await c.env.UPLOADS.delete(stored.key);
+      await c.env.UPLOADS.delete(key);
       throw err;
     }
-    return c.json({ id, kind, url, contentType: stored.contentType, size: stored.size }, 201);
+    if (replaced.length)
+      await c.env.UPLOADS.delete(replaced.map((r) => r.r2Key)).catch((err) =>
+        console.error("replaced picture cleanup failed", err),
+      );
+    return c.json({ id, kind, url, contentType: clean.contentType, size: clean.bytes.length }, 201);
   },
 );
 

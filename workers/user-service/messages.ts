@@ -40,6 +40,8 @@ export const MSG = {
   loginEmailUndeletable: "Your login e-mail cannot be deleted.",
   forgotPasswordSent: "If an account exists for this e-mail, we sent a link to reset the password.",
   passwordReset: "Your password has been reset. You can log in with the new one.",
+  tooManyPictureUploads: (minutes: number) =>
+    `Too many picture uploads. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
   tooManyPasswordAttempts: (minutes: number) =>
     `Too many wrong passwords. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
   voucherNotFound: "Voucher not found.",

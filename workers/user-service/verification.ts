@@ -2,7 +2,7 @@ import { and, eq, gt, isNotNull, lt, sql } from "drizzle-orm";
 import { db } from "../db/client";
 import { userEmails, users, type UserEmailRow, type UserRow } from "../db/schema";
 import type { Env } from "../env";
-import { sha256, sixDigitCode } from "../lib/crypto";
+import { secretsEqual, sha256, sixDigitCode } from "../lib/crypto";
 import { notify } from "../queues/notifications";
 
 /**
@@ -75,7 +75,8 @@ export async function checkVerificationCode(
     )
     .returning({ codeHash: userEmails.codeHash })
     .get();
-  if (!spent || (await sha256(code)) !== spent.codeHash) return false;
+  // The stored hash against the guess's, in constant time: equal strings, no early exit.
+  if (!spent?.codeHash || !(await secretsEqual(await sha256(code), spent.codeHash))) return false;
   await d
     .update(userEmails)
     .set({ status: "VERIFIED", verifiedAt: Date.now(), codeHash: null, updatedAt: Date.now() })

@@ -22,6 +22,7 @@ import {
   uploadBodyLimit,
   type UploadRules,
 } from "../../lib/uploads";
+import { rasterSize, type RasterType } from "../../lib/images";
 import { valid } from "../../lib/validate";
 import { MSG } from "../messages";
 
@@ -90,49 +91,6 @@ function looksLikeSvg(text: string): boolean {
 const SVG_ACTIVE =
   /<script|<foreignObject|<iframe|<embed|<object|\son[a-z]+\s*=|javascript:|<!ENTITY/i;
 
-/** Width and height from the file's header, before any decoding (undefined: unreadable). */
-export function rasterSize(
-  b: Uint8Array,
-  type: ArtType,
-): { width: number; height: number } | undefined {
-  const u16be = (i: number) => (b[i] << 8) | b[i + 1];
-  const u32be = (i: number) => ((b[i] << 24) | (b[i + 1] << 16) | (b[i + 2] << 8) | b[i + 3]) >>> 0;
-  if (type === "image/png")
-    return b.length >= 24 ? { width: u32be(16), height: u32be(20) } : undefined;
-  if (type === "image/webp") {
-    const chunk = String.fromCharCode(...b.slice(12, 16));
-    if (chunk === "VP8 " && b.length >= 30)
-      return { width: (b[26] | (b[27] << 8)) & 0x3fff, height: (b[28] | (b[29] << 8)) & 0x3fff };
-    if (chunk === "VP8L" && b.length >= 25) {
-      const bits = (b[21] | (b[22] << 8) | (b[23] << 16) | (b[24] << 24)) >>> 0;
-      return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
-    }
-    if (chunk === "VP8X" && b.length >= 30)
-      return {
-        width: 1 + (b[24] | (b[25] << 8) | (b[26] << 16)),
-        height: 1 + (b[27] | (b[28] << 8) | (b[29] << 16)),
-      };
-    return undefined;
-  }
-  if (type === "image/jpeg") {
-    // Walk the marker segments to the first start-of-frame (SOF0..SOF15 but DHT, JPG, DAC).
-    let i = 2;
-    while (i + 9 < b.length) {
-      if (b[i] !== 0xff) return undefined;
-      const m = b[i + 1];
-      if (m === 0xff) {
-        i++;
-        continue;
-      }
-      if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
-        return { height: u16be(i + 5), width: u16be(i + 7) };
-      if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) i += 2;
-      else i += 2 + u16be(i + 2);
-    }
-  }
-  return undefined;
-}
-
 /** Decodes once and encodes a PNG fitted inside each size; a file photon cannot read is a 400. */
 function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
   let source: PhotonImage;
@@ -199,7 +157,7 @@ async function prepareArt(
     throw err;
   }
   const original = new Uint8Array(await file.arrayBuffer());
-  const dims = rasterSize(original, type);
+  const dims = rasterSize(original, type as RasterType); // raster: SVG returned above
   if (!dims || dims.width === 0 || dims.height === 0) throw badRequest(MSG.artUnreadable);
   if (dims.width > MAX_SIDE || dims.height > MAX_SIDE)
     throw badRequest(MSG.artTooLarge(MAX_SIDE, dims.width, dims.height));
