@@ -1,5 +1,10 @@
-import { SELF } from "cloudflare:test";
-import { call, forgedToken, signUp } from "./helpers";
+import { SELF, env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
+import { sendEmail } from "../workers/adapters/email";
+import { db } from "../workers/db/client";
+import { devOutbox } from "../workers/db/schema";
+import type { Env } from "../workers/env";
+import { call, callWith, forgedToken, outbox, signUp } from "./helpers";
 import { describe, expect, it } from "vitest";
 import { SERVICES } from "../workers/lib/service";
 
@@ -52,5 +57,44 @@ describe("dev-only pages", () => {
     const res = await SELF.fetch("http://x/dev/outbox");
     expect(res.status).toBe(404);
     expect(await res.text()).not.toContain("verification code");
+  });
+});
+
+describe("mail in production without a provider", () => {
+  const PROD = { ENVIRONMENT: "production", EMAIL_API_URL: undefined };
+
+  it("the status check answers 503 and says mail is not configured", async () => {
+    const res = await callWith(PROD, "user-service", "/info-admin/user-service-status");
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({
+      status: "degraded",
+      database: "ok",
+      mail: "not configured: set EMAIL_API_URL",
+    });
+    const dev = await callWith({}, "user-service", "/info-admin/user-service-status");
+    expect(dev.body).toMatchObject({ status: "ok", mail: "outbox" });
+  });
+
+  it("a reset link or a code is never written to the dev outbox (anyone's inbox on a page)", async () => {
+    const a = await signUp();
+    await outbox(a.email); // the sign-up code, sent in test mode
+    const res = await callWith(PROD, "user-service", "/users/forgot-password", {
+      body: { email: a.email },
+    });
+    expect(res.status).toBe(201);
+    // Had it been queued, the consumer (test mode) would have written it by now.
+    await new Promise((r) => setTimeout(r, 1500));
+    const rows = await db(env).select().from(devOutbox).where(eq(devOutbox.to, a.email)).all();
+    expect(rows.map((r) => r.subject)).not.toContain("Reset your Hangout password");
+    // A mail already queued when the provider went away is dropped, not stored.
+    await sendEmail({ ...env, ...PROD } as Env, {
+      channel: "email",
+      id: crypto.randomUUID(),
+      to: a.email,
+      subject: "late",
+      text: "x",
+    });
+    const after = await db(env).select().from(devOutbox).where(eq(devOutbox.to, a.email)).all();
+    expect(after.map((r) => r.subject)).not.toContain("late");
   });
 });

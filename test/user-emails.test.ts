@@ -168,6 +168,23 @@ describe("POST /users/emails", () => {
     expect(await countRows("user_emails")).toBe(before);
   });
 
+  it("tells the login address when an address is added or removed (an intruder's change is noticed)", async () => {
+    const a = await signUp();
+    const extra = uniqueEmail("extra");
+    const added = await user("/users/emails", { token: a.token, body: { email: extra } });
+    expect(added.status).toBe(201);
+    const told = await outbox(a.email, 2);
+    expect(told.map((m) => m.subject)).toContain(
+      "An e-mail address was added to your Hangout account",
+    );
+    expect(told.find((m) => m.subject.includes("added"))!.text).toContain(extra);
+    await user(`/users/emails/${added.body.id}`, { method: "DELETE", token: a.token });
+    const after = await outbox(a.email, 3);
+    expect(after.map((m) => m.subject)).toContain(
+      "An e-mail address was removed from your Hangout account",
+    );
+  });
+
   it("refuses the provider types: a client-made discord address would unlock Discord-only avatars", async () => {
     const a = await signUp();
     const before = await countRows("user_emails");

@@ -450,6 +450,18 @@ describe("POST /users/change-password-admin", () => {
     expect(await sessionStatus(boss.token)).toBe(200);
   });
 
+  it("tells the user by e-mail that their password was changed by an admin", async () => {
+    const boss = await admin();
+    const a = await signUp();
+    await user("/users/change-password-admin", {
+      token: boss.token,
+      body: { userId: a.uuid, password: NEW_PASSWORD },
+    });
+    const mails = await outbox(a.email, 2);
+    expect(mails.map((m) => m.subject)).toContain("Your Hangout password was changed");
+    expect(mails.find((m) => m.subject.includes("password"))!.text).not.toContain(NEW_PASSWORD);
+  });
+
   it("only a superUser resets an admin's or a superUser's password (an admin taking over another is 403)", async () => {
     const boss = await admin();
     const other = await admin();

@@ -1,3 +1,4 @@
+import { mailMode } from "../adapters/email";
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { db } from "../db/client";
@@ -36,14 +37,19 @@ export function serviceApp(name: ServiceName) {
         () => true,
         () => false,
       );
+    // No mail provider outside development: codes and reset links cannot reach anyone, so
+    // the deploy is not healthy (adapters/email.ts `mailMode`); it says why.
+    const mail = mailMode(c.env);
+    const ok = dbOk && mail !== "off";
     return c.json(
       {
         service: name,
         version: SERVICES[name],
-        status: dbOk ? "ok" : "degraded",
+        status: ok ? "ok" : "degraded",
         database: dbOk ? "ok" : "unavailable",
+        mail: mail === "off" ? "not configured: set EMAIL_API_URL" : mail,
       },
-      dbOk ? 200 : 503,
+      ok ? 200 : 503,
     );
   });
   return app;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { sendEmail } from "../adapters/email";
+import { mailMode, sendEmail } from "../adapters/email";
 import type { Env } from "../env";
 
 /**
@@ -20,8 +20,15 @@ export const notificationMessage = z.discriminatedUnion("channel", [
 ]);
 export type NotificationMessage = z.infer<typeof notificationMessage>;
 
-/** Queue a notification; `id` defaults to a fresh uuid. */
+/**
+ * Queue a notification; `id` defaults to a fresh uuid. With no e-mail provider outside
+ * development (adapters/email.ts `mailMode`), an e-mail is not queued at all.
+ */
 export async function notify(env: Env, msg: Omit<NotificationMessage, "id"> & { id?: string }) {
+  if (msg.channel === "email" && mailMode(env) === "off") {
+    console.error(`e-mail is not configured: not sending "${msg.subject}"`);
+    return;
+  }
   await env.NOTIFICATIONS.send({
     ...msg,
     id: msg.id ?? crypto.randomUUID(),

@@ -11,6 +11,7 @@ import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { MSG } from "./messages";
+import { tellAccountChanged } from "./security-mail";
 import {
   canResend,
   checkVerificationCode,
@@ -111,6 +112,7 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
   } else {
     await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   }
+  await tellAccountChanged(c.env, who.user, "email-added", row.email);
   await audit(c.env, "user.email-added", who.uuid, { emailId: row.id, type });
   return c.json(toEmail(row, who.user.email), 201);
 });
@@ -143,6 +145,7 @@ emailRoutes.delete("/users/emails/:id", requireUser, valid("param", idParam), as
     .returning()
     .get();
   if (!deleted) throw new ApiError(404, MSG.emailNotFound);
+  await tellAccountChanged(c.env, who.user, "email-removed", deleted.email);
   await audit(c.env, "user.email-deleted", who.uuid, { emailId: id });
   return c.json(toEmail(deleted, who.user.email));
 });

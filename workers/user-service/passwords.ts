@@ -14,6 +14,7 @@ import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { notify } from "../queues/notifications";
 import { findUserOr404, issueSession, toOwnProfile } from "./accounts";
+import { tellAccountChanged } from "./security-mail";
 import { MSG } from "./messages";
 import { publicOrigin } from "../lib/links";
 import { tellUserRooms } from "../room-service/user-rooms";
@@ -75,6 +76,7 @@ async function replacePassword(
     : await d.batch([setPassword, endLinks]);
   // The ended sessions' sockets close in every room now, not when their tokens expire.
   await tellUserRooms(env, user.uuid);
+  await tellAccountChanged(env, user, "password");
   return updated[0];
 }
 
