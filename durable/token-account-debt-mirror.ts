@@ -68,13 +68,17 @@ export class DebtMirror {
   }
 
   async #once(): Promise<void> {
-    const row = this.sql.exec<Pending>(`SELECT account_id, debt, version FROM debt_mirror`).toArray()[0];
+    const row = this.sql
+      .exec<Pending>(`SELECT account_id, debt, version FROM debt_mirror`)
+      .toArray()[0];
     if (!row) return;
     try {
       await db(this.env)
         .update(tokenAccounts)
         .set({ debt: row.debt, debtVersion: row.version, updatedAt: Date.now() })
-        .where(and(eq(tokenAccounts.id, row.account_id), lt(tokenAccounts.debtVersion, row.version)))
+        .where(
+          and(eq(tokenAccounts.id, row.account_id), lt(tokenAccounts.debtVersion, row.version)),
+        )
         .run();
       this.sql.exec(`DELETE FROM debt_mirror WHERE version = ?`, row.version);
     } catch (err) {

@@ -135,7 +135,9 @@ export class Ledger {
     // Added with refunds: an older object gets the columns (no debt, id not known yet).
     const metaCols = sql.exec<{ name: string }>(`PRAGMA table_info(account_meta)`).toArray();
     if (!metaCols.some((c) => c.name === "debt"))
-      sql.exec(`ALTER TABLE account_meta ADD COLUMN debt INTEGER NOT NULL DEFAULT 0 CHECK (debt >= 0)`);
+      sql.exec(
+        `ALTER TABLE account_meta ADD COLUMN debt INTEGER NOT NULL DEFAULT 0 CHECK (debt >= 0)`,
+      );
     if (!metaCols.some((c) => c.name === "account_id"))
       sql.exec(`ALTER TABLE account_meta ADD COLUMN account_id TEXT`);
     sql.exec(
@@ -144,7 +146,9 @@ export class Ledger {
     );
 
     const table = sql
-      .exec<{ sql: string }>(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'ledger'`)
+      .exec<{ sql: string }>(
+        `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'ledger'`,
+      )
       .toArray()[0];
     if (!table) sql.exec(`CREATE TABLE ledger (${LEDGER_COLUMNS})`);
     else if (!table.sql.includes("'clawback'")) {
@@ -250,7 +254,9 @@ export class Ledger {
         offset,
       )
       .toArray();
-    const total = this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ledger ${where}`).one().n;
+    const total = this.#sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ledger ${where}`)
+      .one().n;
     return { total, data: rows.map(entryOf) };
   }
 }
