@@ -588,7 +588,7 @@ describe("admin token routes refuse anyone but an admin", () => {
     const none = await call("merch-service", `/admin/token-accounts/user/${someone.uuid}`, {
       token: boss.token,
     });
-    expect(none.body).toEqual({ account: null, refunds: [], recent: [] });
+    expect(none.body).toEqual({ account: null, refunds: [], refundsTotal: 0, recent: [] });
   });
 
   it("every admin route of every service: 401 without a token, 403 for a plain user", async () => {

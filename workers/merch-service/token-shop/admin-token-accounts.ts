@@ -71,24 +71,31 @@ adminTokenAccountRoutes.get(
   },
 );
 
+/** A user's account as the object has it, its refund entries and latest transactions. */
+async function userTokens(env: Env, userUuid: string) {
+  const account = await accountOf(env, userUuid);
+  if (!account) return { account: null, refunds: [], refundsTotal: 0, recent: [] };
+  const stub = accountObject(env, account.id);
+  const [view, refunds, recent] = await Promise.all([
+    stub.getAccount(),
+    stub.transactions(RECENT, 0, [...REFUND_TYPES]),
+    stub.transactions(RECENT, 0),
+  ]);
+  return {
+    account: toAccountDto(account, view),
+    refunds: refunds.data,
+    refundsTotal: refunds.total,
+    recent: recent.data,
+  };
+}
+export type AdminUserTokens = Awaited<ReturnType<typeof userTokens>>;
+export type AdminDebtRow = Awaited<
+  ReturnType<typeof withOwners<ReturnType<typeof debtDto>>>
+>[number];
+
 adminTokenAccountRoutes.get(
   "/admin/token-accounts/user/:userUuid",
   requireAdmin,
   valid("param", z.object({ userUuid: z.uuid({ error: "userUuid must be a UUID" }) })),
-  async (c) => {
-    const account = await accountOf(c.env, c.req.valid("param").userUuid.toLowerCase());
-    if (!account) return c.json({ account: null, refunds: [], recent: [] });
-    const stub = accountObject(c.env, account.id);
-    const [view, refunds, recent] = await Promise.all([
-      stub.getAccount(),
-      stub.transactions(RECENT, 0, [...REFUND_TYPES]),
-      stub.transactions(RECENT, 0),
-    ]);
-    return c.json({
-      account: toAccountDto(account, view),
-      refunds: refunds.data,
-      refundsTotal: refunds.total,
-      recent: recent.data,
-    });
-  },
+  async (c) => c.json(await userTokens(c.env, c.req.valid("param").userUuid.toLowerCase())),
 );
