@@ -1,4 +1,4 @@
-import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { debtMessage } from "../durable/token-account-debt";
@@ -177,6 +177,38 @@ describe("Stripe: a refund takes the tokens back", () => {
       expect(gone.body.data.some((r: { id: string }) => r.id === b.accountId)).toBe(false);
     });
     b.socket.close();
+  });
+
+  it("the owner's /tokens page and the admin pages show the debt and the refund", async () => {
+    const buyer = await signUp();
+    const paid = await boughtWithStripe(buyer, 100);
+    const id = await accountIdOf(buyer.uuid);
+    // 60 spent (a hold charged), then the payment refunded: 40 taken from the balance, 60 owed.
+    const spent = await objectOf(id).hold(60, `spend-${id}`);
+    if (!spent.ok) throw new Error(spent.message);
+    await objectOf(id).commit(spent.holdId!, `spend-commit-${id}`);
+    await deliver(refundEvent(paid, 500, 500));
+    const page = async (path: string, token: string) => {
+      const res = await SELF.fetch(`http://hangout.test${path}`, {
+        headers: { Cookie: `tt_token=${token}` },
+      });
+      expect(res.status, path).toBe(200);
+      return res.text();
+    };
+
+    const tokens = await page("/tokens", buyer.token);
+    expect(tokens).toContain('data-testid="tokens-debt"');
+    expect(tokens).toContain("You owe 60 tokens");
+    expect(tokens).toMatch(/refunded or disputed/);
+
+    const user = await page(`/admin/users/${buyer.id}`, boss.token);
+    expect(user).toMatch(/data-testid="admin-token-debt"[^>]*>60</);
+    expect(user).toContain('data-testid="admin-refund-row"');
+    expect(user).toContain(`refund of charge ${paid.chargeId}`);
+
+    const list = await page("/admin/users", boss.token);
+    expect(list).toContain('data-testid="admin-debts"');
+    expect(list).toContain(`/admin/users/${buyer.id}`);
   });
 
   it("a replayed refund takes back once: the same event twice, and 20 concurrent deliveries", async () => {
