@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { debtMessage } from "../durable/token-account-debt";
 import { api } from "../workers/api";
 import { db } from "../workers/db/client";
-import { checkoutSessions, tokenAccounts } from "../workers/db/schema";
+import { checkoutSessions, tokenAccounts, tokenBundles } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
 import { call, countRows, signUp, type TestAccount } from "./helpers";
 import {
@@ -468,6 +468,8 @@ describe.skipIf(!appleReady)("App Store: REFUND and REVOKE take a bundle back", 
     const buyer = await signUp();
     const revoked = await appleBundle(buyer, 30);
     const id = await accountIdOf(buyer.uuid);
+    // The bundle deleted since the purchase: the tokens it credited still come back.
+    await db(env).delete(tokenBundles).where(eq(tokenBundles.productId, revoked.productId)).run();
     await notify("REVOKE", { ...revoked, revocationDate: Date.now() });
     expect(await accountView(id)).toMatchObject({ balance: 0, debt: 0 });
 

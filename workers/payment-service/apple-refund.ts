@@ -13,8 +13,10 @@ import { giveBackCredit, takeBackCredit } from "./refunds";
  * - REFUND, REVOKE: take the whole credit back, once (`apple-refund:<id>`, `apple-revoke:<id>`:
  *   a second one finds the credit already taken back).
  * - REFUND_REVERSED: gives back what the refund took (`apple-refund-reversed:<id>`).
- * A product that sells no bundle credited nothing: acknowledged. A bundle purchase with no
- * credit yet (its ONE_TIME_CHARGE not applied) is a 503, so Apple delivers the refund again.
+ * No credit found: if the product sells a bundle, its ONE_TIME_CHARGE is still to be applied,
+ * so this is a 503 and Apple delivers the refund again; if it sells none, nothing was ever
+ * credited and the refund is acknowledged. (The credit is looked for first: a bundle deleted
+ * since the purchase does not make its tokens stay.)
  */
 export type AppleRefundType = "REFUND" | "REVOKE" | "REFUND_REVERSED";
 export const APPLE_REFUND_TYPES: readonly string[] = ["REFUND", "REVOKE", "REFUND_REVERSED"];
@@ -26,8 +28,6 @@ export async function appleRefund(
   productId: string,
   tx: { transactionId: string; originalTransactionId: string },
 ): Promise<{ handled: boolean; effect: string }> {
-  if (!(await bundleFor(env, productId)))
-    return { handled: false, effect: "product sells no token bundle" };
   const ids = [...new Set([tx.transactionId, tx.originalTransactionId])];
   for (const id of ids) {
     const memo = `App Store ${type.toLowerCase().replace("_", " ")} of ${id}`;
@@ -48,5 +48,7 @@ export async function appleRefund(
           });
     if (out.handled) return { handled: true, effect: out.effect };
   }
+  if (!(await bundleFor(env, productId)))
+    return { handled: false, effect: "product sells no token bundle" };
   throw new ApiError(503, MSG.refundNotCredited);
 }

@@ -80,6 +80,10 @@ async function apply(
     : undefined;
   if (!user) return { handled: false, effect: "no known user (appAccountToken)" };
   const product = await findProduct(env, tx.productId);
+  // A refund of anything but a plan looks for the tokens it credited, even if the product
+  // has been deleted since.
+  if (APPLE_REFUND_TYPES.includes(type) && !product?.subscriptionLevel)
+    return appleRefund(env, type as AppleRefundType, user.uuid, tx.productId, tx);
   if (!product) return { handled: false, effect: "unknown product" };
 
   if (type === "ONE_TIME_CHARGE") {
@@ -93,8 +97,6 @@ async function apply(
     if (credit.kind === "failed") throw new ApiError(503, MSG.creditFailed);
     return { handled: credit.kind === "credited", effect: credit.kind };
   }
-  if (APPLE_REFUND_TYPES.includes(type) && !product.subscriptionLevel)
-    return appleRefund(env, type as AppleRefundType, user.uuid, product.id, tx);
   const state = appleSubscriptionState(type, subtype, tx);
   if (!state) return { handled: false, effect: `notification type ${type} is not used` };
   if (!product.subscriptionLevel) return { handled: false, effect: "product is not a plan" };
