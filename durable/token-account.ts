@@ -3,9 +3,10 @@
  * Callers (merch-service, the payment webhooks) reach it by RPC through
  * `env.TokenAccount.getByName(accountId)`.
  *
- * The ledger holds the spec's four transaction types (seed 000): `credit` (a bundle bought,
- * a grant), `hold` (a purchase starts), then `commit` (it is charged) or `voided` (it is
- * released, by the caller or by expiry).
+ * The ledger (token-account-ledger.ts: tables, upgrades, the one write) holds the spec's four
+ * transaction types (seed 000): `credit` (a bundle bought, a grant), `hold` (a purchase
+ * starts), then `commit` (it is charged) or `voided` (it is released, by the caller or by
+ * expiry); and ours, `clawback` and `repay` (refunds, below).
  *
  * Invariants:
  * - `balance` (settled) = credits - commits; `held` = the sum of open holds; the available
@@ -25,7 +26,11 @@
  *   another and never see a half-applied change.
  * - `updatedAt` strictly increases with every ledger write (max(now, last + 1)), so it can
  *   serve as the `balanceUnmodifiedSince` version a client sends back.
- * - A disabled account refuses every write but answers retries of earlier ones and reads.
+ * - A disabled account refuses every write but answers retries of earlier ones and reads
+ *   (take-backs excepted: a refund is a fact about money already moved).
+ * - Refunds and disputes take back what they credited, once (token-account-debt.ts): what the
+ *   balance cannot cover becomes `debt`; while debt > 0 every hold is refused, and every credit
+ *   (and every voided hold) pays the debt first. `clawback` and `repay` ledger rows say so.
  * - A purchase hold (`hold(..., purchase)`) is ended only by its purchase (`endPurchase`),
  *   by the room's answer to "was it delivered?" (workers/merch-service/token-shop/
  *   purchase-end.ts): never by `commit`/`void` (an owner's void is refused, so a gift cannot
@@ -45,13 +50,40 @@ import {
   closeInRoom,
   type PurchaseOutcome,
 } from "../workers/merch-service/token-shop/purchase-end";
+import {
+  AccountDebt,
+  debtMessage,
+  type GiveBackRequest,
+  type TakeBackRequest,
+  type TakeBackResult,
+} from "./token-account-debt";
+import { DebtMirror } from "./token-account-debt-mirror";
+import {
+  ACCOUNT_STATUSES,
+  iso,
+  Ledger,
+  type AccountStatus,
+  type HoldStatus,
+  type LedgerEntry,
+  type LedgerWrite,
+  type MetaRow,
+  type PurchaseRef,
+  type TransactionType,
+  type TxRow,
+} from "./token-account-ledger";
 import { PurchaseSettles } from "./token-account-settles";
 
-export const ACCOUNT_STATUSES = ["active", "disabled"] as const;
-export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
-export const TRANSACTION_TYPES = ["credit", "hold", "commit", "voided"] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
-export type HoldStatus = "open" | "committed" | "voided";
+export {
+  ACCOUNT_STATUSES,
+  MAX_LIST,
+  TRANSACTION_TYPES,
+  type AccountStatus,
+  type HoldStatus,
+  type LedgerEntry,
+  type PurchaseRef,
+  type TransactionType,
+} from "./token-account-ledger";
+export type { TakeBackRequest, GiveBackRequest, TakeBackResult } from "./token-account-debt";
 
 /**
  * How long a hold stays open without a commit or void. A purchase holds, delivers to the
@@ -62,17 +94,13 @@ export const HOLD_TTL_MS = 5 * 60_000;
 /** A purchase hold whose room did not answer at expiry, or a D1 row not yet settled, is tried again this much later. */
 export const PURCHASE_RETRY_MS = 30_000;
 
-/** The purchase a hold belongs to: the room that decides whether it was delivered. */
-export interface PurchaseRef {
-  purchaseId: string;
-  roomUuid: string;
-}
-
 export interface TokenAccountView {
   /** Available tokens: settled balance minus open holds. What the buyer can spend. */
   balance: number;
   /** Tokens in open holds (not yet committed or voided). */
   heldBalance: number;
+  /** Tokens a refund took back that the balance could not cover; paid first by the next credits. */
+  debt: number;
   /** ISO 8601, millisecond precision; changes with every ledger write. */
   updatedAt: string;
   status: AccountStatus;
@@ -113,7 +141,8 @@ export type RefusalCode =
   | "hold_voided"
   | "hold_committed"
   | "key_conflict"
-  | "purchase_hold";
+  | "purchase_hold"
+  | "in_debt";
 
 export interface TransactionRefused {
   ok: false;
@@ -134,38 +163,14 @@ export interface HoldExpectations {
   balance?: number;
 }
 
-export interface LedgerEntry {
-  id: string;
-  type: TransactionType;
-  amount: number;
-  holdId: string | null;
-  holdStatus: HoldStatus | null;
-  memo: string | null;
-  balance: number;
-  createdAt: string;
-}
-
-type MetaRow = { balance: number; held: number; updated_at: number; status: AccountStatus };
-type TxRow = {
-  id: string;
-  type: TransactionType;
-  amount: number;
-  idempotency_key: string;
-  hold_id: string | null;
-  hold_status: HoldStatus | null;
-  expires_at: number | null;
-  memo: string | null;
-  available_after: number;
-  created_at: number;
-  /** JSON PurchaseRef on a purchase's hold. */
-  purchase: string | null;
-};
-
 const MAX_KEY_LENGTH = 200;
-const MAX_MEMO_LENGTH = 200;
-export const MAX_LIST = 100;
 
 export class TokenAccount extends DurableObject<Env> {
+  #ledger!: Ledger;
+  /** Refunds' take-backs and the debt they leave (token-account-debt.ts). */
+  #debt!: AccountDebt;
+  /** The D1 copy of the debt, for the admin list (token-account-debt-mirror.ts). */
+  #mirror!: DebtMirror;
   /** The D1 rows of ended purchases still to settle (token-account-settles.ts). */
   #settles!: PurchaseSettles;
 
@@ -173,49 +178,19 @@ export class TokenAccount extends DurableObject<Env> {
     super(ctx, env);
     // Schema before any call is served: the gate holds every request until this finishes.
     ctx.blockConcurrencyWhile(async () => {
-      const sql = ctx.storage.sql;
-      sql.exec(`CREATE TABLE IF NOT EXISTS account_meta (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        balance INTEGER NOT NULL CHECK (balance >= 0),
-        held INTEGER NOT NULL DEFAULT 0 CHECK (held >= 0 AND held <= balance),
-        updated_at INTEGER NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('active', 'disabled'))
-      )`);
-      sql.exec(
-        `INSERT OR IGNORE INTO account_meta (id, balance, held, updated_at, status) VALUES (1, 0, 0, ?, 'active')`,
-        Date.now(),
-      );
-      // available_after lets a retried key get back exactly the answer the first call got.
-      // hold_status and expires_at are set on hold rows only; hold_id on commit/voided rows
-      // names the hold they end (unique: a hold ends once).
-      sql.exec(`CREATE TABLE IF NOT EXISTS ledger (
-        id TEXT PRIMARY KEY,
-        type TEXT NOT NULL CHECK (type IN ('credit', 'hold', 'commit', 'voided')),
-        amount INTEGER NOT NULL CHECK (amount > 0),
-        idempotency_key TEXT NOT NULL UNIQUE,
-        hold_id TEXT UNIQUE,
-        hold_status TEXT CHECK (hold_status IN ('open', 'committed', 'voided')),
-        expires_at INTEGER,
-        memo TEXT,
-        available_after INTEGER NOT NULL,
-        created_at INTEGER NOT NULL
-      )`);
-      sql.exec(
-        `CREATE INDEX IF NOT EXISTS ledger_open_holds ON ledger (expires_at) WHERE hold_status = 'open'`,
-      );
-      sql.exec(`CREATE INDEX IF NOT EXISTS ledger_by_time ON ledger (created_at)`);
-      // Added with purchase holds: older objects get the column (null: not a purchase's hold).
-      const cols = sql.exec<{ name: string }>(`PRAGMA table_info(ledger)`).toArray();
-      if (!cols.some((c) => c.name === "purchase"))
-        sql.exec(`ALTER TABLE ledger ADD COLUMN purchase TEXT`);
-      this.#settles = new PurchaseSettles(sql, env, () => this.#scheduleExpiry());
+      this.#ledger = new Ledger(ctx.storage);
+      this.#mirror = new DebtMirror(ctx.storage.sql, env, () => this.#scheduleExpiry());
+      this.#debt = new AccountDebt(ctx.storage, this.#ledger, this.#mirror);
+      this.#settles = new PurchaseSettles(ctx.storage.sql, env, () => this.#scheduleExpiry());
     });
   }
 
   /**
-   * Adds `amount` tokens. Retrying with the same `idempotencyKey` is safe: it returns the
-   * first answer with `duplicate: true`. Throws on a disabled account or a reused key (the
-   * webhook that credits treats both as a bug to retry or report, not a user's mistake).
+   * Adds `amount` tokens; while the account owes tokens after a refund they pay that first
+   * (a `repay` row), and `balance` is what is left after it. Retrying with the same
+   * `idempotencyKey` is safe: it returns the first answer with `duplicate: true`. Throws on a
+   * disabled account or a reused key (the webhook that credits treats both as a bug to retry
+   * or report, not a user's mistake).
    *
    * @example
    * await env.TokenAccount.getByName(accountId).credit(500, `checkout:${sessionId}`)
@@ -223,19 +198,20 @@ export class TokenAccount extends DurableObject<Env> {
   credit(amount: number, idempotencyKey: string, memo?: string): CreditResult {
     checkAmount(amount);
     checkKey(idempotencyKey);
-    return this.ctx.storage.transactionSync(() => {
-      const prior = this.#byKey(idempotencyKey);
+    const result = this.ctx.storage.transactionSync(() => {
+      const prior = this.#ledger.byKey(idempotencyKey);
       if (prior) {
         if (prior.type !== "credit" || prior.amount !== amount)
           throw new Error("Idempotency key was already used for a different amount.");
+        const repaid = this.#ledger.byKey(repayKey(idempotencyKey));
         return {
-          balance: prior.available_after,
-          updatedAt: iso(prior.created_at),
+          balance: (repaid ?? prior).available_after,
+          updatedAt: iso((repaid ?? prior).created_at),
           transactionId: prior.id,
           duplicate: true,
         };
       }
-      const meta = this.#meta();
+      const meta = this.#ledger.meta();
       if (meta.status !== "active") throw new Error("Token account is disabled.");
       const balance = meta.balance + amount;
       if (!Number.isSafeInteger(balance)) throw new Error("Balance would be too large.");
@@ -245,19 +221,22 @@ export class TokenAccount extends DurableObject<Env> {
         balance,
         meta.held,
       );
+      const repaid = this.#debt.repay(repayKey(idempotencyKey), memo);
       return {
-        balance: row.available_after,
-        updatedAt: iso(row.created_at),
+        balance: (repaid ?? row).available_after,
+        updatedAt: iso((repaid ?? row).created_at),
         transactionId: row.id,
         duplicate: false,
       };
     });
+    if (this.#mirror.pending()) void this.#mirror.drain();
+    return result;
   }
 
   /**
-   * Reserves `amount` tokens for a purchase. Refused when the available balance is short,
-   * the account is disabled, or the client's view (`expect`) is stale. The hold expires
-   * after HOLD_TTL_MS unless committed or voided first.
+   * Reserves `amount` tokens for a purchase. Refused when the account owes tokens after a
+   * refund, the available balance is short, the account is disabled, or the client's view
+   * (`expect`) is stale. The hold expires after HOLD_TTL_MS unless committed or voided first.
    */
   hold(
     amount: number,
@@ -269,7 +248,8 @@ export class TokenAccount extends DurableObject<Env> {
     checkAmount(amount);
     checkKey(idempotencyKey);
     const result = this.ctx.storage.transactionSync((): TransactionResult => {
-      const prior = this.#byKey(idempotencyKey);
+      // A retry finds its hold first, so a purchase in progress still finishes after a refund.
+      const prior = this.#ledger.byKey(idempotencyKey);
       if (prior)
         return prior.type === "hold" && prior.amount === amount
           ? ok(prior, true)
@@ -277,8 +257,9 @@ export class TokenAccount extends DurableObject<Env> {
               "key_conflict",
               "This idempotency key was already used for another operation.",
             );
-      const meta = this.#meta();
+      const meta = this.#ledger.meta();
       if (meta.status !== "active") return this.#refuse("disabled", "Token account is disabled.");
+      if (meta.debt > 0) return this.#refuse("in_debt", debtMessage(meta.debt));
       const available = meta.balance - meta.held;
       if (expect.unmodifiedSince !== undefined) {
         const since = Date.parse(expect.unmodifiedSince);
@@ -337,9 +318,34 @@ export class TokenAccount extends DurableObject<Env> {
   }
 
   /**
+   * Takes back what a refunded or disputed payment credited (token-account-debt.ts): once per
+   * credit and share, whatever the order or number of deliveries; what the balance cannot
+   * cover becomes debt. `credit_not_found` when no credit has the key `ref` here.
+   */
+  async takeBack(req: TakeBackRequest): Promise<TakeBackResult> {
+    checkTakeBack(req);
+    if (!Number.isSafeInteger(req.part) || !Number.isSafeInteger(req.whole))
+      throw new Error("part and whole must be integers.");
+    if (req.part < 0 || req.whole < 1) throw new Error("part must be >= 0 and whole >= 1.");
+    const result = this.ctx.storage.transactionSync(() => this.#debt.take(req));
+    // Answered once the admin list's copy is written (or left to the alarm if D1 failed).
+    await this.#mirror.drain();
+    return result;
+  }
+
+  /** Reverses one take-back (a dispute won): what it took comes back, paying any debt first. */
+  async giveBack(req: GiveBackRequest): Promise<TakeBackResult> {
+    checkTakeBack(req);
+    checkKey(req.reverses, "reverses");
+    const result = this.ctx.storage.transactionSync(() => this.#debt.give(req));
+    await this.#mirror.drain();
+    return result;
+  }
+
+  /**
    * Voids every plain hold past its expiry; a purchase's hold past its expiry is finished by
    * its room's answer (retried later if the room cannot be reached). Then the D1 rows still
-   * to settle, then the next alarm.
+   * to settle and the debt's copy, then the next alarm.
    */
   async alarm(): Promise<void> {
     const expired = this.ctx.storage.sql
@@ -367,47 +373,28 @@ export class TokenAccount extends DurableObject<Env> {
       }
     }
     await this.#settles.drain();
+    await this.#mirror.drain();
     this.#scheduleExpiry();
   }
 
   getAccount(): TokenAccountView {
-    const meta = this.#meta();
+    const meta = this.#ledger.meta();
     return {
       balance: meta.balance - meta.held,
       heldBalance: meta.held,
+      debt: meta.debt,
       updatedAt: iso(meta.updated_at),
       status: meta.status,
     };
   }
 
-  /** The ledger, newest first (a history page). */
-  transactions(limit = 20, offset = 0): { data: LedgerEntry[]; total: number } {
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_LIST)
-      throw new Error(`limit must be an integer from 1 to ${MAX_LIST}.`);
-    if (!Number.isSafeInteger(offset) || offset < 0)
-      throw new Error("offset must be a non-negative integer.");
-    const sql = this.ctx.storage.sql;
-    const rows = sql
-      .exec<TxRow>(
-        `SELECT * FROM ledger ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
-        limit,
-        offset,
-      )
-      .toArray();
-    const total = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ledger`).one().n;
-    return {
-      total,
-      data: rows.map((r) => ({
-        id: r.id,
-        type: r.type,
-        amount: r.amount,
-        holdId: r.type === "hold" ? r.id : r.hold_id,
-        holdStatus: r.hold_status,
-        memo: r.memo,
-        balance: r.available_after,
-        createdAt: iso(r.created_at),
-      })),
-    };
+  /** The ledger (or its rows of `types`), newest first (a history page). */
+  transactions(
+    limit = 20,
+    offset = 0,
+    types?: TransactionType[],
+  ): { data: LedgerEntry[]; total: number } {
+    return this.#ledger.list(limit, offset, types);
   }
 
   /** Enables or disables the account (an admin action); the ledger is kept either way. */
@@ -421,7 +408,8 @@ export class TokenAccount extends DurableObject<Env> {
 
   /**
    * Commit or void of a hold; `internal` (the expiry alarm, a purchase's end) works on a
-   * disabled account too. A purchase's hold is ended only with its `purchaseId`.
+   * disabled account too. A purchase's hold is ended only with its `purchaseId`. A void
+   * while the account owes tokens pays the debt with what it releases.
    */
   #end(
     type: "commit" | "voided",
@@ -432,11 +420,11 @@ export class TokenAccount extends DurableObject<Env> {
   ): TransactionResult {
     checkKey(holdId, "holdId");
     checkKey(idempotencyKey);
-    return this.ctx.storage.transactionSync((): TransactionResult => {
-      const prior = this.#byKey(idempotencyKey);
+    const result = this.ctx.storage.transactionSync((): TransactionResult => {
+      const prior = this.#ledger.byKey(idempotencyKey);
       if (prior)
         return prior.type === type && prior.hold_id === holdId
-          ? ok(prior, true)
+          ? this.#ended(prior, true)
           : this.#refuse(
               "key_conflict",
               "This idempotency key was already used for another operation.",
@@ -457,7 +445,7 @@ export class TokenAccount extends DurableObject<Env> {
         const ending = this.ctx.storage.sql
           .exec<TxRow>(`SELECT * FROM ledger WHERE hold_id = ?`, holdId)
           .one();
-        if (ending.type === type) return ok(ending, true);
+        if (ending.type === type) return this.#ended(ending, true);
         return hold.hold_status === "voided"
           ? this.#refuse(
               "hold_voided",
@@ -465,7 +453,7 @@ export class TokenAccount extends DurableObject<Env> {
             )
           : this.#refuse("hold_committed", "This purchase was already charged.");
       }
-      const meta = this.#meta();
+      const meta = this.#ledger.meta();
       if (!internal && meta.status !== "active")
         return this.#refuse("disabled", "Token account is disabled.");
       const balance = type === "commit" ? meta.balance - hold.amount : meta.balance;
@@ -476,69 +464,27 @@ export class TokenAccount extends DurableObject<Env> {
       );
       if (purchase)
         this.#settles.add(purchase.purchaseId, type === "commit" ? "committed" : "voided");
-      return ok(
-        this.#write(
-          meta,
-          { type, amount: hold.amount, key: idempotencyKey, holdId, memo: hold.memo ?? undefined },
-          balance,
-          meta.held - hold.amount,
-        ),
-        false,
+      const row = this.#write(
+        meta,
+        { type, amount: hold.amount, key: idempotencyKey, holdId, memo: hold.memo ?? undefined },
+        balance,
+        meta.held - hold.amount,
       );
+      if (type === "voided") this.#debt.repay(repayKey(idempotencyKey));
+      return this.#ended(row, false);
     });
+    if (this.#mirror.pending()) void this.#mirror.drain();
+    return result;
   }
 
-  #write(
-    meta: MetaRow,
-    tx: {
-      type: TransactionType;
-      amount: number;
-      key: string;
-      memo?: string;
-      holdId?: string;
-      expiresAt?: number;
-      purchase?: PurchaseRef;
-    },
-    balance: number,
-    held: number,
-  ): TxRow {
-    if (tx.memo !== undefined && (typeof tx.memo !== "string" || tx.memo.length > MAX_MEMO_LENGTH))
-      throw new Error(`memo must be at most ${MAX_MEMO_LENGTH} characters.`);
-    const now = Math.max(Date.now(), meta.updated_at + 1);
-    const row: TxRow = {
-      id: crypto.randomUUID(),
-      type: tx.type,
-      amount: tx.amount,
-      idempotency_key: tx.key,
-      hold_id: tx.holdId ?? null,
-      hold_status: tx.type === "hold" ? "open" : null,
-      expires_at: tx.expiresAt ?? null,
-      memo: tx.memo ?? null,
-      available_after: balance - held,
-      created_at: now,
-      purchase: tx.purchase ? JSON.stringify(tx.purchase) : null,
-    };
-    this.ctx.storage.sql.exec(
-      `INSERT INTO ledger (id, type, amount, idempotency_key, hold_id, hold_status, expires_at, memo, available_after, created_at, purchase) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      row.id,
-      row.type,
-      row.amount,
-      row.idempotency_key,
-      row.hold_id,
-      row.hold_status,
-      row.expires_at,
-      row.memo,
-      row.available_after,
-      row.created_at,
-      row.purchase,
-    );
-    this.ctx.storage.sql.exec(
-      `UPDATE account_meta SET balance = ?, held = ?, updated_at = ? WHERE id = 1`,
-      balance,
-      held,
-      now,
-    );
-    return row;
+  /** A commit's or void's answer; after a void that paid debt, the balance after that. */
+  #ended(row: TxRow, duplicate: boolean): TransactionOk {
+    const repaid = row.type === "voided" ? this.#ledger.byKey(repayKey(row.idempotency_key)) : null;
+    return { ...ok(row, duplicate), ...(repaid ? { balance: repaid.available_after } : {}) };
+  }
+
+  #write(meta: MetaRow, tx: LedgerWrite, balance: number, held: number): TxRow {
+    return this.#ledger.write(meta, tx, balance, held);
   }
 
   #scheduleExpiry() {
@@ -548,7 +494,8 @@ export class TokenAccount extends DurableObject<Env> {
         `SELECT MIN(expires_at) AS at FROM ledger WHERE hold_status = 'open'`,
       )
       .one().at;
-    const retry = this.#settles.pending() ? Date.now() + PURCHASE_RETRY_MS : null;
+    const retry =
+      this.#settles.pending() || this.#mirror.pending() ? Date.now() + PURCHASE_RETRY_MS : null;
     const next = hold === null ? retry : retry === null ? hold : Math.min(hold, retry);
     if (next === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(next);
@@ -558,19 +505,10 @@ export class TokenAccount extends DurableObject<Env> {
     const view = this.getAccount();
     return { ok: false, code, message, balance: view.balance, updatedAt: view.updatedAt };
   }
-
-  #byKey(key: string): TxRow | undefined {
-    return this.ctx.storage.sql
-      .exec<TxRow>(`SELECT * FROM ledger WHERE idempotency_key = ?`, key)
-      .toArray()[0];
-  }
-
-  #meta(): MetaRow {
-    return this.ctx.storage.sql
-      .exec<MetaRow>(`SELECT balance, held, updated_at, status FROM account_meta WHERE id = 1`)
-      .one();
-  }
 }
+
+/** The key of the `repay` row a credit or void wrote, derived so its retry finds it. */
+const repayKey = (key: string) => `${key}#repay`;
 
 function ok(row: TxRow, duplicate: boolean): TransactionOk {
   return {
@@ -597,4 +535,8 @@ function checkKey(key: string, name = "Idempotency key") {
   }
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+function checkTakeBack(req: { accountId: string; ref: string; key: string }) {
+  checkKey(req.accountId, "accountId");
+  checkKey(req.ref, "ref");
+  checkKey(req.key);
+}

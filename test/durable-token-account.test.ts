@@ -83,6 +83,7 @@ describe("TokenAccount", { timeout: 30_000 }, () => {
     expect(await stub.getAccount()).toEqual({
       balance: 5,
       heldBalance: 0,
+      debt: 0,
       updatedAt: first.updatedAt,
       status: "disabled",
     });

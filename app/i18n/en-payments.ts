@@ -14,6 +14,9 @@ export const enPayments = {
   "tokens.paid": "Payment received. Your tokens are in your balance.",
   "tokens.pending": "Thanks! Your payment is being confirmed; your balance updates in a moment.",
   "tokens.canceled": "Checkout canceled. Nothing was charged.",
+  "tokens.debtValue": "You owe {count} tokens",
+  "tokens.debt":
+    "A payment for tokens was refunded or disputed after some of them were spent. We took back what was left of them, and the {count} tokens already spent are owed. Until that is settled you can't spend tokens: the next tokens you buy pay it first, and the rest goes to your balance.",
   "tokens.subscriptionLink": "Looking for perks? See the subscription plans",
 
   "checkout.title": "Checkout (test mode)",

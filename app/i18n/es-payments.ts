@@ -16,6 +16,9 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "tokens.paid": "Pago recibido. Tus tokens ya están en tu saldo.",
   "tokens.pending": "¡Gracias! Estamos confirmando tu pago; tu saldo se actualizará en un momento.",
   "tokens.canceled": "Pago cancelado. No se ha cobrado nada.",
+  "tokens.debtValue": "Debes {count} tokens",
+  "tokens.debt":
+    "Un pago de tokens se reembolsó o se disputó cuando ya habías gastado parte de ellos. Retiramos los que quedaban, y los {count} tokens ya gastados quedan como deuda. Hasta saldarla no puedes gastar tokens: los próximos tokens que compres la pagan primero, y el resto va a tu saldo.",
   "tokens.subscriptionLink": "¿Buscas ventajas? Mira los planes de suscripción",
 
   "checkout.title": "Pago (modo de prueba)",

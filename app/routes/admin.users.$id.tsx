@@ -1,8 +1,10 @@
 import type { LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { pageMeta } from "~/i18n";
 import { adminFailure, requireAdmin } from "~/lib/admin.server";
-import { userApi } from "~/lib/api.server";
+import { callApi, userApi } from "~/lib/api.server";
+import { MERCH_SERVICE } from "~/lib/payments";
 import type { User } from "~/lib/types";
+import type { AdminUserTokens } from "../../workers/merch-service/token-shop/admin-token-accounts";
 import { AdminUserScreen } from "~/components/admin/AdminUserScreen";
 
 export const meta = pageMeta("admin.title");
@@ -15,7 +17,13 @@ export async function loader(args: LoaderFunctionArgs) {
     { token },
   );
   if (!res.ok) adminFailure(args.request, res);
-  return { user: res.data };
+  // The user's tokens (balance, debt, refund entries); the record still shows if this fails.
+  const tokens = await callApi<AdminUserTokens>(
+    args,
+    `${MERCH_SERVICE}/admin/token-accounts/user/${encodeURIComponent(res.data.uuid)}`,
+    { token },
+  );
+  return { user: res.data, tokens: tokens.ok ? tokens.data : null };
 }
 
 export default function AdminUser() {

@@ -21,7 +21,7 @@ export const meta = pageMeta("tokens.title");
 
 /**
  * Token bundles with their prices (the one-time products a bundle sells) and the buyer's
- * balance. Buying starts a checkout and follows its URL: Stripe's page, or the local test
+ * balance (and any debt a refund left). Buying starts a checkout and follows its URL: Stripe's page, or the local test
  * page. Checkout returns here with `session_id` (paid) or `canceled`.
  */
 export async function loader(args: LoaderFunctionArgs) {
@@ -33,7 +33,11 @@ export async function loader(args: LoaderFunctionArgs) {
       `${PAYMENT_SERVICE}/api/v1/products?paymentType=one_time&limit=100`,
       { token },
     ),
-    callApi<{ balance: number }>(args, `${MERCH_SERVICE}/api/v1/token-accounts/self`, { token }),
+    callApi<{ balance: number; debt: number }>(
+      args,
+      `${MERCH_SERVICE}/api/v1/token-accounts/self`,
+      { token },
+    ),
   ]);
   if (!products.ok)
     throw data(
@@ -44,6 +48,8 @@ export async function loader(args: LoaderFunctionArgs) {
   return {
     bundles,
     balance: account.ok ? account.data.balance : null,
+    // Tokens owed after a refund; the page says why and that buying pays it first.
+    debt: account.ok ? account.data.debt : 0,
     returned: checkoutReturn(url.searchParams),
   };
 }

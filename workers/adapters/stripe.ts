@@ -186,3 +186,18 @@ export async function retrieveSubscription(
     }
   });
 }
+
+/**
+ * The checkout session a payment intent paid, as Stripe has it (a refund or dispute names the
+ * charge's payment intent; a session credited before we recorded intents is found this way).
+ * Null when Stripe knows none; StripeUnavailable when it cannot say.
+ */
+export async function sessionIdForPaymentIntent(
+  stripe: Stripe,
+  paymentIntentId: string,
+): Promise<string | null> {
+  const list = await guarded(() =>
+    stripe.checkout.sessions.list({ payment_intent: paymentIntentId, limit: 1 }),
+  );
+  return list.data[0]?.id ?? null;
+}

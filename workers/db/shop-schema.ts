@@ -39,12 +39,21 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 /**
  * One token account per user. `id` (a uuid) names the TokenAccount object
  * (`env.TokenAccount.getByName(id)`); the unique user makes "one per user" race-safe.
+ * `debt` is a copy of the object's (tokens a refund took back that the balance could not
+ * cover), for the admin list of accounts in debt; the object writes it through an outbox
+ * with its version (`debtVersion`), so an older value never replaces a newer one.
  */
-export const tokenAccounts = sqliteTable("token_accounts", {
-  id: text("id").primaryKey(),
-  userUuid: text("user_uuid").notNull().unique(),
-  ...timestamps,
-});
+export const tokenAccounts = sqliteTable(
+  "token_accounts",
+  {
+    id: text("id").primaryKey(),
+    userUuid: text("user_uuid").notNull().unique(),
+    debt: integer("debt").notNull().default(0),
+    debtVersion: integer("debt_version").notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [index("token_accounts_debt_idx").on(t.debt)],
+);
 
 /** A product sold for money (payment-service). A recurring product is a subscription plan. */
 export const products = sqliteTable(
@@ -153,10 +162,18 @@ export const checkoutSessions = sqliteTable(
      * admin may have edited it since). Null for plans, and for rows made before 0010.
      */
     tokenAmount: integer("token_amount"),
+    /**
+     * Stripe's payment intent of a paid bundle session, recorded when it is credited: a
+     * refund or dispute names the charge's payment intent, and this finds the credit.
+     */
+    paymentIntentId: text("payment_intent_id"),
     completedAt: integer("completed_at"),
     ...timestamps,
   },
-  (t) => [index("checkout_sessions_user_idx").on(t.userUuid, t.createdAt)],
+  (t) => [
+    index("checkout_sessions_user_idx").on(t.userUuid, t.createdAt),
+    uniqueIndex("checkout_sessions_payment_intent").on(t.paymentIntentId),
+  ],
 );
 
 /** Webhook events already handled (Stripe event id, Apple notificationUUID): each is acted on once. */

@@ -360,23 +360,28 @@ export async function crudList<Row, Dto extends Record<string, unknown>>(
   columns: Columns,
   raw: z.output<typeof crudQuerySchema>,
   toDto: (row: Row) => Dto,
-  opts: { defaultSort: [string, "ASC" | "DESC"] } = { defaultSort: ["id", "DESC"] },
+  opts: {
+    defaultSort: [string, "ASC" | "DESC"];
+    /** Rows outside it are never listed, whatever the query says (ANDed with it, `s` too). */
+    scope?: SQL;
+  } = { defaultSort: ["id", "DESC"] },
 ) {
   const query = Object.fromEntries(
     Object.entries(raw).filter((e): e is [string, string[]] => e[1] !== undefined),
   );
   const q = parseCrudQuery(query, columns, opts);
+  const where = opts.scope ? and(opts.scope, q.where) : q.where;
   const d = db(env);
   const [rows, [{ total }]] = await Promise.all([
     d
       .select()
       .from(table)
-      .where(q.where)
+      .where(where)
       .orderBy(...q.orderBy)
       .limit(q.limit)
       .offset(q.offset)
       .all() as Promise<Row[]>,
-    d.select({ total: count() }).from(table).where(q.where).all(),
+    d.select({ total: count() }).from(table).where(where).all(),
   ]);
   return crudPage(pickFields(rows.map(toDto), q.fields), total, q);
 }

@@ -9,6 +9,7 @@ import { seasonRoutes } from "./points/seasons";
 import { consumableFileRoutes } from "./token-shop/consumable-files";
 import { consumablePurchaseRoutes } from "./token-shop/consumable-purchases";
 import { consumableRoutes } from "./token-shop/consumables";
+import { adminTokenAccountRoutes } from "./token-shop/admin-token-accounts";
 import { tokenAccountRoutes } from "./token-shop/token-accounts";
 import { tokenBundleRoutes } from "./token-shop/token-bundles";
 import { tokenTransactionRoutes } from "./token-shop/token-transactions";
@@ -35,6 +36,7 @@ for (const routes of [
   consumableFileRoutes,
   consumableRoutes,
   consumablePurchaseRoutes,
+  adminTokenAccountRoutes,
 ]) {
   merchService.route("/", routes);
 }

@@ -121,6 +121,8 @@ localCheckoutRoutes.post(
         customer: `cus_local_${s.userUuid}`,
         customer_details: null,
         subscription: s.mode === "subscription" ? `sub_local_${ref}` : null,
+        // A bundle's payment, as Stripe names it: what a refund of it would name too.
+        payment_intent: s.mode === "payment" ? `pi_local_${ref}` : null,
         // As Stripe would carry it: what checkout put in the session's metadata.
         metadata: {
           productId: s.productId,

@@ -35,4 +35,6 @@ export const MSG = {
   sessionNotFound: "Checkout session not found.",
   sessionClosed: "This checkout session is already closed.",
   creditFailed: "Could not credit the token account yet; the event will be retried.",
+  refundNotCredited:
+    "The refunded purchase has not been credited yet; the notification will be retried.",
 } as const;

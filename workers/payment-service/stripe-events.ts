@@ -6,6 +6,13 @@ import type { StripeCheckoutSession, StripeEvent } from "../adapters/stripe";
 import { creditCheckout } from "./checkout-credit";
 import type { CreditOutcome } from "./fulfil";
 import { findProduct } from "./product-repo";
+import type { RefundOutcome } from "./refunds";
+import {
+  chargeRefunded,
+  disputeClosed,
+  disputeCreated,
+  recordPaymentIntent,
+} from "./stripe-refunds";
 import { idOf, subscriptionFromCheckout, syncSubscription } from "./stripe-subscriptions";
 
 /**
@@ -20,10 +27,12 @@ import { idOf, subscriptionFromCheckout, syncSubscription } from "./stripe-subsc
  * - `customer.subscription.created|updated|deleted|paused|resumed`: the subscription row
  *   follows the subscription itself, not the order events come in (stripe-subscriptions.ts);
  *   `deleted` ends it, and an ended one never comes back.
+ * - `charge.refunded`, `charge.dispute.created`, `charge.dispute.closed`: a bundle's tokens
+ *   are taken back (or, for a dispute won, given back) exactly once (stripe-refunds.ts).
  */
 
 export type EventOutcome =
-  | { handled: true; effect: string; credit?: CreditOutcome }
+  | { handled: true; effect: string; credit?: CreditOutcome; refund?: RefundOutcome }
   | { handled: false; reason: string }
   /** Not applied yet and worth retrying: the sender gets a 503 and delivers the event again. */
   | { retry: true; reason: string };
@@ -52,6 +61,12 @@ export async function handleStripeEvent(env: Env, event: StripeEvent): Promise<E
         event.data.object,
         event.type === "customer.subscription.deleted",
       );
+    case "charge.refunded":
+      return chargeRefunded(env, event.data.object);
+    case "charge.dispute.created":
+      return disputeCreated(env, event.data.object);
+    case "charge.dispute.closed":
+      return disputeClosed(env, event.data.object);
     default:
       return { handled: false, reason: `event type ${event.type} is not used` };
   }
@@ -73,6 +88,9 @@ async function completeCheckout(
 
   let outcome: EventOutcome;
   if (session.mode === "payment") {
+    // Before the credit, so a refund that follows at once finds the session (stripe-refunds.ts).
+    const paymentIntent = idOf(session.payment_intent);
+    if (paymentIntent) await recordPaymentIntent(env, session.id, paymentIntent);
     const credit = await creditCheckout(env, session);
     if (credit.kind === "failed") return { retry: true, reason: credit.reason };
     if (credit.kind === "refused") return { handled: false, reason: credit.reason };

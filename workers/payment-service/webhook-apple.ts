@@ -8,6 +8,7 @@ import { users } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { ApiError, badRequest } from "../lib/errors";
 import { valid } from "../lib/validate";
+import { APPLE_REFUND_TYPES, appleRefund, type AppleRefundType } from "./apple-refund";
 import { appleSubscriptionState } from "./apple-subscription";
 import { applySubscription, creditBundle, eventSeen, recordEvent } from "./fulfil";
 import { MSG } from "./messages";
@@ -27,6 +28,8 @@ import { findProduct } from "./product-repo";
  *   (apple-subscription.ts), written only if it is not older than the row's: a DID_RENEW
  *   replayed after EXPIRED changes nothing, a renewal with a later expiresDate does.
  * - ONE_TIME_CHARGE: the product's bundle is credited once (key `apple:<transactionId>`).
+ * - REFUND, REVOKE (REFUND_REVERSED) of a product that is not a plan: the bundle's credit is
+ *   taken back once, spent tokens becoming debt (given back once), in apple-refund.ts.
  * Each notification is acted on once (notificationUUID in payment_events).
  */
 export const appleWebhookRoutes = new Hono<AppEnv>();
@@ -81,6 +84,10 @@ async function apply(
     : undefined;
   if (!user) return { handled: false, effect: "no known user (appAccountToken)" };
   const product = await findProduct(env, tx.productId);
+  // A refund of anything but a plan looks for the tokens it credited, even if the product
+  // has been deleted since.
+  if (APPLE_REFUND_TYPES.includes(type) && !product?.subscriptionLevel)
+    return appleRefund(env, type as AppleRefundType, user.uuid, tx.productId, tx);
   if (!product) return { handled: false, effect: "unknown product" };
 
   if (type === "ONE_TIME_CHARGE") {

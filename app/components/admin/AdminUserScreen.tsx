@@ -1,17 +1,18 @@
 import type { loader } from "~/routes/admin.users.$id";
 import { Link, useLoaderData } from "@remix-run/react";
 import { ArrowLeft, ExternalLink } from "lucide-react";
+import { AdminUserTokens } from "~/components/admin/AdminUserTokens";
 import { DetailRow } from "~/components/admin/DetailRow";
 import { Avatar } from "~/components/Avatar";
 import { buttonClass, PageTitle } from "~/components/ui";
 import { hasKey, useLocale, useT } from "~/i18n";
 import { formatDateTime, fullName, userColor } from "~/lib/format";
 
-/** One user's record for admins: every field of the user, read-only. */
+/** One user's record for admins: every field of the user, read-only, and their tokens. */
 export function AdminUserScreen() {
   const t = useT();
   const locale = useLocale();
-  const { user } = useLoaderData<typeof loader>();
+  const { user, tokens } = useLoaderData<typeof loader>();
   const none = <span className="text-ink-300">{t("common.none")}</span>;
   const list = (items: string[] | undefined, prefix: "role" | "badge" | null) =>
     items?.length ? (
@@ -78,6 +79,7 @@ export function AdminUserScreen() {
           {user.bio ? <span className="whitespace-pre-line">{user.bio}</span> : none}
         </DetailRow>
       </dl>
+      {tokens && <AdminUserTokens tokens={tokens} />}
     </div>
   );
 }

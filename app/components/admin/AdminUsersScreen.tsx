@@ -1,5 +1,6 @@
 import type { loader } from "~/routes/admin.users._index";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { AdminDebts } from "~/components/admin/AdminDebts";
 import { AdminSearchButton } from "~/components/admin/AdminSearchButton";
 import { AdminNav } from "~/components/admin/AdminNav";
 import { AdminTable } from "~/components/admin/AdminTable";
@@ -13,7 +14,16 @@ import { formatDate } from "~/lib/format";
 export function AdminUsersScreen() {
   const t = useT();
   const locale = useLocale();
-  const { q, role, data: users, total, page, pageCount } = useLoaderData<typeof loader>();
+  const {
+    q,
+    role,
+    data: users,
+    total,
+    page,
+    pageCount,
+    debts,
+    debtsTotal,
+  } = useLoaderData<typeof loader>();
   const nav = useNavigation();
   const searching = nav.state === "loading" && nav.location.pathname === "/admin/users";
 
@@ -26,6 +36,8 @@ export function AdminUsersScreen() {
           {t("admin.total", { total })}
         </p>
       </div>
+
+      <AdminDebts rows={debts} total={debtsTotal} />
 
       <Form
         method="get"

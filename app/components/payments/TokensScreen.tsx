@@ -8,7 +8,7 @@ import { formatPrice } from "~/lib/payments";
 export function TokensScreen() {
   const t = useT();
   const locale = useLocale();
-  const { bundles, balance, returned } = useLoaderData<typeof loader>();
+  const { bundles, balance, debt, returned } = useLoaderData<typeof loader>();
   const failed = useActionData<typeof action>();
   const nav = useNavigation();
   const buying =
@@ -43,10 +43,24 @@ export function TokensScreen() {
               t("tokens.balanceValue", { count: balance })
             )}
           </p>
+          {debt > 0 && (
+            <p className="mt-1 text-sm font-semibold text-danger" data-testid="tokens-debt">
+              {t("tokens.debtValue", { count: debt })}
+            </p>
+          )}
         </div>
       </div>
 
       <div className="mt-6 space-y-3">
+        {debt > 0 && (
+          <div
+            role="status"
+            className="rounded-xl border border-danger/50 bg-danger/10 px-4 py-3 text-sm text-ink-50"
+            data-testid="tokens-debt-explained"
+          >
+            {t("tokens.debt", { count: debt })}
+          </div>
+        )}
         {returned === "paid" && (
           <Alert success>{balance === null ? t("tokens.pending") : t("tokens.paid")}</Alert>
         )}

@@ -29,6 +29,8 @@ export const toAccountDto = (row: TokenAccountRow, view: TokenAccountView) => ({
   userUuid: row.userUuid,
   balance: view.balance,
   heldBalance: view.heldBalance,
+  /** Tokens owed after a refund took back spent ones; while > 0 nothing can be bought. */
+  debt: view.debt,
   updatedAt: view.updatedAt,
   status: view.status,
   createdAt: iso(row.createdAt),

@@ -44,6 +44,8 @@ const REFUSAL_STATUS: Record<RefusalCode, number> = {
   hold_committed: 409,
   key_conflict: 409,
   purchase_hold: 409,
+  // Payment Required: tokens must be bought (they pay the debt first) before any spending.
+  in_debt: 402,
 };
 
 export function refusalError(r: TransactionRefused): ApiError {
