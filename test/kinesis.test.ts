@@ -2,7 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { describe, expect, it, vi } from "vitest";
 import worker from "../workers/app";
 import { PLAY_15_SECONDS, PLAY_RECORD, PLAY_TOPICS, PLAY_TOTAL } from "../shared/play-tracking";
-import { accountWithRoles, admin, call, guestToken, signUp } from "./helpers";
+import { accountWithRoles, admin, call, forgedToken, guestToken, signUp } from "./helpers";
 
 const audit = (path: string, init?: Parameters<typeof call>[2]) =>
   call("audit-service", path, init);
@@ -283,7 +283,9 @@ describe("POST /kinesis", () => {
   it("401 without a token, and with a forged one", async () => {
     const body = { topic: PLAY_TOTAL, kinesisDataRecord: record() };
     expect((await audit("/kinesis", { body })).status).toBe(401);
-    expect((await audit("/kinesis", { body, token: "not.a.jwt" })).status).toBe(401);
+    expect(
+      (await audit("/kinesis", { body, token: await forgedToken(await signUp()) })).status,
+    ).toBe(401);
   });
 });
 

@@ -7,7 +7,7 @@ import { newShortId } from "../workers/songs/dto";
 import { SONG_MSG } from "../workers/songs/messages";
 import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { SONG_TRANSITIONS } from "../workers/upload-service/uploads";
-import { admin, guestToken, signUp, type TestAccount } from "./helpers";
+import { admin, forgedToken, guestToken, signUp, type TestAccount } from "./helpers";
 import { concat, mp3, namedTag, songRowCounts, svc, uploadSong } from "./songs-helpers";
 
 /** Uploads a 3-second MP3 named by its tag; answers the SongDto. */
@@ -60,7 +60,7 @@ describe("GET /songs/{songId}", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("songId must be a UUID");
     expect((await get(crypto.randomUUID())).status).toBe(404);
-    expect((await get(crypto.randomUUID(), "not.a.jwt")).status).toBe(401);
+    expect((await get(crypto.randomUUID(), await forgedToken(await signUp()))).status).toBe(401);
     const songId = crypto.randomUUID();
     await db(env).insert(songs).values({
       songId,
@@ -293,7 +293,9 @@ describe("lists and search", () => {
       ),
     ).toBe(true);
     expect((await svc("/songs/public?limit=101")).body.message).toBe("limit must be at most 100");
-    expect((await svc("/songs/public", { token: "not.a.jwt" })).status).toBe(401);
+    expect((await svc("/songs/public", { token: await forgedToken(await signUp()) })).status).toBe(
+      401,
+    );
   });
 
   it("GET /search finds the caller's uploads and public ones, never others' private ones", async () => {

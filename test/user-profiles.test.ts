@@ -1,13 +1,25 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
 import { avatars, users } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
-import { accountWithRoles, admin, guestToken, signUp, user, type TestAccount } from "./helpers";
+import {
+  accountWithRoles,
+  admin,
+  forgedToken,
+  guestToken,
+  signUp,
+  user,
+  type TestAccount,
+} from "./helpers";
 
 const SERVICE = { "X-Service-Key": "test-service-key" };
-const FORGED = "not.a.jwt";
+/** A token like a real one, signed with another key (helpers.ts forgedToken). */
+let FORGED = "";
+beforeAll(async () => {
+  FORGED = await forgedToken(await signUp());
+});
 
 const ownProfile = async (a: TestAccount) =>
   (await user("/users/profile", { token: a.token })).body;

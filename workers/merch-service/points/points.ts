@@ -1,3 +1,4 @@
+import { MAX_EVENT_POINTS } from "../../queues/points-message";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -31,7 +32,7 @@ import { MSG } from "../messages";
  */
 export const pointsRoutes = new Hono<AppEnv>();
 
-const MAX_POINTS = 1_000_000;
+const MAX_POINTS = MAX_EVENT_POINTS;
 const SKEW_MS = 5 * 60_000;
 const MAX_AGE_DAYS = 14;
 
