@@ -56,12 +56,15 @@ SELECT
     WHERE b.level = lv.level AND b.bucket > lv.p AND b.bucket <= lv.hi) AS above`;
 }
 
+const COUNTS_TABLE = `CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`;
 const BUCKETS_TABLE = `CREATE TABLE IF NOT EXISTS balance_buckets (
   level INTEGER NOT NULL,
   bucket INTEGER NOT NULL,
   n INTEGER NOT NULL CHECK (n > 0),
   PRIMARY KEY (level, bucket)
 ) WITHOUT ROWID`;
+/** Both tables, empty (the bench makes them in D1 with these). */
+export const RANK_TABLES_SQL = [COUNTS_TABLE, BUCKETS_TABLE];
 
 /**
  * Statements that rebuild every bucket from `balance_counts`: level 1 from the leaves, each
@@ -102,9 +105,7 @@ export function migrateRanks(storage: DurableObjectStorage): void {
     sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info(?)`, table).one().n > 0;
   storage.transactionSync(() => {
     const hadCounts = has("balance_counts");
-    sql.exec(
-      `CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`,
-    );
+    sql.exec(COUNTS_TABLE);
     if (!hadCounts)
       sql.exec(
         `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,

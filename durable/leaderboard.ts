@@ -91,7 +91,7 @@ type EventRow = { user_uuid: string; points: number };
  * many users; `distinct` gives every user its own (7919 is invertible modulo the prime
  * 1,000,003, so up to 1,000,003 users never collide), the worst case for a per-balance count.
  */
-const BENCH_BALANCE = {
+export const BENCH_BALANCE = {
   ties: "(i * 7919) % 100003",
   distinct: "(i * 7919) % 1000003",
 } as const;
