@@ -1,17 +1,28 @@
-// The Leaderboard durable object at season scale (issue 6), beside D1 on the same data in
-// the same run. Both live in one Miniflare (the workerd + SQLite that `wrangler dev` runs)
-// behind one small worker, so each timed call takes the same path: Node -> worker -> the
-// object (RPC) or D1. Measured:
-//   - load: 1,000,000 users (BENCH_ROWS) bulk-inserted into the board (the bench-only
-//     `benchLoad` RPC, refused outside development) and into a D1 table with an index on
-//     (balance DESC, user_uuid); user i has balance (i * 7919) % 100003 on both.
+// The Leaderboard durable object at season scale (issues 6 and 12), beside D1 on the same
+// data in the same run. Both live in one Miniflare (the workerd + SQLite that `wrangler dev`
+// runs) behind one small worker, so each timed call takes the same path: Node -> worker ->
+// the object (RPC) or D1. Run once per data shape, each in a Miniflare of its own:
+//   - ties: user i has balance (i * 7919) % 100003 (~100,000 distinct balances, ~10 users
+//     on each at 1,000,000 users: points cluster);
+//   - distinct: (i * 7919) % 1000003, every user on a balance of their own (the worst case
+//     for counting per balance).
+// Measured for each shape, BENCH_ROWS users (default 1,000,000):
+//   - load: bulk inserts into the board (the bench-only `benchLoad` RPC, refused outside
+//     development) and into D1 (`bench_points`, an index on (balance DESC, user_uuid), and
+//     the board's own count tables built by the board's own SQL);
 //   - top 100: `top(100, 0)` vs `ORDER BY balance DESC, user_uuid LIMIT 100`;
-//   - one user's rank: `rankOf(u)` vs `SELECT COUNT(*) ... WHERE balance > (u's balance)`,
-//     for users drawn uniformly (so ranks spread over the whole board);
-//   - points applied per second: `addPointsBatch` with 100 events a call (the consumer's
-//     shape) and `addPoints` one event a call, on existing users, each event new;
-//   - a bare round trip to each (a no-op RPC, `select 1`), so the store's own share shows.
-// Reads alternate which side goes first. p50/p95 in ms; ratio = D1 / board.
+//   - one user's rank, for users drawn uniformly (ranks spread over the whole board):
+//       board        `rankOf(u)`: u's balance, then the bucketed count (leaderboard-ranks.ts);
+//       D1 same SQL  the very same statement (`usersAboveSql`) on the same tables in D1, so
+//                    board / D1 compares the stores, not the algorithms;
+//       D1 index     `1 + COUNT(*) WHERE balance > u's` over the index (what D1 alone does);
+//       D1 per-balance  `SUM(n) FROM balance_counts WHERE balance > u's` (the board's
+//                    algorithm before issue 12: cost grows with the distinct balances above);
+//   - a bare round trip to each (a no-op RPC, `select 1`), so the store's own share shows;
+//   - on the ties board only: points applied per second, `addPointsBatch` with 100 events
+//     a call (the consumer's shape) on existing users and on new users (a new user adds
+//     to every bucket level), and `addPoints` one event a call.
+// Reads alternate which side goes first. p50/p95 in ms; ratios are D1 / board at p50.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
@@ -20,26 +31,42 @@ import { rng } from "../scripts/rng.mjs";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const N = Number(process.env.BENCH_N ?? 200);
+const SHAPES = (process.env.BENCH_SHAPES ?? "ties,distinct").split(",");
 const CHUNK = 100_000;
 
-// The board class from its TypeScript source (never a copy), plus a worker that calls it.
+// The board class from its TypeScript source (never a copy), the rank SQL it runs and its
+// bench balances (so D1 gets the same users and runs the same statements), and a worker
+// that calls either.
 const ENTRY = `
-import { Leaderboard } from "../durable/leaderboard.ts";
+import { BENCH_BALANCE, Leaderboard } from "../durable/leaderboard.ts";
+import { RANK_TABLES_SQL, rebuildAllSql, usersAboveSql } from "../durable/leaderboard-ranks.ts";
 export { Leaderboard };
 const json = (v) => Response.json(v ?? null);
+const RANK = "SELECT 1 + above AS rank FROM (" +
+  usersAboveSql("(SELECT balance FROM bench_points WHERE user_uuid = ?1)") + ")";
 export default {
   async fetch(req, env) {
     const b = await req.json();
     const board = env.LB.getByName("bench");
     switch (b.op) {
-      case "load": return json(await board.benchLoad(b.from, b.count));
+      case "load": return json(await board.benchLoad(b.from, b.count, b.shape));
       case "noop": return json(await board.count());
       case "top": return json(await board.top(100, 0));
       case "rank": return json(await board.rankOf(b.user));
       case "batch": return json(await board.addPointsBatch(b.events));
       case "one": return json(await board.addPoints(b.eventId, b.user, b.points, Date.now()));
       case "sql": { const r = await env.DB.prepare(b.sql).bind(...(b.params ?? [])).all(); return json(r.results); }
-      case "exec": { await env.DB.exec(b.sql); return json(true); }
+      case "d1Load": {
+        const sql = "WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?) " +
+          "INSERT OR IGNORE INTO bench_points SELECT printf('bench-%07d', i), " + BENCH_BALANCE[b.shape] + " FROM s";
+        await env.DB.prepare(sql).bind(b.from, b.to).run();
+        return json(true);
+      }
+      case "d1Rank": return json(await env.DB.prepare(RANK).bind(b.user).first("rank"));
+      case "d1Counts": {
+        for (const s of [...RANK_TABLES_SQL, ...rebuildAllSql("bench_points")]) await env.DB.prepare(s).run();
+        return json(true);
+      }
     }
     return new Response("bad op", { status: 400 });
   },
@@ -74,15 +101,17 @@ function stats(xs) {
     mean: r(s.reduce((a, b) => a + b, 0) / s.length),
   };
 }
+const r2 = (v) => Math.round(v * 100) / 100;
 const userOf = (i) => `bench-${String(i).padStart(7, "0")}`;
 
-export default async function run({ log = console.log } = {}) {
+/** One data shape, in a Miniflare of its own (so neither shape's data slows the other). */
+async function measure(shape, script, log) {
   const mf = new Miniflare({
     modules: true,
-    script: await bundle(),
+    script,
     compatibilityDate: "2026-04-26",
     durableObjects: { LB: { className: "Leaderboard", useSQLite: true } },
-    d1Databases: { DB: "bench-leaderboard" },
+    d1Databases: { DB: `bench-leaderboard-${shape}` },
     bindings: { ENVIRONMENT: "development" },
   });
   try {
@@ -104,32 +133,33 @@ export default async function run({ log = console.log } = {}) {
     // ---- load -------------------------------------------------------------------------
     let t0 = performance.now();
     for (let from = 0; from < ROWS; from += CHUNK)
-      await call({ op: "load", from, count: Math.min(CHUNK, ROWS - from) });
+      await call({ op: "load", from, count: Math.min(CHUNK, ROWS - from), shape });
     const boardLoadS = (performance.now() - t0) / 1000;
     const boardRows = await call({ op: "noop" });
     log(`board: ${boardRows.toLocaleString("en")} users loaded in ${boardLoadS.toFixed(1)} s`);
 
     await call({
-      op: "exec",
+      op: "sql",
       sql: "CREATE TABLE IF NOT EXISTS bench_points (user_uuid TEXT PRIMARY KEY, balance INTEGER NOT NULL)",
     });
     t0 = performance.now();
     for (let from = 0; from < ROWS; from += CHUNK) {
       const to = Math.min(ROWS, from + CHUNK) - 1;
-      await call({
-        op: "sql",
-        sql: `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?) INSERT OR IGNORE INTO bench_points SELECT printf('bench-%07d', i), (i * 7919) % 100003 FROM s`,
-        params: [from, to],
-      });
+      await call({ op: "d1Load", from, to, shape });
     }
     // The index after the rows, as a bulk load would; the board keeps its index live.
     await call({
-      op: "exec",
+      op: "sql",
       sql: "CREATE INDEX IF NOT EXISTS bench_points_rank ON bench_points (balance DESC, user_uuid)",
     });
+    await call({ op: "d1Counts" });
     const d1LoadS = (performance.now() - t0) / 1000;
     const d1Rows = (await call({ op: "sql", sql: "SELECT COUNT(*) AS n FROM bench_points" }))[0].n;
-    log(`D1: ${d1Rows.toLocaleString("en")} rows loaded and indexed in ${d1LoadS.toFixed(1)} s`);
+    const distinct = (await call({ op: "sql", sql: "SELECT COUNT(*) AS n FROM balance_counts" }))[0]
+      .n;
+    log(
+      `D1: ${d1Rows.toLocaleString("en")} rows (${distinct.toLocaleString("en")} distinct balances) loaded, indexed and counted in ${d1LoadS.toFixed(1)} s`,
+    );
 
     // ---- reads --------------------------------------------------------------------------
     const rand = rng(20261121);
@@ -137,75 +167,78 @@ export default async function run({ log = console.log } = {}) {
       op: "sql",
       sql: "SELECT user_uuid, balance FROM bench_points ORDER BY balance DESC, user_uuid LIMIT 100",
     };
-    const d1Rank = (user) => ({
+    const d1Index = (user) => ({
       op: "sql",
       sql: "SELECT 1 + COUNT(*) AS rank FROM bench_points WHERE balance > (SELECT balance FROM bench_points WHERE user_uuid = ?)",
+      params: [user],
+    });
+    const d1PerBalance = (user) => ({
+      op: "sql",
+      sql: "SELECT 1 + COALESCE(SUM(n), 0) AS rank FROM balance_counts WHERE balance > (SELECT balance FROM bench_points WHERE user_uuid = ?)",
       params: [user],
     });
     for (let i = 0; i < 10; i++) {
       await call({ op: "top" });
       await call(d1Top);
+      await call({ op: "rank", user: userOf(i) });
+      await call({ op: "d1Rank", user: userOf(i) });
     }
-    const m = { boardTop: [], d1Top: [], boardRank: [], d1Rank: [], boardNoop: [], d1Noop: [] };
+    const m = {
+      boardTop: [],
+      d1Top: [],
+      boardRank: [],
+      d1SameRank: [],
+      d1IndexRank: [],
+      d1PerBalanceRank: [],
+      boardNoop: [],
+      d1Noop: [],
+    };
     let agree = 0;
+    let sameTop = true;
     for (let i = 0; i < N; i++) {
       const u = userOf(Math.floor(rand() * ROWS));
-      const pair = i % 2 === 0 ? ["board", "d1"] : ["d1", "board"];
-      for (const side of pair) {
+      const ranks = {};
+      const tops = {};
+      for (const side of i % 2 === 0 ? ["board", "d1"] : ["d1", "board"]) {
         if (side === "board") {
           const top = await timed({ op: "top" });
           m.boardTop.push(top.ms);
           const rank = await timed({ op: "rank", user: u });
           m.boardRank.push(rank.ms);
           m.boardNoop.push((await timed({ op: "noop" })).ms);
-          if (i === 0) m.firstTop = top.r;
-          m.lastBoardRank = rank.r?.rank;
+          tops.board = top.r.map((r) => [r.userUuid, r.balance]);
+          ranks.board = rank.r?.rank;
         } else {
           const top = await timed(d1Top);
           m.d1Top.push(top.ms);
-          const rank = await timed(d1Rank(u));
-          m.d1Rank.push(rank.ms);
+          const same = await timed({ op: "d1Rank", user: u });
+          m.d1SameRank.push(same.ms);
+          const index = await timed(d1Index(u));
+          m.d1IndexRank.push(index.ms);
+          const perBalance = await timed(d1PerBalance(u));
+          m.d1PerBalanceRank.push(perBalance.ms);
           m.d1Noop.push((await timed({ op: "sql", sql: "SELECT 1" })).ms);
-          if (i === 0) m.firstD1Top = top.r;
-          m.lastD1Rank = rank.r[0].rank;
+          tops.d1 = top.r.map((r) => [r.user_uuid, r.balance]);
+          ranks.d1 = [same.r, index.r[0].rank, perBalance.r[0].rank];
         }
       }
-      if (m.lastBoardRank === m.lastD1Rank) agree++;
+      if (i === 0) sameTop = JSON.stringify(tops.board) === JSON.stringify(tops.d1);
+      if (ranks.d1.every((r) => r === ranks.board)) agree++;
     }
-    const sameTop =
-      JSON.stringify(m.firstTop.map((r) => [r.userUuid, r.balance])) ===
-      JSON.stringify(m.firstD1Top.map((r) => [r.user_uuid, r.balance]));
     log(
-      `both sides agree: top 100 ${sameTop ? "identical" : "DIFFERENT"}; ranks equal for ${agree}/${N} users`,
+      `all sides agree: top 100 ${sameTop ? "identical" : "DIFFERENT"}; ranks equal (board, D1 same SQL, D1 index, D1 per-balance) for ${agree}/${N} users`,
     );
 
-    // ---- writes -------------------------------------------------------------------------
-    const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
-    t0 = performance.now();
-    for (let b = 0; b < BATCHES; b++) {
-      const events = Array.from({ length: 100 }, (_, k) => ({
-        eventId: `w-${b}-${k}`,
-        userUuid: userOf(Math.floor(rand() * ROWS)),
-        points: 1 + (k % 3),
-        occurredAt: Date.now(),
-      }));
-      await call({ op: "batch", events });
-    }
-    const batchS = (performance.now() - t0) / 1000;
-    const ONES = Number(process.env.BENCH_ONES ?? 1000);
-    t0 = performance.now();
-    for (let k = 0; k < ONES; k++)
-      await call({
-        op: "one",
-        eventId: `o-${k}`,
-        user: userOf(Math.floor(rand() * ROWS)),
-        points: 1,
-      });
-    const oneS = (performance.now() - t0) / 1000;
-
-    const r2 = (v) => Math.round(v * 100) / 100;
-    const results = {
+    const rank = {
+      board: stats(m.boardRank),
+      d1SameSql: stats(m.d1SameRank),
+      d1Index: stats(m.d1IndexRank),
+      d1PerBalance: stats(m.d1PerBalanceRank),
+    };
+    const out = {
+      shape,
       rows: ROWS,
+      distinctBalances: distinct,
       load: { boardSeconds: r2(boardLoadS), d1Seconds: r2(d1LoadS) },
       top100: {
         board: stats(m.boardTop),
@@ -213,37 +246,86 @@ export default async function run({ log = console.log } = {}) {
         ratioP50: r2(stats(m.d1Top).p50 / stats(m.boardTop).p50),
       },
       rank: {
-        board: stats(m.boardRank),
-        d1: stats(m.d1Rank),
-        ratioP50: r2(stats(m.d1Rank).p50 / stats(m.boardRank).p50),
+        ...rank,
+        ratioP50: {
+          d1SameSql: r2(rank.d1SameSql.p50 / rank.board.p50),
+          d1Index: r2(rank.d1Index.p50 / rank.board.p50),
+          d1PerBalance: r2(rank.d1PerBalance.p50 / rank.board.p50),
+        },
       },
       roundTrip: { board: stats(m.boardNoop), d1: stats(m.d1Noop) },
-      pointsPerSecond: {
-        batchOf100: Math.round((BATCHES * 100) / batchS),
-        oneByOne: Math.round(ONES / oneS),
-      },
       checks: { sameTop100: sameTop, ranksEqual: `${agree}/${N}` },
     };
-    log("");
-    log(
-      `| ${ROWS.toLocaleString("en")} users | board p50 / p95 ms | D1 p50 / p95 ms | D1/board (p50) |`,
-    );
-    log("|---|---|---|---|");
-    log(
-      `| top 100 | ${results.top100.board.p50} / ${results.top100.board.p95} | ${results.top100.d1.p50} / ${results.top100.d1.p95} | ${results.top100.ratioP50}x |`,
-    );
-    log(
-      `| one user's rank | ${results.rank.board.p50} / ${results.rank.board.p95} | ${results.rank.d1.p50} / ${results.rank.d1.p95} | ${results.rank.ratioP50}x |`,
-    );
-    log(
-      `| bare round trip | ${results.roundTrip.board.p50} / ${results.roundTrip.board.p95} | ${results.roundTrip.d1.p50} / ${results.roundTrip.d1.p95} | |`,
-    );
-    log(
-      `points applied: ${results.pointsPerSecond.batchOf100.toLocaleString("en")}/s in batches of 100, ${results.pointsPerSecond.oneByOne.toLocaleString("en")}/s one call each`,
-    );
-    log(`load: board ${results.load.boardSeconds} s, D1 ${results.load.d1Seconds} s`);
-    return results;
+
+    // ---- writes (one shape is enough: a write's cost does not depend on the others) -----
+    if (shape === "ties") {
+      const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
+      const batches = async (name, user, count = BATCHES) => {
+        const t = performance.now();
+        for (let b = 0; b < count; b++) {
+          const events = Array.from({ length: 100 }, (_, k) => ({
+            eventId: `${name}-${b}-${k}`,
+            userUuid: user(b, k),
+            points: 1 + (k % 3),
+            occurredAt: Date.now(),
+          }));
+          await call({ op: "batch", events });
+        }
+        return Math.round((count * 100) / ((performance.now() - t) / 1000));
+      };
+      // Untimed: the first writes after a bulk load pay for pages the load left cold.
+      await batches("warm", () => userOf(Math.floor(rand() * ROWS)), 20);
+      const existing = await batches("w", () => userOf(Math.floor(rand() * ROWS)));
+      const fresh = await batches("n", (b, k) => `new-${b}-${k}`);
+      const ONES = Number(process.env.BENCH_ONES ?? 1000);
+      t0 = performance.now();
+      for (let k = 0; k < ONES; k++)
+        await call({
+          op: "one",
+          eventId: `o-${k}`,
+          user: userOf(Math.floor(rand() * ROWS)),
+          points: 1,
+        });
+      const oneByOne = Math.round(ONES / ((performance.now() - t0) / 1000));
+      out.pointsPerSecond = { batchOf100: existing, batchOf100NewUsers: fresh, oneByOne };
+    }
+    return out;
   } finally {
     await mf.dispose();
   }
+}
+
+export default async function run({ log = console.log } = {}) {
+  const script = await bundle();
+  const shapes = {};
+  for (const shape of SHAPES) {
+    log(`-- ${shape} --`);
+    shapes[shape] = await measure(shape, script, log);
+  }
+  log("");
+  for (const s of Object.values(shapes)) {
+    log(
+      `| ${s.shape}: ${s.rows.toLocaleString("en")} users, ${s.distinctBalances.toLocaleString("en")} balances | p50 / p95 ms | D1 / board (p50) |`,
+    );
+    log("|---|---|---|");
+    const row = (name, st, ratio) =>
+      log(`| ${name} | ${st.p50} / ${st.p95} | ${ratio === undefined ? "" : `${ratio}x`} |`);
+    row("top 100: board", s.top100.board);
+    row("top 100: D1 (index)", s.top100.d1, s.top100.ratioP50);
+    row("rank: board (buckets)", s.rank.board);
+    row("rank: D1, same tables and SQL", s.rank.d1SameSql, s.rank.ratioP50.d1SameSql);
+    row("rank: D1, COUNT(*) over the index", s.rank.d1Index, s.rank.ratioP50.d1Index);
+    row("rank: D1, per-balance SUM (old)", s.rank.d1PerBalance, s.rank.ratioP50.d1PerBalance);
+    row("bare round trip: board", s.roundTrip.board);
+    row("bare round trip: D1", s.roundTrip.d1);
+    log(
+      `checks: top 100 ${s.checks.sameTop100 ? "identical" : "DIFFERENT"}, ranks equal ${s.checks.ranksEqual}; load: board ${s.load.boardSeconds} s, D1 ${s.load.d1Seconds} s`,
+    );
+    if (s.pointsPerSecond)
+      log(
+        `points applied: ${s.pointsPerSecond.batchOf100.toLocaleString("en")}/s in batches of 100 (existing users), ${s.pointsPerSecond.batchOf100NewUsers.toLocaleString("en")}/s (new users), ${s.pointsPerSecond.oneByOne.toLocaleString("en")}/s one call each`,
+      );
+    log("");
+  }
+  return { rows: ROWS, n: N, shapes };
 }

@@ -3,7 +3,10 @@
  * made by older code up to date. Run once per object start, inside blockConcurrencyWhile,
  * so no call sees a half-migrated board.
  */
-export function migrateBoard(sql: SqlStorage): void {
+import { migrateRanks } from "./leaderboard-ranks";
+
+export function migrateBoard(storage: DurableObjectStorage): void {
+  const sql = storage.sql;
   sql.exec(`CREATE TABLE IF NOT EXISTS points (
     user_uuid TEXT PRIMARY KEY,
     balance INTEGER NOT NULL,
@@ -39,19 +42,9 @@ export function migrateBoard(sql: SqlStorage): void {
   }
   // The pruning walks the oldest ids through this index: a few rows per write, never a scan.
   sql.exec(`CREATE INDEX IF NOT EXISTS applied_events_by_age ON applied_events (occurred_at)`);
-  // How many users hold each balance: a rank is 1 + the users on higher balances, so it
-  // sums over distinct balances above (few: points cluster) instead of counting every
-  // user above. Kept in step with `points` in the same transaction as every change.
-  const hadCounts =
-    sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM pragma_table_info('balance_counts')`).one()
-      .n > 0;
-  sql.exec(
-    `CREATE TABLE IF NOT EXISTS balance_counts (balance INTEGER PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0))`,
-  );
-  if (!hadCounts)
-    sql.exec(
-      `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
-    );
+  // The counts a rank is read from (leaderboard-ranks.ts), filled the first time each
+  // table appears; after that kept in step with `points` by every write.
+  migrateRanks(storage);
   // The season window and the closed flag; one row at most (id = 1).
   sql.exec(`CREATE TABLE IF NOT EXISTS board_meta (
     id INTEGER PRIMARY KEY CHECK (id = 1),

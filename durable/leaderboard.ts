@@ -33,6 +33,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env";
 import { RANKING_MAX_SKIP } from "../shared/ranking";
+import { BalanceRanks } from "./leaderboard-ranks";
 import { migrateBoard } from "./leaderboard-schema";
 
 /** One points event as the board takes it. */
@@ -85,6 +86,17 @@ export interface BoardWindow {
 
 type EventRow = { user_uuid: string; points: number };
 
+/**
+ * The bench's synthetic balances, user i: `ties` has ~100,000 distinct balances shared by
+ * many users; `distinct` gives every user its own (7919 is invertible modulo the prime
+ * 1,000,003, so up to 1,000,003 users never collide), the worst case for a per-balance count.
+ */
+export const BENCH_BALANCE = {
+  ties: "(i * 7919) % 100003",
+  distinct: "(i * 7919) % 1000003",
+} as const;
+export type BenchShape = keyof typeof BENCH_BALANCE;
+
 /** The most rows one `top` call returns. */
 export const MAX_TAKE = 1000;
 const DAY = 86_400_000;
@@ -121,11 +133,14 @@ export class Leaderboard extends DurableObject<Env> {
   #users: number | null = null;
   /** Pages answered since the last write, by `take:skip`; emptied by every write. */
   #pages = new Map<string, { rows: RankedUser[]; total: number }>();
+  /** Users per balance and per bucket of balances: what a rank is read from. */
+  readonly #ranks: BalanceRanks;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#ranks = new BalanceRanks(ctx.storage.sql);
     // Schema before any call is served: the gate holds every request until this finishes.
-    ctx.blockConcurrencyWhile(async () => migrateBoard(ctx.storage.sql));
+    ctx.blockConcurrencyWhile(async () => migrateBoard(ctx.storage));
   }
 
   /** Sets the season window [startDate, endDate); events outside it are refused from now on. */
@@ -156,7 +171,7 @@ export class Leaderboard extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       const sql = this.ctx.storage.sql;
       sql.exec(`DELETE FROM points`);
-      sql.exec(`DELETE FROM balance_counts`);
+      this.#ranks.clear();
       sql.exec(`DELETE FROM applied_events`);
       sql.exec(
         `INSERT INTO board_meta (id, closed) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET closed = 1`,
@@ -300,27 +315,27 @@ export class Leaderboard extends DurableObject<Env> {
 
   /**
    * Benchmarks only (bench/leaderboard.bench.mjs): inserts `count` synthetic users
-   * `bench-<n>` from `from` in one statement. Refused outside development, so no
-   * production board can be filled with fake users.
+   * `bench-<n>` from `from` in one statement, then recounts, in one transaction. Refused
+   * outside development, so no production board can be filled with fake users.
    */
-  benchLoad(from: number, count: number): number {
+  benchLoad(from: number, count: number, shape: BenchShape = "ties"): number {
     if (this.env.ENVIRONMENT !== "development")
       throw new Error("benchLoad is for development only.");
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(count) || count < 1 || count > 500_000)
       throw new Error("bad bench range");
-    this.ctx.storage.sql.exec(
-      `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?)
-       INSERT OR IGNORE INTO points (user_uuid, balance, updated_at, version)
-       SELECT printf('bench-%07d', i), (i * 7919) % 100003, 0, 1 FROM s`,
-      from,
-      from + count - 1,
-    );
-    this.ctx.storage.sql.exec(`DELETE FROM balance_counts`);
-    this.ctx.storage.sql.exec(
-      `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
-    );
-    this.#users = null;
+    if (!Object.hasOwn(BENCH_BALANCE, shape)) throw new Error("bad bench shape");
     this.#pages.clear();
+    this.#users = null;
+    this.ctx.storage.transactionSync(() => {
+      this.ctx.storage.sql.exec(
+        `WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?)
+         INSERT OR IGNORE INTO points (user_uuid, balance, updated_at, version)
+         SELECT printf('bench-%07d', i), ${BENCH_BALANCE[shape]}, 0, 1 FROM s`,
+        from,
+        from + count - 1,
+      );
+      this.#ranks.rebuild();
+    });
     return this.count();
   }
 
@@ -428,10 +443,7 @@ export class Leaderboard extends DurableObject<Env> {
     // Version 1 is the user's first event here: a new row (#write forgets the count if
     // the transaction rolls back).
     if (row.version === 1 && this.#users !== null) this.#users++;
-    if (row.version === 1 || e.points !== 0) {
-      if (row.version > 1) this.#countBalance(row.balance - e.points, -1);
-      this.#countBalance(row.balance, 1);
-    }
+    this.#ranks.move(row.version === 1 ? null : row.balance - e.points, row.balance);
     return { applied: true, balance: row.balance, version: row.version };
   }
 
@@ -446,34 +458,8 @@ export class Leaderboard extends DurableObject<Env> {
     );
   }
 
+  /** Competition rank: 1 + the users with strictly more (leaderboard-ranks.ts, <= 240 rows). */
   #rankOfBalance(balance: number): number {
-    return (
-      1 +
-      (this.ctx.storage.sql
-        .exec<{ n: number | null }>(
-          `SELECT SUM(n) AS n FROM balance_counts WHERE balance > ?`,
-          balance,
-        )
-        .one().n ?? 0)
-    );
-  }
-
-  /** One more (+1) or one fewer (-1) user on `balance`; a balance nobody holds has no row. */
-  #countBalance(balance: number, delta: 1 | -1) {
-    const sql = this.ctx.storage.sql;
-    if (delta === 1)
-      sql.exec(
-        `INSERT INTO balance_counts (balance, n) VALUES (?, 1) ON CONFLICT (balance) DO UPDATE SET n = n + 1`,
-        balance,
-      );
-    else {
-      const left = sql
-        .exec<{ n: number }>(
-          `UPDATE balance_counts SET n = n - 1 WHERE balance = ? RETURNING n`,
-          balance,
-        )
-        .toArray()[0];
-      if (left?.n === 0) sql.exec(`DELETE FROM balance_counts WHERE balance = ?`, balance);
-    }
+    return 1 + this.#ranks.usersAbove(balance);
   }
 }
