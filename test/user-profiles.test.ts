@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
 import { avatars, users } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
-import { accountWithRoles, admin, guestToken, signUp, user, type TestAccount } from "./helpers";
+import {
+  accountWithRoles,
+  admin,
+  guestToken,
+  signUp,
+  uniqueIp,
+  user,
+  type TestAccount,
+} from "./helpers";
 
 const SERVICE = { "X-Service-Key": "test-service-key" };
 const FORGED = "not.a.jwt";
@@ -148,6 +156,7 @@ describe("POST /users/profile", () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ nickname: "DJ 🎧 Sam", bio: "line one\nline two" });
     const signUpRes = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: {
         email: `x${Date.now()}@example.com`,
         password: "correct horse battery",
