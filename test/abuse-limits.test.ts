@@ -1,4 +1,9 @@
-import { abortAllDurableObjects, env } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
@@ -97,6 +102,27 @@ describe("the RateLimiter object", () => {
     const res = await signUpFrom(ip);
     expect(res.status).toBe(429);
     expect(await env.RateLimiter.getByName(`signUpPerIp:${ip}`).peek("signUpPerIp", ip)).toBe(5);
+  });
+
+  it("forgets a key once its hits have expired (the alarm deletes the row)", async () => {
+    // A fresh stub each time: one used before abortAllDurableObjects stays broken.
+    const stub = () => env.RateLimiter.getByName("roomEdit:room-x") as unknown as DurableObjectStub;
+    const inObject = <T>(fn: (state: DurableObjectState) => T) =>
+      runInDurableObject(stub(), (_o, state) => fn(state));
+    const rows = () => inObject((s) => s.storage.sql.exec(`SELECT times FROM hits`).toArray());
+    expect(
+      (await env.RateLimiter.getByName("roomEdit:room-x").take("roomEdit", "room-x", 3)).remaining,
+    ).toBe(27);
+    expect(await rows()).toHaveLength(1);
+    // A minute and more passes: the stored hits are older than the window. The object is
+    // evicted so the alarm reads storage, not its memory.
+    await inObject((s) =>
+      s.storage.sql.exec(`UPDATE hits SET times = ?`, JSON.stringify([Date.now() - 61_000])),
+    );
+    await abortAllDurableObjects();
+    expect(await runDurableObjectAlarm(stub())).toBe(true);
+    expect(await rows()).toHaveLength(0);
+    expect(await env.RateLimiter.getByName("roomEdit:room-x").peek("roomEdit", "room-x")).toBe(0);
   });
 });
 
