@@ -127,7 +127,7 @@ describe("POST /auth/login", () => {
     expect((await user("/auth/login", { body: [] })).status).toBe(400);
   });
 
-  it("rate-limits failed logins per e-mail: 429 even with the right password, then a message", async () => {
+  it("rate-limits failed logins per e-mail from one network: 429 even with the right password, then a message", async () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.0.0.${Math.floor(Math.random() * 250)}` };
     const fails = await Promise.all(
@@ -147,7 +147,7 @@ describe("POST /auth/login", () => {
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
-  it("holds the per-e-mail limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
+  it("holds the per-e-mail-and-network limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.1.0.${Math.floor(Math.random() * 250)}` };
     const results = await Promise.all(
