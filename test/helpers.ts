@@ -20,6 +20,8 @@ export interface CallInit {
   body?: unknown;
   token?: string;
   headers?: Record<string, string>;
+  /** The client address (`CF-Connecting-IP`); unset, the request carries none. */
+  ip?: string;
 }
 
 /** Calls `/api/<service><path>` through the real Worker; `body` is JSON unless FormData. */
@@ -31,6 +33,7 @@ export async function call(
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  if (init.ip) headers["CF-Connecting-IP"] = init.ip;
   let body: BodyInit | undefined;
   if (init.body instanceof FormData) body = init.body;
   else if (init.body !== undefined) {
@@ -80,6 +83,16 @@ export async function callWith(
 export const user = (path: string, init?: CallInit) => call("user-service", path, init);
 
 let n = 0;
+let ipCount = 0;
+/**
+ * A client address of its own (198.18.0.0/15, the benchmarking range), so a test's
+ * requests never share a per-IP abuse budget with another's unless it means them to.
+ */
+export const uniqueIp = () => {
+  const i = ipCount++ + Math.floor(Math.random() * 60_000);
+  return `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`;
+};
+
 export const uniqueEmail = (tag = "user") =>
   `${tag}.${Date.now().toString(36)}${(n++).toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
 
@@ -97,7 +110,12 @@ export async function signUp(
 ): Promise<TestAccount> {
   const email = over.email ?? uniqueEmail();
   const password = over.password ?? "correct horse battery";
-  const res = await user("/users/sign-up", { body: { email, password, nickname: over.nickname } });
+  // Each sign-up from its own address: factories make many accounts, far past the per-IP
+  // sign-up limit (workers/lib/abuse-limits.ts), which test/abuse-limits.test.ts covers.
+  const res = await user("/users/sign-up", {
+    body: { email, password, nickname: over.nickname },
+    ip: uniqueIp(),
+  });
   if (res.status !== 201)
     throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { token: res.body.token, email, password, uuid: res.body.user.uuid, id: res.body.user.id };

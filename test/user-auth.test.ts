@@ -16,6 +16,7 @@ import {
   latestCode,
   signUp,
   uniqueEmail,
+  uniqueIp,
   user,
 } from "./helpers";
 
@@ -23,6 +24,7 @@ describe("POST /users/sign-up", () => {
   it("makes an account, signs the user in and e-mails a verification code", async () => {
     const email = uniqueEmail();
     const res = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: { email: email.toUpperCase(), password: "correct horse battery", nickname: "DJ Sam" },
     });
     expect(res.status).toBe(201);
@@ -54,7 +56,7 @@ describe("POST /users/sign-up", () => {
       {},
       { email: "", password: "" },
     ]) {
-      const res = await user("/users/sign-up", { body });
+      const res = await user("/users/sign-up", { ip: uniqueIp(), body });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({
         statusCode: 400,
@@ -63,6 +65,7 @@ describe("POST /users/sign-up", () => {
       });
     }
     const bad = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: { email: "not-an-email", password: "short" },
     });
     expect(bad.status).toBe(400);
@@ -73,6 +76,7 @@ describe("POST /users/sign-up", () => {
       ]),
     );
     const notJson = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: "{oops",
       headers: { "Content-Type": "application/json" },
     });
@@ -84,11 +88,15 @@ describe("POST /users/sign-up", () => {
     const email = uniqueEmail();
     const results = await Promise.all(
       [1, 2, 3].map(() =>
-        user("/users/sign-up", { body: { email, password: "correct horse battery" } }),
+        user("/users/sign-up", {
+          ip: uniqueIp(),
+          body: { email, password: "correct horse battery" },
+        }),
       ),
     );
     expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403]);
     const again = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: { email: email.toUpperCase(), password: "another password" },
     });
     expect(again.status).toBe(403);
@@ -119,7 +127,7 @@ describe("POST /auth/login", () => {
     expect((await user("/auth/login", { body: [] })).status).toBe(400);
   });
 
-  it("rate-limits failed logins per e-mail: 429 even with the right password, then a message", async () => {
+  it("rate-limits failed logins per e-mail from one network: 429 even with the right password, then a message", async () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.0.0.${Math.floor(Math.random() * 250)}` };
     const fails = await Promise.all(
@@ -139,7 +147,7 @@ describe("POST /auth/login", () => {
     expect(Number(blocked.headers.get("Retry-After"))).toBeGreaterThan(0);
   });
 
-  it("holds the per-e-mail limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
+  it("holds the per-e-mail-and-network limit under parallel guesses: 20 at once get 5 password checks, the rest 429", async () => {
     const a = await signUp();
     const ip = { "CF-Connecting-IP": `10.1.0.${Math.floor(Math.random() * 250)}` };
     const results = await Promise.all(
@@ -372,8 +380,12 @@ describe("bots", () => {
     }
     // The victim's address is still theirs to sign up with.
     expect(
-      (await user("/users/sign-up", { body: { email: victim, password: "mine mine mine" } }))
-        .status,
+      (
+        await user("/users/sign-up", {
+          ip: uniqueIp(),
+          body: { email: victim, password: "mine mine mine" },
+        })
+      ).status,
     ).toBe(201);
     // An owner who has not proven their own address makes no bots at all.
     const unverified = await signUp();

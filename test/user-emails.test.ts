@@ -324,7 +324,7 @@ describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path
     expect((await rowOf(b.email))[0].status).toBe("PENDING_VERIFICATION");
   });
 
-  it("spends the code after five wrong guesses, even when the sixth is right", async () => {
+  it("spends the code after five wrong guesses, even when the sixth is right (429)", async () => {
     const a = await signUp();
     const code = await latestCode(a.email);
     for (let i = 0; i < 5; i++)
@@ -332,9 +332,11 @@ describe.each(["/users/emails/verify", "/users/confirm-email"])("POST %s", (path
         (await user(path, { token: a.token, body: { email: a.email, code: wrongCode(code) } }))
           .status,
       ).toBe(403);
+    // The day's guesses for this address are spent: even the right code waits.
     const right = await user(path, { token: a.token, body: { email: a.email, code } });
-    expect(right.status).toBe(403);
-    expect(right.body.message).toBe(MSG.verifyWrongCode);
+    expect(right.status).toBe(429);
+    expect(right.body.message).toMatch(/^Too many wrong verification codes for this address/);
+    expect(Number(right.headers.get("Retry-After"))).toBeGreaterThan(3600);
     expect((await session(a.token)).user.emailVerified).toBe(false);
   });
 

@@ -10,6 +10,7 @@ import {
   forgedToken,
   guestToken,
   signUp,
+  uniqueIp,
   user,
   type TestAccount,
 } from "./helpers";
@@ -160,6 +161,7 @@ describe("POST /users/profile", () => {
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ nickname: "DJ 🎧 Sam", bio: "line one\nline two" });
     const signUpRes = await user("/users/sign-up", {
+      ip: uniqueIp(),
       body: {
         email: `x${Date.now()}@example.com`,
         password: "correct horse battery",

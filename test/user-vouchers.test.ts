@@ -11,6 +11,7 @@ import {
   latestCode,
   signUp,
   uniqueEmail,
+  uniqueIp,
   user,
   type TestAccount,
 } from "./helpers";
@@ -275,6 +276,7 @@ describe("POST /users/voucher-sign-up", () => {
     const [v] = await mint({ capability: "uploadMusic" });
     const email = uniqueEmail("vip");
     const res = await user("/users/voucher-sign-up", {
+      ip: uniqueIp(),
       body: { email, password: "correct horse battery", voucherCode: v.code, nickname: "VIP" },
     });
     expect(res.status).toBe(201);
@@ -301,7 +303,7 @@ describe("POST /users/voucher-sign-up", () => {
       {},
       { email, password: "", voucherCode: v.code },
     ]) {
-      const res = await user("/users/voucher-sign-up", { body });
+      const res = await user("/users/voucher-sign-up", { ip: uniqueIp(), body });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         statusCode: 400,
@@ -310,6 +312,7 @@ describe("POST /users/voucher-sign-up", () => {
       });
     }
     const bad = await user("/users/voucher-sign-up", {
+      ip: uniqueIp(),
       body: { email: "nope", password: "short", voucherCode: v.code },
     });
     expect(bad.status).toBe(400);
@@ -327,6 +330,7 @@ describe("POST /users/voucher-sign-up", () => {
     const a = await signUp();
     const [v] = await mint();
     const res = await user("/users/voucher-sign-up", {
+      ip: uniqueIp(),
       body: {
         email: a.email.toUpperCase(),
         password: "correct horse battery",
@@ -343,6 +347,7 @@ describe("POST /users/voucher-sign-up", () => {
     const answers = [];
     for (const email of [a.email, uniqueEmail("nobody")]) {
       const res = await user("/users/voucher-sign-up", {
+        ip: uniqueIp(),
         body: { email, password: "correct horse battery", voucherCode: "ZZZZ-ZZZZ-ZZZZ" },
       });
       answers.push({ status: res.status, body: res.body });
@@ -363,6 +368,7 @@ describe("POST /users/voucher-sign-up", () => {
     for (const voucherCode of ["ZZZZ-ZZZZ-ZZZZ", used.code, revoked.code]) {
       const email = uniqueEmail();
       const res = await user("/users/voucher-sign-up", {
+        ip: uniqueIp(),
         body: { email, password: "correct horse battery", voucherCode },
       });
       expect(res.status).toBe(403);
@@ -379,6 +385,7 @@ describe("POST /users/voucher-sign-up", () => {
     const results = await Promise.all(
       emails.map((email) =>
         user("/users/voucher-sign-up", {
+          ip: uniqueIp(),
           body: { email, password: "correct horse battery", voucherCode: v.code },
         }),
       ),
@@ -400,6 +407,7 @@ describe("POST /users/voucher-sign-up", () => {
       const results = await Promise.all(
         [v, w].map((x) =>
           user("/users/voucher-sign-up", {
+            ip: uniqueIp(),
             body: { email, password: "correct horse battery", voucherCode: x.code },
           }),
         ),
@@ -417,6 +425,7 @@ describe("POST /users/voucher-sign-up", () => {
   it("is public, but a forged token is still 401", async () => {
     const [v] = await mint();
     const res = await user("/users/voucher-sign-up", {
+      ip: uniqueIp(),
       body: { email: uniqueEmail(), password: "correct horse battery", voucherCode: v.code },
       token: "forged.token.x",
     });

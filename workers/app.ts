@@ -15,6 +15,7 @@ import { guardWebRequest } from "./web-guard";
 export { Room } from "../durable/room";
 export { TokenAccount } from "../durable/token-account";
 export { Leaderboard } from "../durable/leaderboard";
+export { RateLimiter } from "../durable/rate-limiter";
 
 const remix = createRequestHandler(build as unknown as ServerBuild, "production");
 

@@ -1,6 +1,7 @@
 import type { Room } from "../durable/room";
 import type { TokenAccount } from "../durable/token-account";
 import type { Leaderboard } from "../durable/leaderboard";
+import type { RateLimiter } from "../durable/rate-limiter";
 import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
@@ -20,6 +21,8 @@ export interface Env {
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
+  /** Abuse limits: one object per rule and key (workers/lib/rate-limit.ts). */
+  RateLimiter: DurableObjectNamespace<RateLimiter>;
   /** "development" turns on the dev outbox and dev-only pages. */
   ENVIRONMENT: string;
   /** Where links in e-mails point (the web app's origin); unset: the request's origin. */

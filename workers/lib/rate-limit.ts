@@ -1,73 +1,68 @@
-import { sql } from "drizzle-orm";
-import { batchOf, db } from "../db/client";
-import { loginAttempts } from "../db/schema";
 import type { Env } from "../env";
+import type { RuleName } from "./abuse-limits";
 import { ApiError } from "./errors";
 
 /**
- * Fixed-window counters in D1. Each hit is one atomic upsert (`count = count + 1
- * RETURNING count`), so concurrent failures never lose a count; no read-modify-write.
+ * The Worker's side of the abuse limits: each (rule, key) is one RateLimiter durable
+ * object (durable/rate-limiter.ts), named `<rule>:<key>`. No D1 write per attempt.
  */
-export interface Window {
+export interface Take {
+  rule: RuleName;
   key: string;
-  limit: number;
-  windowMs: number;
+  cost?: number;
 }
 
-const windowStart = (w: Window, now: number) => now - (now % w.windowMs);
+const stub = (env: Env, t: Take) => env.RateLimiter.getByName(`${t.rule}:${t.key}`);
 
-/** Adds `delta` to each window's counter in one batch; answers the counts after the change. */
-async function bump(env: Env, windows: Window[], delta: 1 | -1, now: number): Promise<number[]> {
-  const d = db(env);
-  const results = await d.batch(
-    batchOf(
-      windows.map((w) =>
-        d
-          .insert(loginAttempts)
-          .values({ key: w.key, windowStart: windowStart(w, now), count: Math.max(delta, 0) })
-          .onConflictDoUpdate({
-            target: [loginAttempts.key, loginAttempts.windowStart],
-            set: { count: sql`max(${loginAttempts.count} + ${delta}, 0)` },
-          })
-          .returning({ count: loginAttempts.count }),
-      ),
-    ),
-  );
-  return results.map((r) => r[0]?.count ?? 0);
+/** "N minutes" up to two hours, then "N hours": how long a refused caller waits. */
+export function waitPhrase(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  if (minutes <= 120) return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  const hours = Math.ceil(minutes / 60);
+  return `${hours} hours`;
+}
+
+/** A 429 with `message`, and `Retry-After` in seconds. */
+export const tooMany = (message: string, retryAfterSeconds: number) =>
+  new ApiError(429, message, { "Retry-After": String(retryAfterSeconds) });
+
+export interface Taken {
+  /** Gives the hits of `which` (default: all) back: attempts that should not count. */
+  release(which?: Take[]): Promise<void>;
+  /** Forgets every hit of `which` (a success clears the failures before it). */
+  reset(which: Take[]): Promise<void>;
 }
 
 /**
- * Takes one attempt from every window before the guarded work runs, or throws 429 with
- * `message(minutes)` and `Retry-After` when a window is full. Taking the slot first (one
- * atomic upsert) is what makes the limit hold under concurrency: a "count, then check the
- * password, then record the failure" sequence let 20 parallel guesses all pass a limit
- * of 5. A refused attempt gives its slot back, so only attempts that ran are counted.
- * The caller calls `release` for the windows a success should not count against.
+ * Takes a hit from every (rule, key) before the guarded work runs, or throws 429 with
+ * `message(wait)` and `Retry-After` when any is full. Taking first (one atomic step in each
+ * object) is what makes a limit hold under concurrency: "check, work, then record" let
+ * parallel requests all pass. When one refuses, the hits the others took are given back,
+ * so a refused request changes nothing. `message` gets a phrase like "3 minutes" and the
+ * rule that refused.
  */
 export async function takeAttempt(
   env: Env,
-  windows: Window[],
-  message: (minutes: number) => string,
-  now = Date.now(),
-) {
-  const counts = await bump(env, windows, 1, now);
-  const full = windows.find((w, i) => counts[i] > w.limit);
-  if (full) {
-    await bump(env, windows, -1, now);
-    const retryAfterMs = windowStart(full, now) + full.windowMs - now;
-    throw new ApiError(429, message(Math.max(1, Math.ceil(retryAfterMs / 60_000))), {
-      "Retry-After": String(Math.ceil(retryAfterMs / 1000)),
-    });
+  takes: Take[],
+  message: (wait: string, rule: RuleName) => string,
+): Promise<Taken> {
+  const results = await Promise.all(takes.map((t) => stub(env, t).take(t.rule, t.key, t.cost)));
+  const refused = results.filter((r) => !r.ok);
+  const taken = (which: Take[]) =>
+    Promise.all(which.map((t) => stub(env, t).give(t.rule, t.key, t.cost))).then(() => undefined);
+  if (refused.length) {
+    await taken(takes.filter((_, i) => results[i].ok));
+    // The longest wait names the message: the rule the caller is really waiting for.
+    const i = results.reduce(
+      (m, r, j) => (r.retryAfterSeconds > results[m].retryAfterSeconds ? j : m),
+      0,
+    );
+    const wait = results[i].retryAfterSeconds;
+    throw tooMany(message(waitPhrase(wait), takes[i].rule), wait);
   }
   return {
-    release: (which: Window[] = windows) =>
-      which.length ? bump(env, which, -1, now).then(() => undefined) : Promise.resolve(),
+    release: (which = takes) => taken(which),
+    reset: (which) =>
+      Promise.all(which.map((t) => stub(env, t).reset(t.rule, t.key))).then(() => undefined),
   };
-}
-
-export async function clearKey(env: Env, key: string) {
-  await db(env)
-    .delete(loginAttempts)
-    .where(sql`${loginAttempts.key} = ${key}`)
-    .run();
 }

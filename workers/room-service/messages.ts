@@ -10,8 +10,8 @@ export const MSG = {
   slugTaken: "This room slug is already taken. Please choose another.",
   editRefused: "Only the room's owner, a co-owner or an admin can change this room.",
   ownerOnly: "Only the room's owner or an admin can do this.",
-  tooManyEdits: (minutes: number) =>
-    `This room's settings were changed too often; try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  tooManyEdits: (wait: string) =>
+    `This room's settings were changed too often; try again in ${wait}.`,
   objectDown: "The live room is not reachable right now; please try again.",
   userNotFound: "User not found.",
   discordBindRefused: "Only the room's owner or an admin can bind it to a Discord server.",

@@ -268,9 +268,5 @@ export async function updateRoom(
  * who may edit the room can spend its budget.
  */
 export async function budgetRoomEdit(env: Env, roomUuid: string): Promise<void> {
-  await takeAttempt(
-    env,
-    [{ key: `room-edit:${roomUuid}`, limit: 30, windowMs: 60_000 }],
-    MSG.tooManyEdits,
-  );
+  await takeAttempt(env, [{ rule: "roomEdit", key: roomUuid }], MSG.tooManyEdits);
 }

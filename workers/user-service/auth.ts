@@ -9,7 +9,8 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { liveKeys, signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { verifyPassword } from "../lib/password";
-import { clearKey, takeAttempt, type Window } from "../lib/rate-limit";
+import { clientNet, RULES, targetKey } from "../lib/abuse-limits";
+import { takeAttempt, type Take } from "../lib/rate-limit";
 import { sha256, randomToken } from "../lib/crypto";
 import { publicOrigin } from "../lib/links";
 import { valid, fields } from "../lib/validate";
@@ -22,14 +23,23 @@ import { guestName } from "../../shared/roles";
 export const authRoutes = new Hono<AppEnv>();
 
 /**
- * Failed logins are limited per e-mail (5 in 15 minutes: guessing one account) and per IP
- * (30 in 15 minutes: spraying many accounts). Only failures count; a success clears the
- * e-mail's counter. Over a limit the answer is 429 before the password is even checked.
+ * Failed logins (RULES in lib/abuse-limits.ts) are limited per client network (30 in 15
+ * minutes: spraying many accounts), per e-mail from one network (5 in 15 minutes: guessing
+ * one account) and per e-mail from anywhere (100 an hour: a botnet's ceiling). The
+ * per-e-mail limit is per network so an attacker cannot lock the owner out: the owner's
+ * own network keeps its budget, and the owner can always sign in through a reset mail.
+ * Only failures count; a success clears the e-mail's failures from that network.
  */
-export const LOGIN_LIMITS = { perEmail: 5, perIp: 30, windowMs: 15 * 60_000 };
-const loginWindows = (email: string, ip: string): Window[] => [
-  { key: `login:email:${email}`, limit: LOGIN_LIMITS.perEmail, windowMs: LOGIN_LIMITS.windowMs },
-  { key: `login:ip:${ip}`, limit: LOGIN_LIMITS.perIp, windowMs: LOGIN_LIMITS.windowMs },
+export const LOGIN_LIMITS = {
+  perEmail: RULES.loginFailPerTargetNet.limit,
+  perIp: RULES.loginFailPerIp.limit,
+  perEmailAnywhere: RULES.loginFailPerTarget.limit,
+  windowMs: RULES.loginFailPerIp.periodMs,
+};
+const loginTakes = (email: string, net: string): Take[] => [
+  { rule: "loginFailPerIp", key: net },
+  { rule: "loginFailPerTargetNet", key: `${targetKey(email)}|${net}` },
+  { rule: "loginFailPerTarget", key: targetKey(email) },
 ];
 
 const loginBody = z.object({
@@ -40,10 +50,10 @@ const loginBody = z.object({
 authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
   const { email, password } = c.req.valid("json");
   const ip = c.req.header("CF-Connecting-IP") ?? "unknown";
-  const windows = loginWindows(email, ip);
+  const takes = loginTakes(email, clientNet(ip));
   // The attempt is counted before the password is checked (a failure keeps it), so parallel
   // guesses cannot all slip under the limit.
-  const attempt = await takeAttempt(c.env, windows, MSG.tooManyLogins);
+  const attempt = await takeAttempt(c.env, takes, MSG.tooManyLogins);
   const user = await db(c.env).select().from(users).where(eq(users.email, email)).get();
   // The same work and the same answer whether or not the account exists.
   const ok = await verifyPassword(
@@ -52,9 +62,10 @@ authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
       "pbkdf2-sha256$100000$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
   );
   if (!user || !ok || user.deactivated) throw new ApiError(401, MSG.badLogin);
-  // Only failures count: a success clears the e-mail's counter and gives the IP's slot back.
-  await clearKey(c.env, windows[0].key);
-  await attempt.release([windows[1]]);
+  // Only failures count: a success clears the e-mail's failures from this network and gives
+  // the other hits back.
+  await attempt.reset([takes[1]]);
+  await attempt.release([takes[0], takes[2]]);
   await audit(c.env, "user.login", user.uuid, { ip });
   return c.json(await issueSession(c.env, user));
 });

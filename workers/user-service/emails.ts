@@ -19,6 +19,8 @@ import {
   sendVerificationCode,
 } from "./verification";
 import { publicOrigin } from "../lib/links";
+import { targetKey } from "../lib/abuse-limits";
+import { takeAttempt, type Take } from "../lib/rate-limit";
 
 /**
  * A signed-in account's e-mail addresses: list, add, delete, verify by code, resend the
@@ -90,13 +92,28 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
   const who = caller(c);
   const { email, type } = c.req.valid("json");
   const uid = who.user.id;
+  // Every add may mail a code to any address: a budget per account, per address added, and
+  // for mails to that address, all taken before anything is written (a 429 changes nothing).
+  const mail: Take = { rule: "mailPerTarget", key: targetKey(email) };
+  const attempt = await takeAttempt(
+    c.env,
+    [
+      { rule: "addEmailPerAccount", key: who.uuid },
+      { rule: "addEmailPerTarget", key: targetKey(email) },
+      mail,
+    ],
+    (wait, rule) => (rule === "mailPerTarget" ? MSG.tooManyMails : MSG.tooManyEmailAdds)(wait),
+  );
   const inserted = await db(c.env).get<{ id: number } | undefined>(sql`
     insert into user_emails (user_id, email, type, status)
     select ${uid}, ${email}, ${type}, 'PENDING_VERIFICATION'
     where not exists (select 1 from users where email = ${email} and id != ${uid})
       and not exists (select 1 from user_emails where email = ${email} and status != 'DELETED' and (user_id = ${uid} or status = 'VERIFIED'))
     returning id`);
-  if (!inserted) throw new ApiError(403, MSG.emailTaken);
+  if (!inserted) {
+    await attempt.release([mail]);
+    throw new ApiError(403, MSG.emailTaken);
+  }
   const d = db(c.env);
   const row = (await d.select().from(userEmails).where(eq(userEmails.id, inserted.id)).get())!;
   // Adding, deleting and re-adding must not mail-bomb an inbox: if this address got a code
@@ -109,6 +126,7 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
     .get();
   if (last?.at && Date.now() - last.at < RESEND_GAP_MS) {
     await d.update(userEmails).set({ codeSentAt: last.at }).where(eq(userEmails.id, row.id)).run();
+    await attempt.release([mail]);
   } else {
     await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   }
@@ -180,8 +198,13 @@ const verifyHandlers = createFactory<AppEnv>().createHandlers(
     const row = await ownRow(c.env, who.user.id, email);
     if (!row) throw new ApiError(404, MSG.emailNotFound);
     if (!isVerified(row)) {
+      // Wrong codes are counted per account and address over a day, across resends: a new
+      // code does not re-arm the guesses (RULES.codeGuessPerAddress).
+      const guess: Take = { rule: "codeGuessPerAddress", key: `${who.uuid}|${targetKey(email)}` };
+      const attempt = await takeAttempt(c.env, [guess], MSG.tooManyCodeGuesses);
       if (!(await checkVerificationCode(c.env, row, code)))
         throw new ApiError(403, MSG.verifyWrongCode);
+      await attempt.reset([guess]);
       await audit(c.env, "user.email-verified", who.uuid, { emailId: row.id });
     }
     const fresh = (await db(c.env)
@@ -209,6 +232,8 @@ emailRoutes.post(
     const row = await ownRow(c.env, who.user.id, c.req.valid("json").email);
     if (!row) throw new ApiError(404, MSG.emailNotFound);
     if (isVerified(row) || !canResend(row)) throw new ApiError(403, MSG.resendRefused);
+    const mail: Take = { rule: "mailPerTarget", key: targetKey(row.email) };
+    const attempt = await takeAttempt(c.env, [mail], MSG.tooManyMails);
     const claimed = await db(c.env)
       .update(userEmails)
       .set({ codeSentAt: Date.now() })
@@ -222,7 +247,10 @@ emailRoutes.post(
       )
       .returning({ id: userEmails.id })
       .get();
-    if (!claimed) throw new ApiError(403, MSG.resendRefused);
+    if (!claimed) {
+      await attempt.release();
+      throw new ApiError(403, MSG.resendRefused);
+    }
     await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
     return c.json(toEmail(row, who.user.email), 201);
   },

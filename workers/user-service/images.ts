@@ -8,6 +8,7 @@ import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { reencodeImage, type RasterType, type ReencodeRules } from "../lib/images";
+import { RULES } from "../lib/abuse-limits";
 import { takeAttempt } from "../lib/rate-limit";
 import {
   checkUpload,
@@ -45,7 +46,7 @@ export const PICTURE_RULES: ReencodeRules = {
 };
 
 /** Uploads per account per hour: a decode costs real CPU, and nobody changes pictures faster. */
-export const PICTURE_UPLOADS_PER_HOUR = 20;
+export const PICTURE_UPLOADS_PER_HOUR = RULES.pictureUpload.limit;
 
 export const imageUrl = (id: string) => `/api/user-service/users/images/${id}`;
 
@@ -73,11 +74,7 @@ imageRoutes.post(
     const who = caller(c);
     const { file, kind } = c.req.valid("form");
     const type = (await checkUpload(file, IMAGE_RULES)) as RasterType;
-    await takeAttempt(
-      c.env,
-      [{ key: `picture-upload:${who.uuid}`, limit: PICTURE_UPLOADS_PER_HOUR, windowMs: 3600_000 }],
-      MSG.tooManyPictureUploads,
-    );
+    await takeAttempt(c.env, [{ rule: "pictureUpload", key: who.uuid }], MSG.tooManyPictureUploads);
     const clean = reencodeImage(new Uint8Array(await file.arrayBuffer()), type, PICTURE_RULES);
     const id = crypto.randomUUID();
     const key = `users/${who.uuid}/${kind}/${id}`;

@@ -28,22 +28,29 @@ export const MSG = {
   imageDeleteRefused: "Unauthorized to delete.",
   capabilityExists: "This user has already this role.",
   // Ours.
-  tooManyLogins: (minutes: number) =>
-    `Too many failed login attempts. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  tooManyLogins: (wait: string) => `Too many failed login attempts. Please try again in ${wait}.`,
   magicLinkInvalid: "This magic link is not valid.",
   magicLinkUsed: "This magic link has already been used.",
   magicLinkExpired: "This magic link has expired. Please ask for a new one.",
   voucherInvalid: "This voucher code is not valid or has already been used.",
   notABot: "Only a bot account can get a bot token.",
   passwordAlreadySet: "This account already has a password; use change password instead.",
+  // Abuse limits (workers/lib/abuse-limits.ts); `wait` is like "12 minutes".
+  tooManySignUps: (wait: string) =>
+    `Too many accounts were made from your network. Please try again in ${wait}.`,
+  tooManyEmailAdds: (wait: string) =>
+    `Too many e-mail addresses were added; no mail was sent. Please try again in ${wait}.`,
+  tooManyMails: (wait: string) =>
+    `Too many e-mails were sent to this address; no mail was sent. Please try again in ${wait}.`,
+  tooManyCodeGuesses: (wait: string) =>
+    `Too many wrong verification codes for this address. Please try again in ${wait}.`,
   // E-mails, passwords and vouchers (emails.ts, passwords.ts, vouchers.ts).
   loginEmailUndeletable: "Your login e-mail cannot be deleted.",
   forgotPasswordSent: "If an account exists for this e-mail, we sent a link to reset the password.",
   passwordReset: "Your password has been reset. You can log in with the new one.",
-  tooManyPictureUploads: (minutes: number) =>
-    `Too many picture uploads. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-  tooManyPasswordAttempts: (minutes: number) =>
-    `Too many wrong passwords. Please try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+  tooManyPictureUploads: (wait: string) => `Too many picture uploads. Please try again in ${wait}.`,
+  tooManyPasswordAttempts: (wait: string) =>
+    `Too many wrong passwords. Please try again in ${wait}.`,
   voucherNotFound: "Voucher not found.",
   voucherAlreadyRedeemed: "This voucher has been redeemed and can no longer be revoked.",
   // Profiles and images (profiles.ts, images.ts).

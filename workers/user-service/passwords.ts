@@ -9,7 +9,8 @@ import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { randomToken, sha256 } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { hashPassword, verifyPassword } from "../lib/password";
-import { clearKey, takeAttempt, type Window } from "../lib/rate-limit";
+import { RULES, targetKey } from "../lib/abuse-limits";
+import { takeAttempt, type Take } from "../lib/rate-limit";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { notify } from "../queues/notifications";
@@ -29,10 +30,7 @@ export const RESET_MAIL_GAP_MS = 60_000;
  * Wrong current passwords on change-password, per account: a stolen session must not be
  * able to guess the password (and so take the account over) at full speed.
  */
-export const CHANGE_PASSWORD_LIMIT = { limit: 5, windowMs: 15 * 60_000 };
-const changeWindow = (uuid: string): Window[] => [
-  { key: `change-password:${uuid}`, ...CHANGE_PASSWORD_LIMIT },
-];
+export const CHANGE_PASSWORD_LIMIT = RULES.changePassword;
 
 /**
  * Stores a new password and ends the account's sessions (sessionVersion + 1: tokens signed
@@ -99,11 +97,11 @@ const changeBody = z.object({
 passwordRoutes.post("/users/change-password", requireUser, valid("json", changeBody), async (c) => {
   const who = caller(c);
   const { password, newPassword } = c.req.valid("json");
-  const windows = changeWindow(who.uuid);
+  const takes: Take[] = [{ rule: "changePassword", key: who.uuid }];
   // Counted before the check (a wrong password keeps it), so parallel guesses share the limit.
-  await takeAttempt(c.env, windows, MSG.tooManyPasswordAttempts);
+  const attempt = await takeAttempt(c.env, takes, MSG.tooManyPasswordAttempts);
   const rightPassword = await verifyPassword(password, who.user.passwordHash);
-  if (rightPassword) await clearKey(c.env, windows[0].key);
+  if (rightPassword) await attempt.reset(takes);
   if (!rightPassword || !who.user.emailVerified) throw new ApiError(401, MSG.changePasswordRefused);
   if (newPassword === password) throw new ApiError(400, MSG.samePassword);
   const updated = await replacePassword(c.env, who.user, newPassword);
@@ -122,6 +120,10 @@ passwordRoutes.post(
   valid("json", z.object({ email: fields.email })),
   async (c) => {
     const { email } = c.req.valid("json");
+    // Counted for every address, known or not, so a 429 never tells whether an account
+    // exists. It never locks the owner out: every mail it allows goes to the owner, and each
+    // link stays good for an hour, so the owner always holds a working one.
+    await takeAttempt(c.env, [{ rule: "mailPerTarget", key: targetKey(email) }], MSG.tooManyMails);
     const d = db(c.env);
     const user = await d.select().from(users).where(eq(users.email, email)).get();
     if (user && !user.deactivated) {

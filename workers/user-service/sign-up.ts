@@ -9,6 +9,8 @@ import { caller, requireAdmin, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, requireFields, valid } from "../lib/validate";
 import { publicOrigin } from "../lib/links";
+import { clientNet } from "../lib/abuse-limits";
+import { takeAttempt } from "../lib/rate-limit";
 import { audit } from "../queues/audit";
 import { createUser, issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
@@ -33,6 +35,12 @@ const adminRoles = z
 /** POST /users/sign-up: a new account; answers with a session so the user is signed in. */
 signUpRoutes.post("/users/sign-up", valid("json", credentials), async (c) => {
   const body = c.req.valid("json");
+  // Before anything is written: a refused sign-up makes no account and sends no mail.
+  await takeAttempt(
+    c.env,
+    [{ rule: "signUpPerIp", key: clientNet(c.req.header("CF-Connecting-IP")) }],
+    MSG.tooManySignUps,
+  );
   const user = await createUser(c.env, { ...body, origin: publicOrigin(c) });
   await audit(c.env, "user.sign-up", user.uuid, { via: "email" });
   return c.json(await issueSession(c.env, user), 201);

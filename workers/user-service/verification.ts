@@ -11,7 +11,9 @@ import { notify } from "../queues/notifications";
  * - At most one mail per address every RESEND_GAP_MS (60 s): the spec names a minimum gap
  *   but not its value; a minute stops mail-bombing and is short enough for a typo'd inbox.
  * - Five wrong guesses spend the code (a new one must be sent), so six digits cannot be
- *   brute-forced.
+ *   brute-forced. A new code resets only this per-code count: the verify route also limits
+ *   wrong guesses per account and address over a day (RULES.codeGuessPerAddress), so
+ *   resending cannot re-arm the guesses.
  */
 export const RESEND_GAP_MS = 60_000;
 export const CODE_TTL_MS = 24 * 3600_000;

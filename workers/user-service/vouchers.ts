@@ -14,6 +14,8 @@ import { audit } from "../queues/audit";
 import { addCapability, createUser, issueSession } from "./accounts";
 import { MSG } from "./messages";
 import { publicOrigin } from "../lib/links";
+import { clientNet } from "../lib/abuse-limits";
+import { takeAttempt } from "../lib/rate-limit";
 
 /**
  * Vouchers: admins mint and revoke them; a user redeems one (for a capability), or signs
@@ -200,6 +202,12 @@ const voucherSignUpBody = requireFields(
  */
 voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), async (c) => {
   const { voucherCode: code, ...account } = c.req.valid("json");
+  // Before the voucher is looked at: a flood can neither guess codes nor make accounts.
+  await takeAttempt(
+    c.env,
+    [{ rule: "voucherSignUpPerIp", key: clientNet(c.req.header("CF-Connecting-IP")) }],
+    MSG.tooManySignUps,
+  );
   const d = db(c.env);
   // The voucher first: without a good one, a known and an unknown address get the same
   // answer, so this route cannot be used to find out who has an account (issue 13). A taken

@@ -1,0 +1,99 @@
+/**
+ * Every abuse limit the service enforces, in one table (docs/DECISIONS.md, "Abuse limits").
+ * A rule allows `limit` hits in any sliding `periodMs`; the RateLimiter durable object
+ * (durable/rate-limiter.ts) keeps the hits. Rules are looked up by name inside the object,
+ * so a caller can only name a rule, never send its own numbers.
+ */
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export interface Rule {
+  limit: number;
+  periodMs: number;
+}
+
+export const RULES = {
+  /** POST /users/sign-up, per client network (IPv4 address or IPv6 /64). */
+  signUpPerIp: { limit: 5, periodMs: HOUR },
+  /** POST /users/voucher-sign-up, per client network: vouchers are handed out at events. */
+  voucherSignUpPerIp: { limit: 10, periodMs: HOUR },
+  /** POST /users/emails, per account: each add mails a code to any address. */
+  addEmailPerAccount: { limit: 5, periodMs: HOUR },
+  /** POST /users/emails, per address added, whoever adds it. */
+  addEmailPerTarget: { limit: 10, periodMs: DAY },
+  /** Mails we send to one address: verification codes (add, resend) and reset links. */
+  mailPerTarget: { limit: 5, periodMs: HOUR },
+  /** Wrong verification codes for one account's address, across resends (a resend re-arms nothing). */
+  codeGuessPerAddress: { limit: 5, periodMs: DAY },
+  /** Failed logins from one client network, whatever the e-mail (spraying). */
+  loginFailPerIp: { limit: 30, periodMs: 15 * MINUTE },
+  /** Failed logins for one e-mail from one client network (guessing one account). */
+  loginFailPerTargetNet: { limit: 5, periodMs: 15 * MINUTE },
+  /**
+   * Failed logins for one e-mail from anywhere: the ceiling for a botnet spread over many
+   * networks. Reaching it throttles password logins for the address; its owner still
+   * signs in through a reset mail (POST /users/forgot-password).
+   */
+  loginFailPerTarget: { limit: 100, periodMs: HOUR },
+  /** Wrong current passwords at POST /users/change-password, per account. */
+  changePassword: { limit: 5, periodMs: 15 * MINUTE },
+  /** Profile and cover picture uploads, per account. */
+  pictureUpload: { limit: 20, periodMs: HOUR },
+  /** Room edits (live state, settings), per room. */
+  roomEdit: { limit: 30, periodMs: MINUTE },
+} as const satisfies Record<string, Rule>;
+
+export type RuleName = keyof typeof RULES;
+
+export const isRuleName = (name: unknown): name is RuleName =>
+  typeof name === "string" && Object.hasOwn(RULES, name);
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
+function ipv6Groups(text: string): number[] | null {
+  let s = text;
+  // An embedded IPv4 tail (::ffff:1.2.3.4, 64:ff9b::1.2.3.4) becomes two groups.
+  const v4 = s.match(/^(.*:)(\d+\.\d+\.\d+\.\d+)$/);
+  if (v4) {
+    if (!IPV4.test(v4[2])) return null;
+    const [a, b, c, d] = v4[2].split(".").map(Number);
+    s = `${v4[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = s.split("::");
+  if (halves.length > 2) return null;
+  const part = (h: string) => (h === "" ? [] : h.split(":"));
+  const head = part(halves[0]);
+  const tail = halves.length === 2 ? part(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill("0"), ...tail];
+  if (!all.every((g) => /^[0-9a-f]{1,4}$/i.test(g))) return null;
+  return all.map((g) => parseInt(g, 16));
+}
+
+/**
+ * The client network a per-IP limit counts against, from `CF-Connecting-IP`: an IPv4
+ * address as is; an IPv6 address by its /64 (one subscriber usually gets a whole /64, so
+ * keying by the full address would give an attacker 2^64 budgets); an IPv4-mapped IPv6
+ * address as the IPv4 address it carries. Without the header (only outside Cloudflare:
+ * local runs, tests) every request shares "unknown".
+ */
+export function clientNet(header: string | null | undefined): string {
+  const raw = (header ?? "").trim().toLowerCase();
+  if (!raw) return "unknown";
+  if (IPV4.test(raw)) return raw;
+  const bare = raw.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const g = ipv6Groups(bare);
+  if (!g) return `other:${raw.slice(0, 64)}`;
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff)
+    return [g[6] >> 8, g[6] & 255, g[7] >> 8, g[7] & 255].join(".");
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(":")}::/64`;
+}
+
+/** The per-target key: the e-mail address, lowercase, so case cannot multiply budgets. */
+export const targetKey = (email: string) => email.trim().toLowerCase();
