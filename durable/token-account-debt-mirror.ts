@@ -10,6 +10,7 @@
  * - The row is deleted only if it still holds the version just written; a change in between
  *   stays owed. What fails stays too, and the account's alarm tries again.
  */
+import { SingleFlight } from "./single-flight";
 import { and, eq, lt } from "drizzle-orm";
 import { db } from "../workers/db/client";
 import { tokenAccounts } from "../workers/db/schema";
@@ -18,8 +19,10 @@ import type { Env } from "../workers/env";
 type Pending = { account_id: string; debt: number; version: number };
 
 export class DebtMirror {
-  #draining: Promise<void> | null = null;
-  #again = false;
+  readonly #flight = new SingleFlight(
+    () => this.#once(),
+    () => this.rearm(),
+  );
 
   constructor(
     private readonly sql: SqlStorage,
@@ -51,20 +54,7 @@ export class DebtMirror {
 
   /** Writes the owed copy to D1; one pass at a time, a change meanwhile asks for one more. */
   drain(): Promise<void> {
-    if (this.#draining) {
-      this.#again = true;
-      return this.#draining;
-    }
-    this.#draining = (async () => {
-      do {
-        this.#again = false;
-        await this.#once();
-      } while (this.#again);
-    })().finally(() => {
-      this.#draining = null;
-      this.rearm();
-    });
-    return this.#draining;
+    return this.#flight.run();
   }
 
   async #once(): Promise<void> {

@@ -11,6 +11,7 @@
  *   of a thousand purchases is a few passes, not a thousand drains each reading every row.
  *   What fails stays, and the account's alarm tries again (PURCHASE_RETRY_MS).
  */
+import { SingleFlight } from "./single-flight";
 import type { Env } from "../workers/env";
 import {
   settlePurchase,
@@ -18,8 +19,10 @@ import {
 } from "../workers/merch-service/token-shop/purchase-end";
 
 export class PurchaseSettles {
-  #draining: Promise<void> | null = null;
-  #again = false;
+  readonly #flight = new SingleFlight(
+    () => this.#once(),
+    () => this.rearm(),
+  );
 
   constructor(
     private readonly sql: SqlStorage,
@@ -46,20 +49,7 @@ export class PurchaseSettles {
   }
 
   drain(): Promise<void> {
-    if (this.#draining) {
-      this.#again = true;
-      return this.#draining;
-    }
-    this.#draining = (async () => {
-      do {
-        this.#again = false;
-        await this.#once();
-      } while (this.#again);
-    })().finally(() => {
-      this.#draining = null;
-      this.rearm();
-    });
-    return this.#draining;
+    return this.#flight.run();
   }
 
   async #once(): Promise<void> {
