@@ -93,9 +93,23 @@ describe("a new user's account journey", () => {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ email, password }),
     });
-    const me = (await login.json()) as { user: { emailVerified: boolean; profilePicture: string } };
+    const me = (await login.json()) as {
+      token: string;
+      user: { emailVerified: boolean; profilePicture: string };
+    };
     expect(me.user.emailVerified).toBe(true);
     expect(me.user.profilePicture).toBe(await avatar.getAttribute("src"));
+
+    // Log out everywhere: this browser is signed out, and the API session above is ended too.
+    const other = me.token;
+    await page.goto(`${base()}/profile`);
+    await shot(page, "5b-profile-logout-everywhere");
+    await page.getByRole("button", { name: "Log out everywhere" }).click();
+    await page.getByTestId("header-guest").waitFor();
+    const ended = await fetch(`${base()}/api/user-service/auth/session`, {
+      headers: { Authorization: `Bearer ${other}` },
+    });
+    expect(ended.status).toBe(401);
     expect(errors).toEqual([]);
     await context.close();
   });

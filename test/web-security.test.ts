@@ -180,3 +180,45 @@ describe("magic links", () => {
     expect(again.headers.get("Set-Cookie")).toBeNull();
   });
 });
+
+describe("log out everywhere", () => {
+  it("ends every session of the account on the server (another device's token stops working); a plain logout ends none", async () => {
+    const a = await signUp();
+    const laptop = (await user("/auth/login", { body: { email: a.email, password: a.password } }))
+      .body.token as string;
+    const session = (token: string) => user("/auth/session", { token });
+    // A plain logout only forgets this browser's cookie.
+    const plain = await page("/logout", {
+      method: "POST",
+      headers: { ...FORM, Origin: SITE, Cookie: `tt_token=${a.token}` },
+      body: form({}),
+      redirect: "manual",
+    });
+    expect(plain.status).toBe(302);
+    expect((await session(laptop)).status).toBe(200);
+    // From another site it is refused and ends nothing.
+    const forged = await page("/logout", {
+      method: "POST",
+      headers: { ...FORM, Origin: "https://evil.example", Cookie: `tt_token=${a.token}` },
+      body: form({ intent: "everywhere" }),
+      redirect: "manual",
+    });
+    expect(forged.status).toBe(403);
+    expect((await session(laptop)).status).toBe(200);
+    const everywhere = await page("/logout", {
+      method: "POST",
+      headers: { ...FORM, Origin: SITE, Cookie: `tt_token=${a.token}` },
+      body: form({ intent: "everywhere" }),
+      redirect: "manual",
+    });
+    expect(everywhere.status).toBe(302);
+    expect(everywhere.headers.get("Set-Cookie")).toContain("Max-Age=0");
+    expect((await session(laptop)).status).toBe(401);
+    expect((await session(a.token)).status).toBe(401);
+    // The password still works: a new session starts.
+    expect(
+      (await user("/auth/login", { body: { email: a.email, password: a.password } })).status,
+    ).toBe(200);
+    expect((await user("/auth/logout-everywhere", { method: "POST" })).status).toBe(401);
+  });
+});

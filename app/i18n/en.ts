@@ -188,6 +188,10 @@ export const en = {
   "verify.continue": "Continue to your profile",
 
   "profile.title": "Your profile",
+  "profile.logoutEverywhere": "Log out everywhere",
+  "profile.loggingOutEverywhere": "Logging out…",
+  "profile.everywhereHint":
+    "Lost a phone or used a shared computer? End every session of your account, this one included.",
   "profile.edit": "Edit profile",
   "profile.since": "Member since",
   "profile.email": "E-mail",

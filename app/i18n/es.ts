@@ -190,6 +190,10 @@ export const es: Dictionary = {
   "verify.continue": "Ir a tu perfil",
 
   "profile.title": "Tu perfil",
+  "profile.logoutEverywhere": "Cerrar sesión en todas partes",
+  "profile.loggingOutEverywhere": "Cerrando sesión…",
+  "profile.everywhereHint":
+    "¿Perdiste el teléfono o usaste un ordenador compartido? Cierra todas las sesiones de tu cuenta, también esta.",
   "profile.edit": "Editar perfil",
   "profile.since": "Miembro desde",
   "profile.email": "Correo",

@@ -1,8 +1,17 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/cloudflare";
-import { clearTokenCookie } from "~/lib/session.server";
+import { userApi } from "~/lib/api.server";
+import { formString } from "~/lib/forms";
+import { clearTokenCookie, getToken } from "~/lib/session.server";
 
-/** POST /logout: forget the token and go home. */
-export async function action({ request }: ActionFunctionArgs) {
+/**
+ * POST /logout: forget the token and go home. With `intent=everywhere` the account's every
+ * session ends on the server first (POST /auth/logout-everywhere), on every device.
+ */
+export async function action(args: ActionFunctionArgs) {
+  const { request } = args;
+  const token = getToken(request);
+  if (token && formString(await request.formData(), "intent") === "everywhere")
+    await userApi(args, "/auth/logout-everywhere", { method: "POST", token });
   return redirect("/", { headers: { "Set-Cookie": clearTokenCookie(request) } });
 }
 

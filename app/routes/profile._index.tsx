@@ -1,9 +1,9 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
-import { Link, useLoaderData } from "@remix-run/react";
+import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Eye, Pencil } from "lucide-react";
 import { ProfileView } from "~/components/profile/ProfileView";
 import { RankCard } from "~/components/ranking/RankCard";
-import { buttonClass } from "~/components/ui";
+import { SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { POINTS_API, type MyStanding } from "~/lib/points";
@@ -55,6 +55,21 @@ export default function Profile() {
           <RankCard standing={rank} />
         </div>
       )}
+      <div className="mx-auto max-w-5xl px-4 pb-12 sm:px-6">
+        <Form
+          method="post"
+          action="/logout"
+          className="flex flex-wrap items-center justify-between gap-3 rounded-2xl border border-line bg-panel/60 px-5 py-4"
+        >
+          <p className="text-sm text-ink-200">{t("profile.everywhereHint")}</p>
+          <SubmitButton
+            label="profile.logoutEverywhere"
+            pendingLabel="profile.loggingOutEverywhere"
+            intent="everywhere"
+            variant="secondary"
+          />
+        </Form>
+      </div>
     </>
   );
 }

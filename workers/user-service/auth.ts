@@ -1,5 +1,5 @@
 import { magicPath } from "../../shared/redirects";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { db } from "../db/client";
@@ -15,6 +15,7 @@ import { sha256, randomToken } from "../lib/crypto";
 import { publicOrigin } from "../lib/links";
 import { valid, fields } from "../lib/validate";
 import { audit } from "../queues/audit";
+import { tellUserRooms } from "../room-service/user-rooms";
 import { issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 import { guestName } from "../../shared/roles";
@@ -45,6 +46,23 @@ const loginTakes = (email: string, net: string): Take[] => [
 const loginBody = z.object({
   email: fields.email,
   password: z.string().min(1, "password should not be empty").max(128),
+});
+
+/**
+ * POST /auth/logout-everywhere: ends every session of the account, this one included
+ * (sessionVersion + 1: every token signed before stops working) and closes its sockets in
+ * every room now. For a lost phone or a shared computer; the password stays.
+ */
+authRoutes.post("/auth/logout-everywhere", requireUser, async (c) => {
+  const who = caller(c);
+  await db(c.env)
+    .update(users)
+    .set({ sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: Date.now() })
+    .where(eq(users.id, who.user.id))
+    .run();
+  await tellUserRooms(c.env, who.uuid);
+  await audit(c.env, "user.logout-everywhere", who.uuid);
+  return c.json({ message: MSG.loggedOutEverywhere });
 });
 
 authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {

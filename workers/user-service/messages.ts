@@ -7,6 +7,7 @@ export const MSG = {
   // From the catalogue.
   signUpMissing: "Email or password is missing in request.",
   emailTaken: "This email is already registered.",
+  loggedOutEverywhere: "Every session of this account has ended.",
   onlySuperUserMakesAdmins:
     "Only a superUser can create accounts with the admin or superUser role.",
   onlySuperUserResetsAdmins: "Only a superUser can reset the password of an admin or superUser.",
