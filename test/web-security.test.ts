@@ -90,6 +90,29 @@ describe("cross-site form posts", () => {
     expect(fetchMeta.status).toBe(302);
   });
 
+  it("over https the session cookie is __Host- (Secure, Path=/, no Domain), so no subdomain can plant one", async () => {
+    const a = await signUp();
+    const res = await SELF.fetch("https://hangout.test/login", {
+      method: "POST",
+      headers: { ...FORM, Host: "hangout.test", Origin: "https://hangout.test" },
+      body: form({ email: a.email, password: a.password }),
+      redirect: "manual",
+    });
+    expect(res.status).toBe(302);
+    const cookie = res.headers.get("Set-Cookie") ?? "";
+    expect(cookie).toMatch(/^__Host-tt_token=/);
+    expect(cookie).toContain("Secure");
+    expect(cookie).toContain("Path=/");
+    expect(cookie).not.toMatch(/Domain=/i);
+    // A plain tt_token (what a subdomain could set) is not a session over https.
+    const planted = await SELF.fetch("https://hangout.test/profile", {
+      headers: { Host: "hangout.test", Cookie: `tt_token=${a.token}` },
+      redirect: "manual",
+    });
+    expect(planted.status).toBe(302);
+    expect(planted.headers.get("Location")).toContain("/login");
+  });
+
   it("a logout posted from another site does not end the session", async () => {
     const res = await page("/logout", {
       method: "POST",

@@ -17,15 +17,12 @@
  * API routes (`/api/*`) are not cookie-authenticated (Bearer tokens only), so they need no
  * origin check; their bodies are capped by the gateway (workers/lib/body-cap.ts).
  */
-import { readCookie } from "../app/lib/cookies";
+import { readCookie, sessionCookieName } from "../app/lib/cookies";
 
 /** Every form in the app is a few fields: 64 KiB is far above the longest (a room's rules). */
 export const WEB_FORM_MAX_BYTES = 64 * 1024;
 /** The largest file an admin or user uploads through a page (consumable files, 10 MB) + envelope. */
 export const WEB_UPLOAD_MAX_BYTES = 10 * 1024 * 1024 + 64 * 1024;
-
-/** The session cookie's name (app/lib/session.server.ts TOKEN_COOKIE). */
-const SESSION_COOKIE = "tt_token";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -81,7 +78,8 @@ export async function guardWebRequest(request: Request): Promise<Request | Respo
   const multipart = (request.headers.get("Content-Type") ?? "")
     .toLowerCase()
     .startsWith("multipart/form-data");
-  const signedIn = readCookie(request.headers.get("Cookie"), SESSION_COOKIE) !== null;
+  const signedIn =
+    readCookie(request.headers.get("Cookie"), sessionCookieName(request.url)) !== null;
   const max = multipart && signedIn ? WEB_UPLOAD_MAX_BYTES : WEB_FORM_MAX_BYTES;
   const tooLarge = () =>
     refuse(413, `This form is too large: at most ${Math.floor(max / 1024)} KiB can be sent.`);

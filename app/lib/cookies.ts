@@ -32,3 +32,12 @@ export function serializeCookie(name: string, value: string, o: CookieOptions = 
   parts.push(`SameSite=${o.sameSite ?? "Lax"}`);
   return parts.join("; ");
 }
+
+/**
+ * The session cookie's name. Over https it carries the `__Host-` prefix: the browser then
+ * keeps it only if it is Secure, for Path=/ and with no Domain, so no subdomain (or a
+ * man-in-the-middle on http) can plant or overwrite it (issue 13). A local http dev server
+ * cannot set a Secure cookie, so there it is plain `tt_token`.
+ */
+export const sessionCookieName = (url: string): string =>
+  new URL(url).protocol === "https:" ? "__Host-tt_token" : "tt_token";

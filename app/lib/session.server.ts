@@ -1,7 +1,7 @@
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { userApi } from "./api.server";
-import { readCookie, serializeCookie } from "./cookies";
+import { readCookie, serializeCookie, sessionCookieName } from "./cookies";
 import type { UserRole } from "../../shared/roles";
 import { isAdmin, type SessionInfo, type User } from "./types";
 
@@ -10,12 +10,12 @@ import { safeRedirect } from "./redirects";
 export { safeRedirect };
 
 /**
- * The session: the user-service JWT in an httpOnly cookie, set only by our actions.
+ * The session: the user-service JWT in an httpOnly cookie (`__Host-` over https,
+ * cookies.ts sessionCookieName), set only by our actions.
  * Loaders read it and call the API with `Authorization: Bearer`. A token the API answers
  * 401 for is dropped (spec 000, section 6: "without a valid token the stored tokens are
  * cleared").
  */
-export const TOKEN_COOKIE = "tt_token";
 const DEFAULT_MAX_AGE = 30 * 24 * 3600;
 
 interface Args {
@@ -26,7 +26,7 @@ interface Args {
 const isHttps = (request: Request) => new URL(request.url).protocol === "https:";
 
 export function getToken(request: Request): string | null {
-  const t = readCookie(request.headers.get("Cookie"), TOKEN_COOKIE);
+  const t = readCookie(request.headers.get("Cookie"), sessionCookieName(request.url));
   return t && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) ? t : null;
 }
 
@@ -53,7 +53,7 @@ function tokenMaxAge(token: string): number {
 
 /** `Set-Cookie` that stores the token (SameSite=Lax; Secure only over https). */
 export function setTokenCookie(request: Request, token: string): string {
-  return serializeCookie(TOKEN_COOKIE, token, {
+  return serializeCookie(sessionCookieName(request.url), token, {
     httpOnly: true,
     sameSite: "Lax",
     secure: isHttps(request),
@@ -88,7 +88,7 @@ export function setGuestCookie(request: Request, token: string): string {
 
 /** `Set-Cookie` that removes the token. */
 export function clearTokenCookie(request: Request): string {
-  return serializeCookie(TOKEN_COOKIE, "", {
+  return serializeCookie(sessionCookieName(request.url), "", {
     httpOnly: true,
     sameSite: "Lax",
     secure: isHttps(request),
