@@ -256,6 +256,19 @@ describe("points dead letters", () => {
       expect.objectContaining({ id: bad.id }),
     );
 
+    // A well-formed event whose points would push a balance past 2^53 (where the boards'
+    // arithmetic loses precision) is invalid too, never applied.
+    const huge = {
+      eventId: `huge-${tag}`,
+      userUuid: crypto.randomUUID(),
+      points: 2 ** 53,
+      occurredAt: Date.now(),
+      source: "service",
+    };
+    const h = await run("hangout-points", [{ id: `huge-${tag}`, body: huge }]);
+    expect(h).toMatchObject({ acked: [`huge-${tag}`], retried: [] });
+    expect(await rowOf(token, `huge-${tag}`)).toMatchObject({ status: "invalid" });
+
     // One that reached the dead-letter queue anyway (its recording failed every time) is kept too.
     await deadLetter({ eventId: `late-${tag}` }, `late-${tag}`);
     expect(await rowOf(token, `late-${tag}`)).toMatchObject({ status: "invalid", attempts: 0 });

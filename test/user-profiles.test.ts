@@ -18,9 +18,7 @@ import {
 const SERVICE = { "X-Service-Key": "test-service-key" };
 /** A token like a real one, signed with another key (helpers.ts forgedToken). */
 let FORGED = "";
-beforeAll(async () => {
-  FORGED = await forgedToken(await signUp());
-});
+beforeAll(async () => void (FORGED = await forgedToken(await signUp())));
 
 const ownProfile = async (a: TestAccount) =>
   (await user("/users/profile", { token: a.token })).body;

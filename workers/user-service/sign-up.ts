@@ -99,8 +99,7 @@ signUpRoutes.post("/users/sign-up-bot", requireUser, valid("json", credentials),
   if (!isOwnersTag(body.email, owner.user.email))
     throw new ApiError(400, MSG.botEmailNotOwners(owner.user.email ?? "you@example.com"));
   const d = db(c.env);
-  const count = () => d.$count(users, eq(users.ownerUuid, owner.uuid));
-  if ((await count()) >= MAX_BOTS_PER_OWNER)
+  if ((await d.$count(users, eq(users.ownerUuid, owner.uuid))) >= MAX_BOTS_PER_OWNER)
     throw new ApiError(403, MSG.tooManyBots(MAX_BOTS_PER_OWNER));
   const bot = await createUser(c.env, {
     ...body,

@@ -17,48 +17,45 @@ const STATUS_STYLE: Record<DeadLetterStatus, string> = {
 };
 
 /** Replay and discard for one row: small forms, so they work before the page hydrates. */
-function RowActions({ row }: { row: DeadLetter }) {
+/** One row's action button (replay or discard): a form of its own posting the row's id. */
+function RowAction({
+  row,
+  intent,
+  busy,
+}: {
+  row: DeadLetter;
+  intent: "replay" | "discard";
+  busy: boolean;
+}) {
   const t = useT();
+  const Icon = intent === "replay" ? RotateCcw : Trash2;
+  return (
+    <Form method="post">
+      <input type="hidden" name="id" value={row.id} />
+      <button
+        type="submit"
+        name="intent"
+        value={intent}
+        disabled={busy}
+        className={`relative ${button("ghost")} ${intent === "discard" ? "hover:text-danger" : ""}`}
+        aria-label={t(`deadLetters.${intent}One`, { event: row.eventId ?? row.id })}
+        title={t(`deadLetters.${intent}`)}
+        data-testid={`dead-letter-${intent}`}
+      >
+        <Icon aria-hidden className="size-4" />
+        <span className="sr-only">{t(`deadLetters.${intent}`)}</span>
+      </button>
+    </Form>
+  );
+}
+
+function RowActions({ row }: { row: DeadLetter }) {
   const nav = useNavigation();
   const busy = nav.state === "submitting" && nav.formData?.get("id") === String(row.id);
   return (
     <div className="mt-1 flex gap-1 max-sm:-ml-2.5 sm:-ml-2.5">
-      {row.status !== "invalid" && (
-        <Form method="post">
-          <input type="hidden" name="id" value={row.id} />
-          <button
-            type="submit"
-            name="intent"
-            value="replay"
-            disabled={busy}
-            className={`relative ${button("ghost")}`}
-            aria-label={t("deadLetters.replayOne", { event: row.eventId ?? row.id })}
-            title={t("deadLetters.replay")}
-            data-testid="dead-letter-replay"
-          >
-            <RotateCcw aria-hidden className="size-4" />
-            <span className="sr-only">{t("deadLetters.replay")}</span>
-          </button>
-        </Form>
-      )}
-      {row.status !== "discarded" && (
-        <Form method="post">
-          <input type="hidden" name="id" value={row.id} />
-          <button
-            type="submit"
-            name="intent"
-            value="discard"
-            disabled={busy}
-            className={`relative ${button("ghost")} hover:text-danger`}
-            aria-label={t("deadLetters.discardOne", { event: row.eventId ?? row.id })}
-            title={t("deadLetters.discard")}
-            data-testid="dead-letter-discard"
-          >
-            <Trash2 aria-hidden className="size-4" />
-            <span className="sr-only">{t("deadLetters.discard")}</span>
-          </button>
-        </Form>
-      )}
+      {row.status !== "invalid" && <RowAction row={row} intent="replay" busy={busy} />}
+      {row.status !== "discarded" && <RowAction row={row} intent="discard" busy={busy} />}
     </div>
   );
 }
