@@ -24,8 +24,9 @@ import { MERCH, type TokenAccount } from "./lib/shop";
 import "./styles.css";
 
 /**
- * Every page's shared data: the language, the signed-in user (null for a guest) and
- * their token, for the few calls the browser makes itself (uploads with progress).
+ * Every page's shared data: the language and the signed-in user (null for a guest). Never a
+ * token: the browser's own API calls and room sockets ride the HttpOnly session cookie
+ * (workers/lib/web-sessions.ts), so a script on the page has nothing to steal (issue 13).
  */
 export async function loader(args: LoaderFunctionArgs) {
   const { locale, setCookie: localeCookie } = resolveLocale(args.request);
@@ -38,7 +39,6 @@ export async function loader(args: LoaderFunctionArgs) {
     {
       locale,
       user: session.user,
-      token: session.token,
       isAdmin: session.isAdmin,
       /** The header's token balance (null: signed out, or the shop did not answer). */
       tokens,
@@ -89,12 +89,12 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  const { user, isAdmin, devTools, tokens, token } = useLoaderData<typeof loader>();
+  const { user, isAdmin, devTools, tokens } = useLoaderData<typeof loader>();
   const t = useT();
   return (
     <ToastProvider>
       <PlayerProvider>
-        <TokenBalanceProvider initial={tokens} token={user ? token : null}>
+        <TokenBalanceProvider initial={tokens} signedIn={user !== null}>
           {/* Room at the bottom for the fixed player bar (signed-in pages show it). */}
           <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
             <Header user={user} isAdmin={isAdmin} />

@@ -86,8 +86,8 @@ describe("a new user's account journey", () => {
 
     // The server agrees: the session's profile points at the uploaded picture and is verified.
     // The session cookie is httpOnly: page scripts cannot read it.
-    expect(await page.evaluate(() => document.cookie)).not.toContain("tt_token");
-    expect((await context.cookies()).find((c) => c.name === "tt_token")?.httpOnly).toBe(true);
+    expect(await page.evaluate(() => document.cookie)).not.toContain("tt_session");
+    expect((await context.cookies()).find((c) => c.name === "tt_session")?.httpOnly).toBe(true);
     const login = await fetch(`${base()}/api/user-service/auth/login`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -82,6 +82,16 @@ export async function callWith(
 /** The user-service client most tests use. */
 export const user = (path: string, init?: CallInit) => call("user-service", path, init);
 
+/**
+ * A web session for `token`'s account, as the sign-in pages make one: the `Cookie` header a
+ * browser on http://hangout.test would send (workers/lib/web-sessions.ts).
+ */
+export async function webSessionCookie(token: string): Promise<string> {
+  const res = await user("/auth/web-sessions", { method: "POST", token });
+  if (res.status !== 201) throw new Error(`web session: ${res.status} ${JSON.stringify(res.body)}`);
+  return `tt_session=${res.body.sessionId as string}`;
+}
+
 let n = 0;
 let ipCount = 0;
 /**

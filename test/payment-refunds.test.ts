@@ -6,7 +6,7 @@ import { api } from "../workers/api";
 import { db } from "../workers/db/client";
 import { checkoutSessions, tokenAccounts, tokenBundles } from "../workers/db/schema";
 import { MSG } from "../workers/payment-service/messages";
-import { call, countRows, signUp, type TestAccount } from "./helpers";
+import { call, countRows, signUp, webSessionCookie, type TestAccount } from "./helpers";
 import {
   appleApp,
   appleJws,
@@ -191,7 +191,7 @@ describe("Stripe: a refund takes the tokens back", () => {
     await deliver(refundEvent(paid, 500, 500));
     const page = async (path: string, token: string) => {
       const res = await SELF.fetch(`http://hangout.test${path}`, {
-        headers: { Cookie: `tt_token=${token}` },
+        headers: { Cookie: await webSessionCookie(token) },
       });
       expect(res.status, path).toBe(200);
       return res.text();

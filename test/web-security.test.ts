@@ -2,7 +2,7 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { API_BODY_MAX_BYTES } from "../workers/lib/body-cap";
 import { WEB_FORM_MAX_BYTES } from "../workers/web-guard";
-import { signUp, user } from "./helpers";
+import { signUp, user, webSessionCookie } from "./helpers";
 
 /**
  * The web layer as an attacker meets it (issue 13): the headers on every page, a cross-site
@@ -80,7 +80,7 @@ describe("cross-site form posts", () => {
       redirect: "manual",
     });
     expect(ours.status).toBe(302);
-    expect(ours.headers.get("Set-Cookie")).toContain("tt_token=");
+    expect(ours.headers.get("Set-Cookie")).toMatch(/^tt_session=[\w-]{43};/);
     const fetchMeta = await page("/login", {
       method: "POST",
       headers: { ...FORM, "Sec-Fetch-Site": "same-origin" },
@@ -100,13 +100,13 @@ describe("cross-site form posts", () => {
     });
     expect(res.status).toBe(302);
     const cookie = res.headers.get("Set-Cookie") ?? "";
-    expect(cookie).toMatch(/^__Host-tt_token=/);
+    expect(cookie).toMatch(/^__Host-session=[\w-]{43};/);
     expect(cookie).toContain("Secure");
     expect(cookie).toContain("Path=/");
     expect(cookie).not.toMatch(/Domain=/i);
-    // A plain tt_token (what a subdomain could set) is not a session over https.
+    // A plain tt_session (what a subdomain could set) is not a session over https.
     const planted = await SELF.fetch("https://hangout.test/profile", {
-      headers: { Host: "hangout.test", Cookie: `tt_token=${a.token}` },
+      headers: { Host: "hangout.test", Cookie: await webSessionCookie(a.token) },
       redirect: "manual",
     });
     expect(planted.status).toBe(302);
@@ -116,7 +116,7 @@ describe("cross-site form posts", () => {
   it("a logout posted from another site does not end the session", async () => {
     const res = await page("/logout", {
       method: "POST",
-      headers: { ...FORM, Origin: "https://evil.example", Cookie: "tt_token=a.b.c" },
+      headers: { ...FORM, Origin: "https://evil.example", Cookie: "tt_session=a-b-c" },
       redirect: "manual",
     });
     expect(res.status).toBe(403);
@@ -192,7 +192,7 @@ describe("magic links", () => {
     });
     expect(signIn.status).toBe(302);
     expect(signIn.headers.get("Location")).toBe("/profile");
-    expect(signIn.headers.get("Set-Cookie")).toContain("tt_token=");
+    expect(signIn.headers.get("Set-Cookie")).toMatch(/^tt_session=/);
     const again = await page(path, {
       method: "POST",
       headers: { ...FORM, Origin: SITE },
@@ -210,10 +210,11 @@ describe("log out everywhere", () => {
     const laptop = (await user("/auth/login", { body: { email: a.email, password: a.password } }))
       .body.token as string;
     const session = (token: string) => user("/auth/session", { token });
-    // A plain logout only forgets this browser's cookie.
+    const browser = await webSessionCookie(a.token);
+    // A plain logout ends only this browser's session.
     const plain = await page("/logout", {
       method: "POST",
-      headers: { ...FORM, Origin: SITE, Cookie: `tt_token=${a.token}` },
+      headers: { ...FORM, Origin: SITE, Cookie: await webSessionCookie(a.token) },
       body: form({}),
       redirect: "manual",
     });
@@ -222,7 +223,7 @@ describe("log out everywhere", () => {
     // From another site it is refused and ends nothing.
     const forged = await page("/logout", {
       method: "POST",
-      headers: { ...FORM, Origin: "https://evil.example", Cookie: `tt_token=${a.token}` },
+      headers: { ...FORM, Origin: "https://evil.example", Cookie: browser },
       body: form({ intent: "everywhere" }),
       redirect: "manual",
     });
@@ -230,7 +231,7 @@ describe("log out everywhere", () => {
     expect((await session(laptop)).status).toBe(200);
     const everywhere = await page("/logout", {
       method: "POST",
-      headers: { ...FORM, Origin: SITE, Cookie: `tt_token=${a.token}` },
+      headers: { ...FORM, Origin: SITE, Cookie: browser },
       body: form({ intent: "everywhere" }),
       redirect: "manual",
     });

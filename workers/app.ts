@@ -11,6 +11,7 @@ import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-lette
 import { authorizeRoomConnection } from "./room-connect";
 import { makeNonce, withSecurityHeaders } from "./security-headers";
 import { guardWebRequest } from "./web-guard";
+import { mintWebToken } from "./lib/web-sessions";
 
 export { Room } from "../durable/room";
 export { TokenAccount } from "../durable/token-account";
@@ -49,6 +50,9 @@ export default {
       env,
       ctx,
       cspNonce: nonce,
+      // The session cookie, as a minutes-long token for the loaders' API calls (never sent
+      // to the browser: lib/web-sessions.ts).
+      webToken: await mintWebToken(env, guarded),
       api: async (path: string, init?: RequestInit) =>
         api.fetch(new Request(new URL(path, request.url), init), env, ctx),
     });

@@ -6,6 +6,7 @@ import { callerFrom, hasAccount } from "./lib/auth";
 import { errorBody } from "./lib/errors";
 import { verifyToken } from "./lib/jwt";
 import { ticketAdmits } from "./lib/room-ticket";
+import { cookieClaims } from "./lib/web-sessions";
 
 /** Header the gateway sets on a room connection after verifying its token; clients cannot. */
 export const CALLER_HEADER = "x-hangout-caller";
@@ -14,8 +15,8 @@ const refuse = (status: 401 | 404, message: string) =>
   Response.json(errorBody(status, message), { status });
 
 /**
- * Runs before a websocket reaches a Room object. The token (query `token`, since browsers
- * cannot set headers on a websocket) must verify and, for an account, still stand for it
+ * Runs before a websocket reaches a Room object. The token (query `token`, since a websocket
+ * cannot carry headers, or the web session cookie from our own pages) must verify and, for an account, still stand for it
  * now: the same rule as REST (`callerFrom`: not deactivated, sessions not ended since it was
  * signed), with the roles read from D1, never from the token. The room must exist in D1, so
  * a made-up or deleted name is a 404 and no object is created for it. The verified identity
@@ -26,7 +27,9 @@ const refuse = (status: 401 | 404, message: string) =>
 export async function authorizeRoomConnection(req: Request, env: Env): Promise<Request | Response> {
   const url = new URL(req.url);
   const token = url.searchParams.get("token");
-  const claims = token ? await verifyToken(env, token) : null;
+  // A bot or app names its token; a browser's socket carries its cookies instead (only from
+  // our own pages: a socket opened by another site gets no identity from them).
+  const claims = token ? await verifyToken(env, token) : await cookieClaims(env, req);
   if (!claims) return refuse(401, "A valid token is needed to join a room.");
   const roomUuid = safeDecode(url.pathname.split("/")[3] ?? "");
   const d = db(env);

@@ -14,10 +14,11 @@
  *   read; a chunked body is counted as it arrives and refused when it passes the cap. The
  *   body handed on is the bytes read, so Remix never reads the network itself.
  *
- * API routes (`/api/*`) are not cookie-authenticated (Bearer tokens only), so they need no
- * origin check; their bodies are capped by the gateway (workers/lib/body-cap.ts).
+ * API routes (`/api/*`) honour the session cookie only from our own origin (lib/auth.ts,
+ * lib/web-sessions.ts); their bodies are capped by the gateway (workers/lib/body-cap.ts).
  */
 import { readCookie, sessionCookieName } from "../app/lib/cookies";
+import { sameOrigin } from "./lib/same-origin";
 
 /** Every form in the app is a few fields: 64 KiB is far above the longest (a room's rules). */
 export const WEB_FORM_MAX_BYTES = 64 * 1024;
@@ -31,13 +32,6 @@ function refuse(status: 403 | 413, message: string): Response {
     status,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
   });
-}
-
-/** Whether `request` comes from one of our own pages (see above). */
-export function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get("Origin");
-  if (origin !== null) return origin === new URL(request.url).origin;
-  return request.headers.get("Sec-Fetch-Site") === "same-origin";
 }
 
 /** Reads at most `max` bytes of `body`; null when it holds more. */

@@ -33,11 +33,11 @@ function newUuid(): string {
 
 /**
  * Fire-and-forget: tracking must never slow or break playback. keepalive lets the last
- * event of a closing page still leave. Without a token the API would answer 401, so a
- * signed-out visitor is simply not tracked.
+ * event of a closing page still leave. The session cookie says who; without one the API
+ * would answer 401, so a signed-out visitor is simply not tracked.
  */
-function post(token: string | null, isLoggedIn: boolean, topic: PlayTopic, record: PlayRecord) {
-  if (!token) return;
+function post(isLoggedIn: boolean, topic: PlayTopic, record: PlayRecord) {
+  if (!isLoggedIn) return;
   const kinesisDataRecord = {
     ...record,
     deviceData: { platform: "web", isDiscord: inDiscord(), isLoggedIn },
@@ -46,7 +46,7 @@ function post(token: string | null, isLoggedIn: boolean, topic: PlayTopic, recor
     void fetch(KINESIS_PATH, {
       method: "POST",
       keepalive: true,
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ topic, kinesisDataRecord }),
     }).catch(() => {});
   } catch {
@@ -54,17 +54,17 @@ function post(token: string | null, isLoggedIn: boolean, topic: PlayTopic, recor
   }
 }
 
-/** One tracker for the page's lifetime; it sends with whatever token is current. */
+/** One tracker for the page's lifetime; it sends while someone is signed in. */
 export function usePlayTracking(): PlayTracker {
   const root = useRootData();
-  const auth = useRef({ token: root?.token ?? null, isLoggedIn: !!root?.user });
-  auth.current = { token: root?.token ?? null, isLoggedIn: !!root?.user };
+  const auth = useRef({ isLoggedIn: !!root?.user });
+  auth.current = { isLoggedIn: !!root?.user };
   return useMemo(
     () =>
       createPlayTracker({
         now: () => Date.now(),
         newId: newUuid,
-        send: (topic, record) => post(auth.current.token, auth.current.isLoggedIn, topic, record),
+        send: (topic, record) => post(auth.current.isLoggedIn, topic, record),
       }),
     [],
   );

@@ -62,9 +62,13 @@ export interface RoomConnection {
 
 export const PING_EVERY_MS = 15_000;
 
+/**
+ * The room socket. It carries no token: the browser sends the session (or kept guest)
+ * cookie with the upgrade, and the gateway honours it from our own pages only
+ * (workers/room-connect.ts). `myUuid` is who the page says we are; none, no socket.
+ */
 export function useRoom(
   partyPath: string | null,
-  token: string | null,
   myUuid: string | null,
   ticket: string | null = null,
 ): RoomConnection {
@@ -94,7 +98,7 @@ export function useRoom(
   }, []);
 
   useEffect(() => {
-    if (!partyPath || !token) return;
+    if (!partyPath || !myUuid) return;
     let stopped = false;
     let errorId = 0;
     const timers = new Set<ReturnType<typeof setTimeout>>();
@@ -188,7 +192,6 @@ export function useRoom(
         if (retry > 0) await new Promise((r) => setTimeout(r, reconnectDelay(retry)));
         const u = new URL(partyPath, location.href);
         u.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-        u.searchParams.set("token", token);
         if (ticket) u.searchParams.set("ticket", ticket);
         return u.href;
       };
@@ -249,7 +252,7 @@ export function useRoom(
       ws?.close();
       socketRef.current = null;
     };
-  }, [partyPath, token, ticket]);
+  }, [partyPath, myUuid, ticket]);
 
   // The "you're next" notice ends when the user's song starts.
   const myTurn = !!myUuid && state?.nowPlaying?.djUuid === myUuid;

@@ -1,24 +1,22 @@
 import { useMemo } from "react";
 import { songsClient, type SongsClient } from "~/lib/api.client";
-import { useRootData } from "./useRootData";
 
 /**
- * The song and crate calls for the signed-in user (the root loader's token). The client
+ * The song and crate calls for the signed-in user (the session cookie says who). The client
  * module exists only in the browser, so each call looks it up when made: rendering on the
  * server never touches it, and handlers and effects only run in the browser.
  */
 export function useSongsClient(): SongsClient {
-  const token = useRootData()?.token ?? null;
   return useMemo(
     () =>
       new Proxy({} as SongsClient, {
         get:
           (_, key: string) =>
           (...args: unknown[]) =>
-            (songsClient(token) as unknown as Record<string, (...a: unknown[]) => unknown>)[key](
+            (songsClient() as unknown as Record<string, (...a: unknown[]) => unknown>)[key](
               ...args,
             ),
       }),
-    [token],
+    [],
   );
 }

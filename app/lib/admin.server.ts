@@ -1,5 +1,5 @@
 import { data, type AppLoadContext } from "@remix-run/cloudflare";
-import { clearTokenCookie, getSession, loginRedirect } from "./session.server";
+import { clearSessionCookie, getSession, loginRedirect } from "./session.server";
 
 /**
  * The admin pages' gate: a guest goes to log in, a signed-in user without an admin role
@@ -22,6 +22,7 @@ export function adminFailure(
   request: Request,
   res: { status: number; message: string; generic: boolean },
 ): never {
-  if (res.status === 401) throw loginRedirect(request, { "Set-Cookie": clearTokenCookie(request) });
+  if (res.status === 401)
+    throw loginRedirect(request, { "Set-Cookie": clearSessionCookie(request) });
   throw data({ message: res.generic ? null : res.message }, { status: res.status });
 }

@@ -15,8 +15,9 @@ import {
 } from "./songs";
 
 /**
- * Calls the API straight from the browser (the root loader hands out the user's token):
- * adds `Authorization: Bearer`, sends JSON, and turns a failure into an `ApiError` whose
+ * Calls the API straight from the browser. It sends no token: the same-origin request carries
+ * the HttpOnly session cookie, which the gateway honours from our own pages only
+ * (workers/lib/web-sessions.ts). Sends JSON, and turns a failure into an `ApiError` whose
  * `display` is the spec's message (spec 001, section 8) via errors.ts.
  *
  * A `.client` module: the server bundle gets none of this. Components reach it through
@@ -26,13 +27,11 @@ export interface RequestOptions {
   method?: string;
   json?: unknown;
   body?: BodyInit;
-  token?: string | null;
   signal?: AbortSignal;
 }
 
 export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Promise<R> {
   const headers = new Headers({ Accept: "application/json" });
-  if (opts.token) headers.set("Authorization", `Bearer ${opts.token}`);
   let body = opts.body;
   if (opts.json !== undefined) {
     headers.set("Content-Type", "application/json");
@@ -64,10 +63,9 @@ export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Pr
   return parsed as R;
 }
 
-/** The song and crate calls with the token bound. */
-export function songsClient(token: string | null) {
-  const call = <R>(path: string, opts: RequestOptions = {}) =>
-    apiRequest<R>(path, { ...opts, token });
+/** The song and crate calls (the caller is whoever the session cookie says). */
+export function songsClient() {
+  const call = apiRequest;
   const P = PLAYLIST_SERVICE;
   const U = UPLOAD_SERVICE;
   const crate = (id: string) => encodeURIComponent(id);
@@ -161,15 +159,10 @@ export interface UploadHandle {
  * Uploads a song with XMLHttpRequest, so there is real progress to show (fetch has none
  * for request bodies). Resolves with the new song; rejects with an ApiError.
  */
-export function uploadSong(
-  token: string | null,
-  form: FormData,
-  onProgress: (percent: number) => void,
-): UploadHandle {
+export function uploadSong(form: FormData, onProgress: (percent: number) => void): UploadHandle {
   const req = new XMLHttpRequest();
   const promise = new Promise<UploadDto>((resolve, reject) => {
     req.open("POST", `${UPLOAD_SERVICE}/upload/song`);
-    if (token) req.setRequestHeader("Authorization", `Bearer ${token}`);
     req.setRequestHeader("Accept", "application/json");
     req.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(Math.min(100, Math.round((e.loaded / e.total) * 100)));

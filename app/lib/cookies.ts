@@ -34,10 +34,17 @@ export function serializeCookie(name: string, value: string, o: CookieOptions = 
 }
 
 /**
- * The session cookie's name. Over https it carries the `__Host-` prefix: the browser then
- * keeps it only if it is Secure, for Path=/ and with no Domain, so no subdomain (or a
- * man-in-the-middle on http) can plant or overwrite it (issue 13). A local http dev server
- * cannot set a Secure cookie, so there it is plain `tt_token`.
+ * The session cookie's name. It holds only an opaque random id (workers/lib/web-sessions.ts);
+ * over https it carries the `__Host-` prefix: the browser then keeps it only if it is Secure,
+ * for Path=/ and with no Domain, so no subdomain (or a man-in-the-middle on http) can plant
+ * or overwrite it (issue 13). A local http dev server cannot set a Secure cookie, so there it
+ * is plain `tt_session`.
  */
 export const sessionCookieName = (url: string): string =>
-  new URL(url).protocol === "https:" ? "__Host-tt_token" : "tt_token";
+  new URL(url).protocol === "https:" ? "__Host-session" : "tt_session";
+
+/**
+ * A signed-out visitor's guest token (a guest JWT, HttpOnly), kept between pages so the guest
+ * stays one guest: their songs heard count against the free-play limit across reloads.
+ */
+export const GUEST_COOKIE = "tt_guest";

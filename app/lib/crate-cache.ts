@@ -33,16 +33,16 @@ export function updateMyCrates(fn: (crates: CrateDto[]) => CrateDto[]) {
   if (snapshot.crates) set({ crates: fn(snapshot.crates) });
 }
 
-async function load(token: string | null, force = false) {
-  if (owner !== token) {
-    owner = token;
+async function load(userUuid: string | null, force = false) {
+  if (owner !== userUuid) {
+    owner = userUuid;
     snapshot = { crates: null, loading: false, error: null };
     loadedAt = 0;
   }
   if (snapshot.loading || (!force && snapshot.crates && Date.now() - loadedAt < FRESH_MS)) return;
   set({ loading: true });
   try {
-    const page = await songsClient(token).crates(100, 0);
+    const page = await songsClient().crates(100, 0);
     setMyCrates(page.data);
   } catch (error) {
     set({ error });
@@ -51,7 +51,8 @@ async function load(token: string | null, force = false) {
   }
 }
 
-export function useMyCrates(token: string | null) {
+/** The signed-in user's crates; `userUuid` keys the cache (a new user starts empty). */
+export function useMyCrates(userUuid: string | null) {
   const snap = useSyncExternalStore(
     (l) => {
       listeners.add(l);
@@ -60,6 +61,6 @@ export function useMyCrates(token: string | null) {
     () => snapshot,
     () => SERVER,
   );
-  const ensure = useCallback((force?: boolean) => load(token, force), [token]);
+  const ensure = useCallback((force?: boolean) => load(userUuid, force), [userUuid]);
   return { ...snap, ensure };
 }

@@ -1,7 +1,7 @@
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { userApi } from "./api.server";
-import { readCookie, serializeCookie, sessionCookieName } from "./cookies";
+import { GUEST_COOKIE, readCookie, serializeCookie, sessionCookieName } from "./cookies";
 import type { UserRole } from "../../shared/roles";
 import { isAdmin, type SessionInfo, type User } from "./types";
 
@@ -10,14 +10,13 @@ import { safeRedirect } from "./redirects";
 export { safeRedirect };
 
 /**
- * The session: the user-service JWT in an httpOnly cookie (`__Host-` over https,
- * cookies.ts sessionCookieName), set only by our actions.
- * Loaders read it and call the API with `Authorization: Bearer`. A token the API answers
- * 401 for is dropped (spec 000, section 6: "without a valid token the stored tokens are
- * cleared").
+ * The session (issue 13): the browser holds only an opaque id in an HttpOnly cookie
+ * (`__Host-session` over https, cookies.ts sessionCookieName); the Worker resolves it for each
+ * page request into `context.webToken`, a minutes-long token the loaders call the API with
+ * (workers/lib/web-sessions.ts). No page data ever carries a token. A session the API
+ * refuses (ended, logged out everywhere) is dropped: the cookie is cleared (spec 000,
+ * section 6: "without a valid token the stored tokens are cleared").
  */
-const DEFAULT_MAX_AGE = 30 * 24 * 3600;
-
 interface Args {
   request: Request;
   context: AppLoadContext;
@@ -25,10 +24,8 @@ interface Args {
 
 const isHttps = (request: Request) => new URL(request.url).protocol === "https:";
 
-export function getToken(request: Request): string | null {
-  const t = readCookie(request.headers.get("Cookie"), sessionCookieName(request.url));
-  return t && /^[\w-]+\.[\w-]+\.[\w-]+$/.test(t) ? t : null;
-}
+/** The token standing for this request's session, or null when signed out. */
+export const getToken = (args: Args): string | null => args.context.webToken ?? null;
 
 /** A JWT's claims, read without verifying (the API verifies; this only sizes cookies). */
 function claimsOf(token: string): { exp?: unknown; sub?: unknown } | null {
@@ -43,30 +40,30 @@ function claimsOf(token: string): { exp?: unknown; sub?: unknown } | null {
   }
 }
 
-/** Seconds until the JWT's `exp`, or 30 days when it carries none we can read. */
+/** Seconds until the JWT's `exp` (0 when it carries none we can read). */
 function tokenMaxAge(token: string): number {
   const exp = claimsOf(token)?.exp;
-  return typeof exp === "number"
-    ? Math.max(0, exp - Math.floor(Date.now() / 1000))
-    : DEFAULT_MAX_AGE;
-}
-
-/** `Set-Cookie` that stores the token (SameSite=Lax; Secure only over https). */
-export function setTokenCookie(request: Request, token: string): string {
-  return serializeCookie(sessionCookieName(request.url), token, {
-    httpOnly: true,
-    sameSite: "Lax",
-    secure: isHttps(request),
-    maxAge: tokenMaxAge(token),
-  });
+  return typeof exp === "number" ? Math.max(0, exp - Math.floor(Date.now() / 1000)) : 0;
 }
 
 /**
- * A signed-out visitor's guest token, kept between pages so the guest stays one guest: their
- * songs heard count against the free-play limit (GUEST_FREE_PLAYS) across reloads. It
- * expires a minute before the token, so a kept one still verifies.
+ * Signs the browser in: trades `token` (from login, sign-up, a magic link or a password
+ * change) for a web session and answers the `Set-Cookie` that holds its id, or null when
+ * the API could not make one (the action then shows an error; nobody is half signed in).
  */
-export const GUEST_COOKIE = "tt_guest";
+export async function startSession(args: Args, token: string): Promise<string | null> {
+  const res = await userApi<{ sessionId: string; expiresAt: string }>(args, "/auth/web-sessions", {
+    method: "POST",
+    token,
+  });
+  if (!res.ok) return null;
+  return serializeCookie(sessionCookieName(args.request.url), res.data.sessionId, {
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: isHttps(args.request),
+    maxAge: (Date.parse(res.data.expiresAt) - Date.now()) / 1000,
+  });
+}
 
 /** The kept guest token and its uuid, or null when none (or it is about to expire). */
 export function getGuest(request: Request): { token: string; uuid: string } | null {
@@ -76,7 +73,7 @@ export function getGuest(request: Request): { token: string; uuid: string } | nu
   return typeof sub === "string" && sub ? { token: t, uuid: sub } : null;
 }
 
-/** `Set-Cookie` that keeps a guest token (see GUEST_COOKIE). */
+/** `Set-Cookie` that keeps a guest token (GUEST_COOKIE); it expires a minute before the token. */
 export function setGuestCookie(request: Request, token: string): string {
   return serializeCookie(GUEST_COOKIE, token, {
     httpOnly: true,
@@ -86,8 +83,8 @@ export function setGuestCookie(request: Request, token: string): string {
   });
 }
 
-/** `Set-Cookie` that removes the token. */
-export function clearTokenCookie(request: Request): string {
+/** `Set-Cookie` that removes the session cookie. */
+export function clearSessionCookie(request: Request): string {
   return serializeCookie(sessionCookieName(request.url), "", {
     httpOnly: true,
     sameSite: "Lax",
@@ -99,6 +96,7 @@ export function clearTokenCookie(request: Request): string {
 export interface Session {
   /** The signed-in account, or null for a guest. */
   user: User | null;
+  /** For the server's API calls only (getToken); never return it in page data. */
   token: string | null;
   roles: UserRole[];
   isAdmin: boolean;
@@ -108,12 +106,19 @@ export interface Session {
 
 /** Who is calling, from `GET /auth/session`. Never throws. */
 export async function getSession(args: Args): Promise<Session> {
-  const token = getToken(args.request);
+  const token = getToken(args);
   const guest: Session = { user: null, token: null, roles: [], isAdmin: false, setCookie: null };
-  if (!token) return guest;
+  if (!token) {
+    // A cookie that stands for no live session (logged out elsewhere, expired): drop it.
+    const stale = readCookie(
+      args.request.headers.get("Cookie"),
+      sessionCookieName(args.request.url),
+    );
+    return stale === null ? guest : { ...guest, setCookie: clearSessionCookie(args.request) };
+  }
   const res = await userApi<SessionInfo>(args, "/auth/session", { token });
   if (!res.ok) {
-    if (res.status === 401) return { ...guest, setCookie: clearTokenCookie(args.request) };
+    if (res.status === 401) return { ...guest, setCookie: clearSessionCookie(args.request) };
     // The API failed some other way: keep the cookie and show the page as a guest.
     return guest;
   }

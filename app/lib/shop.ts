@@ -27,12 +27,12 @@ export interface ShopPage<T> {
 }
 
 /** The caller's account from the browser: GET self, made on first view (POST) when missing. */
-export async function fetchOwnAccount(token: string): Promise<TokenAccount> {
+export async function fetchOwnAccount(): Promise<TokenAccount> {
   try {
-    return await apiRequest<TokenAccount>(`${MERCH}/token-accounts/self`, { token });
+    return await apiRequest<TokenAccount>(`${MERCH}/token-accounts/self`);
   } catch (err) {
     if ((err as { status?: number }).status !== 404) throw err;
-    return apiRequest<TokenAccount>(`${MERCH}/token-accounts`, { method: "POST", token });
+    return apiRequest<TokenAccount>(`${MERCH}/token-accounts`, { method: "POST" });
   }
 }
 
@@ -47,7 +47,6 @@ export const fetchConsumables = (offset: number, signal?: AbortSignal) =>
  * so a retried click never buys twice.
  */
 export async function buyConsumable(
-  token: string,
   account: TokenAccount,
   consumable: Consumable,
   roomUuid: string,
@@ -68,7 +67,6 @@ export async function buyConsumable(
       headers: {
         Accept: "application/json",
         "Content-Type": "application/json",
-        Authorization: `Bearer ${token}`,
         "Idempotency-Key": idempotencyKey,
       },
       body: JSON.stringify(body),

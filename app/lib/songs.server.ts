@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { callApi, type ApiOptions, type ApiResult } from "./api.server";
-import { clearTokenCookie, loginRedirect, requireUser } from "./session.server";
+import { clearSessionCookie, loginRedirect, requireUser } from "./session.server";
 import {
   CRATE_PAGE,
   PLAYLIST_SERVICE,
@@ -43,7 +43,7 @@ export async function loadCrateView(args: LoaderFunctionArgs, id: string | Speci
   const crate = await playlistApi<CrateDto>(args, `/crate/${encodeURIComponent(id)}`, { token });
   if (!crate.ok) {
     if (crate.status === 401)
-      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+      throw loginRedirect(args.request, { "Set-Cookie": clearSessionCookie(args.request) });
     // Not a crate id at all (400) is as missing as an unknown one.
     if (crate.status === 400) throw data({ message: null }, { status: 404 });
     if (crate.status === 404 || crate.status === 403)

@@ -2,7 +2,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { pageMeta } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
-import { clearTokenCookie, loginRedirect, requireUser } from "~/lib/session.server";
+import { clearSessionCookie, loginRedirect, requireUser } from "~/lib/session.server";
 import type { DisplayError } from "~/lib/errors";
 import type { User } from "~/lib/types";
 import type { AvatarWithAccess } from "~/lib/avatars";
@@ -16,7 +16,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const res = await callApi<AvatarWithAccess[]>(args, "/api/merch-service/all-avatars", { token });
   if (!res.ok) {
     if (res.status === 401)
-      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+      throw loginRedirect(args.request, { "Set-Cookie": clearSessionCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   return { avatars: res.data, current: user.avatarId ?? null };

@@ -7,7 +7,8 @@ import {
 import { pageMeta } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, formString, hasErrors, type FormState } from "~/lib/forms";
-import { redirectSignedIn, safeRedirect, setTokenCookie } from "~/lib/session.server";
+import { displayError } from "~/lib/errors";
+import { redirectSignedIn, safeRedirect, startSession } from "~/lib/session.server";
 import type { AuthResult } from "~/lib/types";
 import { LoginScreen } from "~/components/auth/LoginScreen";
 
@@ -33,9 +34,10 @@ export async function action(args: ActionFunctionArgs) {
     json: { email, password },
   });
   if (!res.ok) return data<FormState>({ error: res, values: { email } }, { status: res.status });
-  return redirect(safeRedirect(form.get("redirectTo")), {
-    headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) },
-  });
+  const cookie = await startSession(args, res.data.token);
+  if (!cookie)
+    return data<FormState>({ error: displayError(503, null), values: { email } }, { status: 503 });
+  return redirect(safeRedirect(form.get("redirectTo")), { headers: { "Set-Cookie": cookie } });
 }
 
 export default function Login() {

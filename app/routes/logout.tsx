@@ -1,18 +1,24 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/cloudflare";
 import { userApi } from "~/lib/api.server";
 import { formString } from "~/lib/forms";
-import { clearTokenCookie, getToken } from "~/lib/session.server";
+import { clearSessionCookie, getToken } from "~/lib/session.server";
 
 /**
- * POST /logout: forget the token and go home. With `intent=everywhere` the account's every
- * session ends on the server first (POST /auth/logout-everywhere), on every device.
+ * POST /logout: end this browser's session on the server (its row goes: the cookie's id
+ * stands for nobody, even if a copy of it survives) and go home. With `intent=everywhere`
+ * every session of the account ends (POST /auth/logout-everywhere), on every device.
  */
 export async function action(args: ActionFunctionArgs) {
   const { request } = args;
-  const token = getToken(request);
-  if (token && formString(await request.formData(), "intent") === "everywhere")
-    await userApi(args, "/auth/logout-everywhere", { method: "POST", token });
-  return redirect("/", { headers: { "Set-Cookie": clearTokenCookie(request) } });
+  const token = getToken(args);
+  if (token) {
+    const everywhere = formString(await request.formData(), "intent") === "everywhere";
+    await userApi(args, everywhere ? "/auth/logout-everywhere" : "/auth/web-sessions/current", {
+      method: everywhere ? "POST" : "DELETE",
+      token,
+    });
+  }
+  return redirect("/", { headers: { "Set-Cookie": clearSessionCookie(request) } });
 }
 
 /** A stray GET (a bookmark, a typed URL) changes nothing: logging out takes a POST. */

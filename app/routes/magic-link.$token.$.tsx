@@ -5,7 +5,8 @@ import { AuthLayout, SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { magicTarget } from "~/lib/redirects";
-import { setTokenCookie } from "~/lib/session.server";
+import { displayError } from "~/lib/errors";
+import { startSession } from "~/lib/session.server";
 import type { AuthResult } from "~/lib/types";
 
 export const meta = pageMeta("magic.title");
@@ -29,9 +30,9 @@ export async function action(args: ActionFunctionArgs) {
       { status: res.status === 429 ? 429 : res.status >= 500 ? 500 : 401 },
     );
   const target = magicTarget(res.data.target ?? args.params["*"]);
-  return redirect(target, {
-    headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) },
-  });
+  const cookie = await startSession(args, res.data.token);
+  if (!cookie) return data({ error: displayError(503, null) }, { status: 503 });
+  return redirect(target, { headers: { "Set-Cookie": cookie } });
 }
 
 export default function MagicLink() {

@@ -7,14 +7,14 @@ import { SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { POINTS_API, type MyStanding } from "~/lib/points";
-import { clearTokenCookie, getToken, loginRedirect } from "~/lib/session.server";
+import { clearSessionCookie, getToken, loginRedirect } from "~/lib/session.server";
 import type { User } from "~/lib/types";
 
 export const meta = pageMeta("profile.title");
 
 /** The signed-in user's own profile (GET /users/profile). */
 export async function loader(args: LoaderFunctionArgs) {
-  const token = getToken(args.request);
+  const token = getToken(args);
   if (!token) throw loginRedirect(args.request);
   const [res, rank] = await Promise.all([
     userApi<User>(args, "/users/profile", { token }),
@@ -22,7 +22,7 @@ export async function loader(args: LoaderFunctionArgs) {
   ]);
   if (!res.ok) {
     if (res.status === 401)
-      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+      throw loginRedirect(args.request, { "Set-Cookie": clearSessionCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   // The rank is extra: if it fails to load, the profile still shows.

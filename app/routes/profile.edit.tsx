@@ -9,7 +9,7 @@ import { pageMeta, type MessageKey } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { userColor } from "~/lib/format";
 import { checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
-import { clearTokenCookie, getToken, loginRedirect, setTokenCookie } from "~/lib/session.server";
+import { clearSessionCookie, getToken, loginRedirect, startSession } from "~/lib/session.server";
 import type { AuthResult, User } from "~/lib/types";
 import { EditProfileScreen } from "~/components/profile/EditProfileScreen";
 
@@ -19,12 +19,12 @@ type Args = LoaderFunctionArgs | ActionFunctionArgs;
 
 /** The caller's own profile, or a redirect to log in. */
 async function ownProfile(args: Args) {
-  const token = getToken(args.request);
+  const token = getToken(args);
   if (!token) throw loginRedirect(args.request);
   const res = await userApi<User>(args, "/users/profile", { token });
   if (!res.ok) {
     if (res.status === 401)
-      throw loginRedirect(args.request, { "Set-Cookie": clearTokenCookie(args.request) });
+      throw loginRedirect(args.request, { "Set-Cookie": clearSessionCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
   return { token, user: res.data };
@@ -86,15 +86,10 @@ export async function action(args: ActionFunctionArgs) {
       });
       if (login.ok) fresh = login.data.token;
     }
+    const cookie = fresh ? await startSession(args, fresh) : null;
     return data<FormState>(
       { intent, ok: true },
-      {
-        headers: {
-          "Set-Cookie": fresh
-            ? setTokenCookie(args.request, fresh)
-            : clearTokenCookie(args.request),
-        },
-      },
+      { headers: { "Set-Cookie": cookie ?? clearSessionCookie(args.request) } },
     );
   }
 

@@ -44,7 +44,7 @@ export async function loader(args: Args) {
       : seasonName
         ? `/points/season-ranking/${encodeURIComponent(seasonName)}?${q}`
         : `/points/season-ranking?${q}`;
-  const token = getToken(args.request);
+  const token = getToken(args);
   let res = await callApi<Ranking>(args, `${POINTS_API}${path}`, { token });
   // A stale session must not hide a public page: read it as a guest.
   if (!res.ok && res.status === 401) res = await callApi<Ranking>(args, `${POINTS_API}${path}`);

@@ -9,7 +9,8 @@ import { guestName } from "../../shared/roles";
 
 /**
  * The room (issue 4, "Web pages"): the server loads the room from REST and joins it (a guest
- * token for signed-out visitors); components/room/RoomScreen.tsx draws it.
+ * token for signed-out visitors, kept in an HttpOnly cookie); components/room/RoomScreen.tsx
+ * draws it. The page gets no token: its socket and API calls ride the cookies.
  */
 export async function loader(args: LoaderFunctionArgs) {
   const session = await getSession(args);
@@ -56,7 +57,6 @@ export async function loader(args: LoaderFunctionArgs) {
       joinError: join.ok
         ? null
         : { status: join.status, message: join.message, generic: join.generic },
-      token,
       me,
       roles: (session.roles ?? []) as string[],
     },

@@ -7,7 +7,7 @@ import {
 import { pageMeta } from "~/i18n";
 import { userApi } from "~/lib/api.server";
 import { checkEmail, checkNewPassword, formString, hasErrors, type FormState } from "~/lib/forms";
-import { redirectSignedIn, setTokenCookie } from "~/lib/session.server";
+import { redirectSignedIn, startSession } from "~/lib/session.server";
 import type { AuthResult } from "~/lib/types";
 import { SignupScreen } from "~/components/auth/SignupScreen";
 
@@ -32,9 +32,10 @@ export async function action(args: ActionFunctionArgs) {
     json: nickname ? { email, password, nickname } : { email, password },
   });
   if (!res.ok) return data<FormState>({ error: res, values }, { status: res.status });
-  return redirect("/verify-email", {
-    headers: { "Set-Cookie": setTokenCookie(args.request, res.data.token) },
-  });
+  // The account exists now; without a session the person signs in on the login page.
+  const cookie = await startSession(args, res.data.token);
+  if (!cookie) return redirect("/login");
+  return redirect("/verify-email", { headers: { "Set-Cookie": cookie } });
 }
 
 export default function Signup() {

@@ -157,17 +157,6 @@ export const userImages = sqliteTable(
   (t) => [index("user_images_user_idx").on(t.userUuid)],
 );
 
-/** Failed-login counters per e-mail and per IP, one row per key and window. */
-export const loginAttempts = sqliteTable(
-  "login_attempts",
-  {
-    key: text("key").notNull(),
-    windowStart: integer("window_start").notNull(),
-    count: integer("count").notNull().default(0),
-  },
-  (t) => [uniqueIndex("login_attempts_key_window").on(t.key, t.windowStart)],
-);
-
 /** What would have been sent (e-mail, SMS, push) when no provider is configured. */
 export const devOutbox = sqliteTable(
   "dev_outbox",
@@ -582,3 +571,4 @@ export type EventRow = typeof events.$inferSelect;
 export * from "./shop-schema";
 export * from "./room-live-schema";
 export * from "./points-schema";
+export * from "./session-schema";

@@ -8,6 +8,7 @@ import { secretsEqual } from "./crypto";
 import { ApiError, forbidden, unauthorized } from "./errors";
 import { verifyToken, type TokenClaims } from "./jwt";
 import { LIB_MSG } from "./messages";
+import { cookieClaims } from "./web-sessions";
 
 /** Who is calling: from a verified token, with roles read fresh from D1 for accounts. */
 export interface Caller {
@@ -16,6 +17,8 @@ export interface Caller {
   roles: UserRole[];
   /** The account row, for user and bot tokens. */
   user?: UserRow;
+  /** The web session the call came through (cookie or minted token), for logout. */
+  sessionId?: string;
 }
 
 const bearer = (c: Context) => {
@@ -37,6 +40,13 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
     const who = claims ? await currentCaller(c.env, claims) : null;
     if (!who) throw unauthorized(LIB_MSG.invalidToken);
     c.set("caller", who);
+  } else {
+    // No bearer: a browser's own call from our pages may stand on its session cookie
+    // (lib/web-sessions.ts). From another origin, or with a cookie that stands for nobody now,
+    // the call is anonymous (a route that needs an account answers 401).
+    const claims = await cookieClaims(c.env, c.req.raw);
+    const who = claims ? await currentCaller(c.env, claims) : null;
+    if (who) c.set("caller", who);
   }
   await next();
 });
@@ -53,7 +63,7 @@ export const hasAccount = (claims: TokenClaims) => claims.type === "user" || cla
 export function callerFrom(claims: TokenClaims, user: UserRow | undefined): Caller | null {
   if (!hasAccount(claims)) return { uuid: claims.sub, type: claims.type, roles: claims.roles };
   if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion) return null;
-  return { uuid: user.uuid, type: claims.type, roles: user.roles, user };
+  return { uuid: user.uuid, type: claims.type, roles: user.roles, user, sessionId: claims.sid };
 }
 
 /**

@@ -21,6 +21,12 @@ export interface TokenClaims {
   roles: UserRole[];
   /** Session version at signing: a password change bumps it and old tokens stop working. */
   sv?: number;
+  /**
+   * For a token the Worker mints from a web session cookie (lib/web-sessions.ts): the
+   * session's id hash, so the API can end that session (logout). Such tokens live minutes
+   * and never leave the server.
+   */
+  sid?: string;
 }
 
 export const ISSUER = "hangout/user-service";
@@ -104,7 +110,12 @@ export async function liveKeys(env: Env): Promise<LiveKey[]> {
   return previous ? [current, previous] : [current];
 }
 
-export async function signToken(env: Env, claims: TokenClaims): Promise<string> {
+/** Signs `claims`; `ttlSeconds` defaults to the token type's lifetime (TOKEN_TTL_SECONDS). */
+export async function signToken(
+  env: Env,
+  claims: TokenClaims,
+  ttlSeconds = TOKEN_TTL_SECONDS[claims.type],
+): Promise<string> {
   const { sub, ...rest } = claims;
   const [key, kid] = await Promise.all([signingKey(env), keyId(env.JWT_PUBLIC_KEY)]);
   return new SignJWT({ ...rest })
@@ -112,7 +123,7 @@ export async function signToken(env: Env, claims: TokenClaims): Promise<string> 
     .setSubject(sub)
     .setIssuer(ISSUER)
     .setIssuedAt()
-    .setExpirationTime(`${TOKEN_TTL_SECONDS[claims.type]}s`)
+    .setExpirationTime(`${ttlSeconds}s`)
     .sign(await key);
 }
 
@@ -157,6 +168,7 @@ export async function verifyToken(
     type,
     roles: payload.roles as UserRole[],
     sv: payload.sv as number | undefined,
+    sid: typeof payload.sid === "string" ? payload.sid : undefined,
     exp: payload.exp,
   };
 }

@@ -12,6 +12,7 @@ import { verifyPassword } from "../lib/password";
 import { clientNet, RULES, targetKey } from "../lib/abuse-limits";
 import { takeAttempt, type Take } from "../lib/rate-limit";
 import { sha256, randomToken } from "../lib/crypto";
+import { endAllWebSessions } from "../lib/web-sessions";
 import { publicOrigin } from "../lib/links";
 import { valid, fields } from "../lib/validate";
 import { audit } from "../queues/audit";
@@ -55,11 +56,14 @@ const loginBody = z.object({
  */
 authRoutes.post("/auth/logout-everywhere", requireUser, async (c) => {
   const who = caller(c);
-  await db(c.env)
-    .update(users)
-    .set({ sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: Date.now() })
-    .where(eq(users.id, who.user.id))
-    .run();
+  const d = db(c.env);
+  await d.batch([
+    d
+      .update(users)
+      .set({ sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: Date.now() })
+      .where(eq(users.id, who.user.id)),
+    endAllWebSessions(c.env, who.uuid),
+  ]);
   await tellUserRooms(c.env, who.uuid);
   await audit(c.env, "user.logout-everywhere", who.uuid);
   return c.json({ message: MSG.loggedOutEverywhere });

@@ -8,11 +8,13 @@ import { passwordRoutes } from "./passwords";
 import { profileRoutes } from "./profiles";
 import { signUpRoutes } from "./sign-up";
 import { voucherRoutes } from "./vouchers";
+import { webSessionRoutes } from "./web-sessions";
 
 /** The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers. */
 export const userService = serviceApp("user-service");
 for (const routes of [
   authRoutes,
+  webSessionRoutes,
   signUpRoutes,
   emailRoutes,
   passwordRoutes,

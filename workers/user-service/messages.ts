@@ -8,6 +8,8 @@ export const MSG = {
   signUpMissing: "Email or password is missing in request.",
   emailTaken: "This email is already registered.",
   loggedOutEverywhere: "Every session of this account has ended.",
+  loggedOut: "You are logged out.",
+  notAWebSession: "This token is not a web session: there is nothing to log out of.",
   onlySuperUserMakesAdmins:
     "Only a superUser can create accounts with the admin or superUser role.",
   onlySuperUserResetsAdmins: "Only a superUser can reset the password of an admin or superUser.",

@@ -15,7 +15,6 @@ import {
 import { useT, type MessageKey } from "~/i18n";
 import { userColor } from "~/lib/format";
 import { type FormState } from "~/lib/forms";
-import { useRootData } from "~/hooks/useRootData";
 import type { User } from "~/lib/types";
 import { NewPasswordField } from "~/components/auth/NewPasswordField";
 import { ConfirmPasswordField } from "~/components/auth/ConfirmPasswordField";
@@ -38,7 +37,6 @@ const ZODIAC = [
 export function EditProfileScreen() {
   const t = useT();
   const { user } = useLoaderData<typeof loader>();
-  const token = useRootData()?.token ?? null;
   const result = useActionData<typeof action>() as
     (FormState & { kind?: ImageKind; message?: MessageKey }) | undefined;
   useFocusFirstError(result?.ok ? null : result);
@@ -66,7 +64,6 @@ export function EditProfileScreen() {
             <ImageUpload
               key={kind}
               kind={kind}
-              token={token}
               current={user[kind]}
               nickname={user.nickname}
               color={user.color}

@@ -33,7 +33,6 @@ type State =
 
 interface Props {
   kind: ImageKind;
-  token: string | null;
   current?: string | null;
   nickname: string;
   color?: string | null;
@@ -47,7 +46,7 @@ interface Props {
  * reloaded so the header avatar changes too. Without: a plain multipart form the page's
  * action forwards.
  */
-export function ImageUpload({ kind, token, current, nickname, color, serverResult }: Props) {
+export function ImageUpload({ kind, current, nickname, color, serverResult }: Props) {
   const t = useT();
   const revalidator = useRevalidator();
   const [hydrated, setHydrated] = useState(false);
@@ -80,7 +79,6 @@ export function ImageUpload({ kind, token, current, nickname, color, serverResul
     const req = new XMLHttpRequest();
     xhr.current = req;
     req.open("POST", UPLOAD_PATH);
-    if (token) req.setRequestHeader("Authorization", `Bearer ${token}`);
     req.setRequestHeader("Accept", "application/json");
     req.upload.onprogress = (e) => {
       if (e.lengthComputable)

@@ -6,6 +6,7 @@ import { errorText } from "~/lib/errors";
 import { ROOM_SERVICE } from "~/lib/rooms";
 import { useToast } from "../Toaster";
 import type { RoomProfile } from "~/lib/rooms";
+import type { ChatMod } from "./RoomChat";
 import type { RoomConnection } from "~/hooks/useRoom";
 import type { ChatMessage } from "../../../shared/protocol";
 import { CHAT_MAX_CHARS } from "../../../shared/protocol";
@@ -43,7 +44,7 @@ export function ChatPanel({
   profiles: Record<string, RoomProfile>;
   disabled?: boolean;
   /** Moderators delete any line and pin lines to the room (issue 4, "moderator actions"). */
-  mod?: { moderate: boolean; roomUuid: string; token: string | null };
+  mod?: ChatMod;
 }) {
   const t = useT();
   const toast = useToast();
@@ -53,7 +54,7 @@ export function ChatPanel({
     try {
       await apiRequest(
         `${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages`,
-        { method: "POST", json: { message: message.slice(0, 300) }, token: mod.token },
+        { method: "POST", json: { message: message.slice(0, 300) } },
       );
       toast.success(t("room.chatPinnedToast"));
     } catch (err) {
@@ -65,7 +66,7 @@ export function ChatPanel({
     try {
       await apiRequest(
         `${ROOM_SERVICE}/rooms/${encodeURIComponent(mod.roomUuid)}/pinned-messages/${encodeURIComponent(pinId)}`,
-        { method: "DELETE", token: mod.token },
+        { method: "DELETE" },
       );
       toast.success(t("room.unpinnedToast"));
     } catch (err) {

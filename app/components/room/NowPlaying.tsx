@@ -35,14 +35,12 @@ export function NowPlaying({
   connecting,
   accent,
   djName,
-  listenToken,
 }: {
   conn: RoomConnection;
   state: RoomState | null;
   connecting: boolean;
   accent: string;
   djName: string;
-  listenToken: string | null;
 }) {
   const t = useT();
   const toast = useToast();
@@ -205,7 +203,6 @@ export function NowPlaying({
                     np &&
                     player.play(song, {
                       startAt: startOffsetSeconds(np, conn.serverNow()),
-                      token: listenToken,
                       context: roomPlayContext(np, state?.settings),
                     })
                   }
@@ -287,11 +284,7 @@ function release(el: HTMLAudioElement) {
  * minus the time left), kept within a few ms of the server clock; stopped when the song ends
  * or the page is left.
  */
-export function useRoomAudio(
-  conn: RoomConnection,
-  np: RoomState["nowPlaying"],
-  token: string | null,
-) {
+export function useRoomAudio(conn: RoomConnection, np: RoomState["nowPlaying"]) {
   const player = usePlayer();
   const playerRef = useRef(player);
   playerRef.current = player;
@@ -314,7 +307,6 @@ export function useRoomAudio(
     roomSong.current = np;
     p.play(np.song, {
       startAt: startOffsetSeconds(np, serverNow()),
-      token,
       context: contextRef.current,
     });
     // Drift correction (shared/room-sync.ts, createDriftCorrector): loading, stalls and the

@@ -8,7 +8,7 @@ import { ChatPanel } from "./ChatPanel";
 import { ROOM_PILL } from "./StatusPill";
 
 export type RoomMe = { uuid: string; nickname: string; guest: boolean } | null;
-export type ChatMod = { moderate: boolean; roomUuid: string; token: string | null };
+export type ChatMod = { moderate: boolean; roomUuid: string };
 type ChatProps = {
   conn: RoomConnection;
   me: RoomMe;

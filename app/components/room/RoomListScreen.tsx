@@ -9,13 +9,11 @@ import { useT, type MessageKey } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { ROOM_FAVORITES, type RoomDto } from "~/lib/rooms";
-import { useRootData } from "~/hooks/useRootData";
 
 export function RoomListScreen() {
   const d = useLoaderData<typeof loader>();
   const t = useT();
   const toast = useToast();
-  const token = useRootData()?.token ?? null;
   const [favs, setFavs] = useState(() => new Set(d.favorites.map((r) => r.uuid)));
   const [favRooms, setFavRooms] = useState<RoomDto[]>(d.favorites as RoomDto[]);
 
@@ -39,8 +37,8 @@ export function RoomListScreen() {
     };
     apply(!was);
     const req = was
-      ? apiRequest(`${ROOM_FAVORITES}/${room.uuid}`, { method: "DELETE", token })
-      : apiRequest(ROOM_FAVORITES, { method: "POST", json: { roomUuid: room.uuid }, token });
+      ? apiRequest(`${ROOM_FAVORITES}/${room.uuid}`, { method: "DELETE" })
+      : apiRequest(ROOM_FAVORITES, { method: "POST", json: { roomUuid: room.uuid } });
     req.catch((err) => {
       apply(was);
       toast.error(

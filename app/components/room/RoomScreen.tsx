@@ -30,7 +30,6 @@ export interface RoomScreenProps {
   room: RoomDto;
   join: JoinInfo | null;
   joinError: { status: number; message: string; generic: boolean } | null;
-  token: string | null;
   me: RoomMe;
   roles: string[];
 }
@@ -40,11 +39,11 @@ export interface RoomScreenProps {
  * room from REST (the stage's seats, name, design) and the browser fills it from the live
  * socket, so nothing jumps when it connects.
  */
-export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScreenProps) {
+export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps) {
   const t = useT();
   const toast = useToast();
   const palette = paletteOf(join?.settings.design ?? room.design);
-  const conn = useRoom(join?.partyPath ?? null, token, me?.uuid ?? null, join?.ticket ?? null);
+  const conn = useRoom(join?.partyPath ?? null, me?.uuid ?? null, join?.ticket ?? null);
   const { state, status } = conn;
 
   // Errors the room sends back: the stage shows its own, vote errors roll back (NowPlaying).
@@ -73,7 +72,7 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
     ],
     [djs, audience, chat, roomRoles],
   );
-  const profiles = useProfiles(everyone, token);
+  const profiles = useProfiles(everyone, !!me);
   // The room's own profile (allUserData: guests get their "Guest ABCD" name) fills in until the user-service answers.
   const nameOf: NameOf = (u) =>
     profiles[u.uuid]?.nickname ??
@@ -107,7 +106,6 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
         }}
         conn={conn}
         roomUuid={roomUuid}
-        token={token}
         manage={rights.manage}
         giveRoom={giveRoom}
         testId="user-menu-trigger"
@@ -131,10 +129,10 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
         }))
         .filter((x) => x.held.has("banned") || x.held.has("chatDisabled"))
     : [];
-  const chatMod = { moderate: rights.moderate, roomUuid, token };
+  const chatMod = { moderate: rights.moderate, roomUuid };
 
   // A guest past the free-play limit does not hear the song (spec 001 Playback).
-  useRoomAudio(conn, outOfFreePlays(conn.freePlays) ? null : np, token);
+  useRoomAudio(conn, outOfFreePlays(conn.freePlays) ? null : np);
 
   if (!join) {
     return (
@@ -260,7 +258,6 @@ export function RoomScreen({ room, join, joinError, token, me, roles }: RoomScre
             />
 
             <NowPlaying
-              listenToken={token}
               conn={conn}
               state={state}
               connecting={connecting}

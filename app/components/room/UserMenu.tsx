@@ -44,7 +44,6 @@ export function UserMenu({
   target,
   conn,
   roomUuid,
-  token,
   manage,
   giveRoom = false,
   children,
@@ -54,7 +53,6 @@ export function UserMenu({
   target: ModTarget;
   conn: RoomConnection;
   roomUuid: string;
-  token: string | null;
   manage: boolean;
   /** The room's owner or an admin: may hand the room to this user (PUT change-owner). */
   giveRoom?: boolean;
@@ -134,7 +132,6 @@ export function UserMenu({
       await apiRequest(`${ROOM_SERVICE}/roomUserRoles/${encodeURIComponent(roomUuid)}`, {
         method,
         json: { userUuid: target.uuid, ...json },
-        token,
       });
       toast.success(done);
       close();
@@ -150,7 +147,7 @@ export function UserMenu({
     try {
       await apiRequest(
         `${ROOM_SERVICE}/roomUserRoles/change-owner/${encodeURIComponent(roomUuid)}`,
-        { method: "PUT", json: { newOwnerUuid: target.uuid }, token },
+        { method: "PUT", json: { newOwnerUuid: target.uuid } },
       );
       toast.success(t("room.mod.ownerChanged", { name: target.name }));
       close();

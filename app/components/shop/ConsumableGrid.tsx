@@ -18,12 +18,12 @@ import { buyConsumable, type Consumable } from "~/lib/shop";
 export function ConsumableGrid({
   items,
   roomUuid,
-  token,
+  signedIn,
   compact = false,
 }: {
   items: Consumable[];
   roomUuid: string | null;
-  token: string | null;
+  signedIn: boolean;
   compact?: boolean;
 }) {
   const t = useT();
@@ -41,7 +41,7 @@ export function ConsumableGrid({
   };
 
   const send = async (c: Consumable, attempt: string) => {
-    if (!token || !roomUuid) return;
+    if (!signedIn || !roomUuid) return;
     setBusy(c.id);
     try {
       const current = account ?? (await refresh());
@@ -49,7 +49,7 @@ export function ConsumableGrid({
         toast.error(t("shop.noAccount"), () => void send(c, attempt));
         return;
       }
-      const res = await buyConsumable(token, current, c, roomUuid, attempt);
+      const res = await buyConsumable(current, c, roomUuid, attempt);
       setAccount(res.account);
       toast.success(t("shop.sent", { name: c.name }));
     } catch (err) {
@@ -105,7 +105,7 @@ export function ConsumableGrid({
                   <Coins aria-hidden className="size-4 text-amber-300" />
                   {t("shop.cost", { count: n(c.tokenCost) })}
                 </p>
-                {roomUuid && token ? (
+                {roomUuid && signedIn ? (
                   short ? (
                     <Link to="/tokens" className={button("secondary", "sm")}>
                       {t("shop.getTokens")}

@@ -17,7 +17,7 @@ import { ConsumableGrid } from "./ConsumableGrid";
 export function SendSomething({ roomUuid }: { roomUuid: string }) {
   const t = useT();
   const locale = useLocale();
-  const token = useRootData()?.token ?? null;
+  const signedIn = !!useRootData()?.user;
   const { account } = useTokenBalance();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -51,7 +51,7 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
 
-  if (!token) return null;
+  if (!signedIn) return null;
   const pages = page ? Math.max(1, Math.ceil(page.total / SHOP_PAGE)) : 1;
   return (
     <>
@@ -114,7 +114,7 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
             ) : page.data.length === 0 ? (
               <p className="text-ink-200">{t("shop.empty")}</p>
             ) : (
-              <ConsumableGrid items={page.data} roomUuid={roomUuid} token={token} compact />
+              <ConsumableGrid items={page.data} roomUuid={roomUuid} signedIn compact />
             )}
           </div>
           <div className="flex items-center justify-between gap-2 border-t border-line px-4 py-3 text-sm">

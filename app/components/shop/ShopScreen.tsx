@@ -71,7 +71,7 @@ export function ShopScreen() {
           <ConsumableGrid
             items={list.data}
             roomUuid={root?.user ? roomUuid : null}
-            token={root?.token ?? null}
+            signedIn={!!root?.user}
           />
         )}
       </div>

@@ -29,11 +29,11 @@ const BalanceContext = createContext<TokenBalanceApi | null>(null);
 
 export function TokenBalanceProvider({
   initial,
-  token,
+  signedIn,
   children,
 }: {
   initial: TokenAccount | null;
-  token: string | null;
+  signedIn: boolean;
   children: ReactNode;
 }) {
   const [account, setState] = useState(initial);
@@ -44,8 +44,8 @@ export function TokenBalanceProvider({
       setState((cur) =>
         cur && cur.id === initial.id && cur.updatedAt > initial.updatedAt ? cur : initial,
       );
-    else if (!token) setState(null);
-  }, [initial, token]);
+    else if (!signedIn) setState(null);
+  }, [initial, signedIn]);
   const setAccount = useCallback(
     (a: TokenAccount) =>
       setState((cur) => (cur && cur.id === a.id && cur.updatedAt > a.updatedAt ? cur : a)),
@@ -53,8 +53,8 @@ export function TokenBalanceProvider({
   );
   const inFlight = useRef<Promise<TokenAccount | null> | null>(null);
   const refresh = useCallback(() => {
-    if (!token) return Promise.resolve(null);
-    inFlight.current ??= fetchOwnAccount(token)
+    if (!signedIn) return Promise.resolve(null);
+    inFlight.current ??= fetchOwnAccount()
       .then((a) => {
         setState(a);
         return a;
@@ -64,9 +64,9 @@ export function TokenBalanceProvider({
         inFlight.current = null;
       });
     return inFlight.current;
-  }, [token]);
+  }, [signedIn]);
   useEffect(() => {
-    if (!token) return;
+    if (!signedIn) return;
     const onFocus = () => document.visibilityState === "visible" && void refresh();
     window.addEventListener("focus", onFocus);
     document.addEventListener("visibilitychange", onFocus);
@@ -76,7 +76,7 @@ export function TokenBalanceProvider({
       window.removeEventListener("focus", onFocus);
       document.removeEventListener("visibilitychange", onFocus);
     };
-  }, [token, refresh, initial]);
+  }, [signedIn, refresh, initial]);
   const api = useMemo(() => ({ account, setAccount, refresh }), [account, setAccount, refresh]);
   return <BalanceContext.Provider value={api}>{children}</BalanceContext.Provider>;
 }

@@ -30,11 +30,6 @@ export interface PlayOptions {
   startAt?: number;
   /** The list the song was picked from, so next and previous work. */
   list?: AnySong[];
-  /**
-   * The token for this song's playlist call when it is not the signed-in user's: a room
-   * visitor's guest token (the playlist answers any token; signed-out pages have none).
-   */
-  token?: string | null;
   /** Where the song plays (a room's slug, owner, DJ and playId), for play tracking; none outside a room. */
   context?: PlayContext | null;
 }
@@ -72,15 +67,10 @@ const sameSong = (a: AnySong | null, b: AnySong | null) =>
 /**
  * Holds the one audio element (seed 001: one song plays at a time) and plays uploads'
  * HLS through hls.js (AES-128 MP3 segments), or natively where the browser has HLS.
- * The playlist call carries the bearer token; segment and key URLs are signed.
+ * The playlist call rides the session (or kept guest) cookie; segment and key URLs are signed.
  */
 export function PlayerProvider({ children }: { children: ReactNode }) {
-  const root = useRootData();
-  const token = root?.token ?? null;
-  const tokenRef = useRef(token);
-  tokenRef.current = token;
-  /** A token given with `play` (a room's guest token); the user's own otherwise. */
-  const playTokenRef = useRef<string | null>(null);
+  const signedIn = !!useRootData()?.user;
   const audioRef = useRef<HTMLAudioElement>(null);
   const hlsRef = useRef<HlsType | null>(null);
   const blobRef = useRef<string | null>(null);
@@ -155,14 +145,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
         const { default: Hls } = await import("hls.js");
         if (id !== loadId.current) return;
         if (Hls.isSupported()) {
-          const hls = new Hls({
-            startPosition: begin > 0 ? begin : -1,
-            xhrSetup: (xhr, url) => {
-              const tok = tokenRef.current ?? playTokenRef.current;
-              if (url.includes("/hls-playlist") && tok)
-                xhr.setRequestHeader("Authorization", `Bearer ${tok}`);
-            },
-          });
+          const hls = new Hls({ startPosition: begin > 0 ? begin : -1 });
           hlsRef.current = hls;
           let recovered = false;
           hls.on(Hls.Events.ERROR, (_e, data: ErrorData) => {
@@ -180,12 +163,9 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
           hls.attachMedia(audio);
           hls.loadSource(pick.url);
         } else if (audio.canPlayType("application/vnd.apple.mpegurl")) {
-          // Native HLS cannot add a header: fetch the playlist with the token and hand the
+          // Native HLS: fetch the playlist here (so a refusal shows its reason) and hand the
           // browser a copy whose (signed) URLs are made absolute.
-          const tok = tokenRef.current ?? playTokenRef.current;
-          const res = await fetch(pick.url, {
-            headers: tok ? { Authorization: `Bearer ${tok}` } : {},
-          });
+          const res = await fetch(pick.url);
           const text = await res.text();
           if (id !== loadId.current) return;
           if (!res.ok) {
@@ -225,7 +205,6 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   const play = useCallback(
     (s: AnySong, opts: PlayOptions = {}) => {
       if (opts.list) setList(opts.list);
-      if (opts.token !== undefined) playTokenRef.current = opts.token;
       // Every play names where it happens (a song picked outside a room has none).
       contextRef.current = opts.context ?? null;
       const audio = audioRef.current;
@@ -343,7 +322,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
   return (
     <PlayerContext.Provider value={api}>
       {children}
-      <PlayerBar api={api} audioRef={audioRef} visible={!!root?.user || !!song} />
+      <PlayerBar api={api} audioRef={audioRef} visible={signedIn || !!song} />
     </PlayerContext.Provider>
   );
 }

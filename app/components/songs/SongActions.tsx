@@ -134,8 +134,8 @@ export function AddToQueueButton({ song, compact = false }: { song: AnySong; com
 /** "Add to crate": a menu of the user's crates and "New crate". */
 export function AddToCrateMenu({ song }: { song: AnySong }) {
   const t = useT();
-  const token = useRootData()?.token ?? null;
-  const { crates, loading, error, ensure } = useMyCrates(token);
+  const userUuid = useRootData()?.user?.uuid ?? null;
+  const { crates, loading, error, ensure } = useMyCrates(userUuid);
   const { addToCrate, addToNewCrate } = useSongActions();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);

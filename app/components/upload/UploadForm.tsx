@@ -2,7 +2,6 @@ import { CircleAlert, FileMusic, RotateCcw, UploadCloud, X } from "lucide-react"
 import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { Alert, Field, button } from "~/components/ui";
 import { useGenres } from "~/hooks/useGenres";
-import { useRootData } from "~/hooks/useRootData";
 import { useT, type MessageKey } from "~/i18n";
 import { uploadSong, type UploadHandle } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
@@ -22,7 +21,6 @@ type Phase =
 /** Pick or drop an MP3, add the details, upload with a progress bar. */
 export function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void }) {
   const t = useT();
-  const token = useRootData()?.token ?? null;
   const [file, setFile] = useState<File | null>(null);
   const [problem, setProblem] = useState<MessageKey | null>(null);
   const [over, setOver] = useState(false);
@@ -67,7 +65,7 @@ export function UploadForm({ onUploaded }: { onUploaded: (s: UploadDto) => void 
     body.append("isPublic", data.get("isPublic") ? "true" : "false");
     body.append("file", file, file.name);
     setState({ phase: "uploading", percent: 0 });
-    const h = uploadSong(token, body, (percent) => setState({ phase: "uploading", percent }));
+    const h = uploadSong(body, (percent) => setState({ phase: "uploading", percent }));
     handle.current = h;
     try {
       const song = await h.promise;
