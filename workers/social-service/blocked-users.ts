@@ -78,7 +78,7 @@ blockedUserRoutes.get("/blocked-users", requireUser, valid("query", peoplePage),
   const page = c.req.valid("query");
   const where = and(eq(blockedUsers.blockerUuid, caller(c).uuid), eq(users.deactivated, false));
   const d = db(c.env);
-  const [rows, [{ total }]] = await d.batch([
+  const [rows, [{ total }]] = await Promise.all([
     d
       .select({ block: blockedUsers, user: users })
       .from(blockedUsers)
@@ -86,12 +86,14 @@ blockedUserRoutes.get("/blocked-users", requireUser, valid("query", peoplePage),
       .where(where)
       .orderBy(desc(blockedUsers.createdAt))
       .limit(page.take)
-      .offset(page.skip),
+      .offset(page.skip)
+      .all(),
     d
       .select({ total: count() })
       .from(blockedUsers)
       .innerJoin(users, eq(users.uuid, blockedUsers.blockedUuid))
-      .where(where),
+      .where(where)
+      .all(),
   ]);
   return c.json(
     paged(

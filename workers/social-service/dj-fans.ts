@@ -94,7 +94,9 @@ async function peopleOf(
     side === "fans" ? [djFans.djUuid, djFans.userUuid] : [djFans.userUuid, djFans.djUuid];
   const where = and(eq(mine, uuid), visibleTo(viewer, theirs));
   const d = db(env);
-  const [rows, [{ total }]] = await d.batch([
+  // Not db.batch: D1 batch answers rows as objects keyed by column name, so the two tables'
+  // created_at would collide in a join; two reads are fine for a page.
+  const [rows, [{ total }]] = await Promise.all([
     d
       .select({ fan: djFans, user: users })
       .from(djFans)
@@ -102,8 +104,14 @@ async function peopleOf(
       .where(where)
       .orderBy(desc(djFans.id))
       .limit(page.take)
-      .offset(page.skip),
-    d.select({ total: count() }).from(djFans).innerJoin(users, eq(users.uuid, theirs)).where(where),
+      .offset(page.skip)
+      .all(),
+    d
+      .select({ total: count() })
+      .from(djFans)
+      .innerJoin(users, eq(users.uuid, theirs))
+      .where(where)
+      .all(),
   ]);
   return { rows, total };
 }

@@ -55,7 +55,7 @@ friendRoutes.get(
       visibleTo(who.uuid, friend),
     );
     const d = db(c.env);
-    const [rows, [{ total }]] = await d.batch([
+    const [rows, [{ total }]] = await Promise.all([
       d
         .select({ since: friends.createdAt, user: users })
         .from(friends)
@@ -63,12 +63,14 @@ friendRoutes.get(
         .where(where)
         .orderBy(desc(friends.createdAt))
         .limit(page.take)
-        .offset(page.skip),
+        .offset(page.skip)
+        .all(),
       d
         .select({ total: count() })
         .from(friends)
         .innerJoin(users, eq(users.uuid, friend))
-        .where(where),
+        .where(where)
+        .all(),
     ]);
     return c.json(
       paged(
