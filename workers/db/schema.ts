@@ -108,9 +108,18 @@ export const userEmails = sqliteTable(
     /** Wrong guesses against the current code; at 5 the code is spent. */
     codeAttempts: integer("code_attempts").notNull().default(0),
     verifiedAt: integer("verified_at"),
+    /**
+     * The contact-book HMAC of the address (social-service/contact-hash.ts), so a contact
+     * book matches by hash. Filled when the row is added; null rows are filled lazily.
+     */
+    contactHash: text("contact_hash"),
     ...timestamps,
   },
-  (t) => [index("user_emails_user_idx").on(t.userId), index("user_emails_email_idx").on(t.email)],
+  (t) => [
+    index("user_emails_user_idx").on(t.userId),
+    index("user_emails_email_idx").on(t.email),
+    index("user_emails_contact_hash_idx").on(t.contactHash),
+  ],
 );
 
 /** One-time tokens: magic links and password resets. Only the SHA-256 of a token is kept. */
@@ -572,3 +581,4 @@ export * from "./shop-schema";
 export * from "./room-live-schema";
 export * from "./points-schema";
 export * from "./session-schema";
+export * from "./social-schema";

@@ -1,6 +1,7 @@
 /** Small crypto helpers shared by one-time tokens, codes, ids and secret compares. */
 
-const hex = (bytes: ArrayBuffer | Uint8Array) =>
+/** Bytes as lowercase hex. */
+export const hex = (bytes: ArrayBuffer | Uint8Array) =>
   [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** SHA-256 as hex: what we keep of a secret token or code instead of the secret. */

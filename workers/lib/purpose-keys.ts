@@ -25,6 +25,8 @@ export const KEY_PURPOSES = {
   hls: "hangout/hls/v1",
   /** The 16-bit keyed index of room passwords (room-service/room-repo.ts). */
   roomPasswordBucket: "hangout/room-password-bucket/v1",
+  /** Contact-book hashes of phones and e-mails (lib/contact-hash.ts). */
+  contactBook: "hangout/contact-book/v1",
 } as const;
 export type KeyPurpose = keyof typeof KEY_PURPOSES;
 

@@ -9,6 +9,7 @@ import type {
 import { db } from "../db/client";
 import { userEmails, users, type UserRow } from "../db/schema";
 import type { Env } from "../env";
+import { emailContactHashOrNull } from "../lib/contact-hash";
 import { ApiError, isUniqueViolation } from "../lib/errors";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { hashPassword } from "../lib/password";
@@ -130,6 +131,7 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
       type: a.emailType ?? "personal",
       status,
       verifiedAt: status === "PENDING_VERIFICATION" ? null : Date.now(),
+      contactHash: await emailContactHashOrNull(env, a.email),
     })
     .returning()
     .get();

@@ -7,6 +7,7 @@ import { db } from "../db/client";
 import { userEmails, type UserEmailRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireUser } from "../lib/auth";
+import { emailContactHashOrNull } from "../lib/contact-hash";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
@@ -104,9 +105,10 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
     ],
     (wait, rule) => (rule === "mailPerTarget" ? MSG.tooManyMails : MSG.tooManyEmailAdds)(wait),
   );
+  const hash = await emailContactHashOrNull(c.env, email);
   const inserted = await db(c.env).get<{ id: number } | undefined>(sql`
-    insert into user_emails (user_id, email, type, status)
-    select ${uid}, ${email}, ${type}, 'PENDING_VERIFICATION'
+    insert into user_emails (user_id, email, type, status, contact_hash)
+    select ${uid}, ${email}, ${type}, 'PENDING_VERIFICATION', ${hash}
     where not exists (select 1 from users where email = ${email} and id != ${uid})
       and not exists (select 1 from user_emails where email = ${email} and status != 'DELETED' and (user_id = ${uid} or status = 'VERIFIED'))
     returning id`);
