@@ -103,12 +103,13 @@ describe("the cookie counts only from our own pages", () => {
     expect(((await (await api("/users/profile", cookie)).json()) as { uuid: string }).uuid).toBe(
       a.uuid,
     );
-    for (const headers of [
+    const elsewhere: Record<string, string>[] = [
       { "Sec-Fetch-Site": "cross-site" },
       { "Sec-Fetch-Site": "same-site" },
       { "Sec-Fetch-Site": "none" },
       { Origin: "https://evil.example" },
-    ]) {
+    ];
+    for (const headers of elsewhere) {
       const res = await SELF.fetch(`${SITE}/api/user-service/users/profile`, {
         headers: { Cookie: cookie, ...headers },
       });
