@@ -582,3 +582,4 @@ export type EventRow = typeof events.$inferSelect;
 export * from "./shop-schema";
 export * from "./room-live-schema";
 export * from "./points-schema";
+export * from "./notify-schema";
