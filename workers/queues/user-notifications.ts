@@ -1,7 +1,13 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { NOTIFICATION_KINDS, NOTIFY_LIMITS } from "../../shared/notifications";
-import { sendToDevice, sendWebPush, type PushOutcome, type PushPayload } from "../adapters/push";
+import {
+  sendToDevice,
+  sendWebPush,
+  webPushOn,
+  type PushOutcome,
+  type PushPayload,
+} from "../adapters/push";
 import { batchOf, db } from "../db/client";
 import { devices, notifications, webPushSubscriptions } from "../db/schema";
 import type { Env } from "../env";
@@ -162,7 +168,8 @@ async function pushTo(env: Env, m: UsersMessage, targets: RetryTarget[], all: bo
   const d = db(env);
   const users = targets.map((t) => t.userUuid);
   const wantMobile = !m.channels || m.channels.includes("mobile");
-  const wantWeb = !m.channels || m.channels.includes("web");
+  // A channel that is off sends nothing (and so has nothing to retry); the row is written.
+  const wantWeb = (!m.channels || m.channels.includes("web")) && webPushOn(env);
   const [devs, subs] = await Promise.all([
     wantMobile ? d.select().from(devices).where(inJson(devices.userUuid, users)).all() : [],
     wantWeb
