@@ -16,9 +16,10 @@ export const SERVICE = { "X-Service-Key": "test-service-key" };
 
 export const b64u = (b: ArrayBuffer | Uint8Array) =>
   Buffer.from(b instanceof Uint8Array ? b : new Uint8Array(b)).toString("base64url");
-export const unb64u = (s: string) => new Uint8Array(Buffer.from(s, "base64url"));
-const utf8 = (s: string) => new TextEncoder().encode(s);
-const cat = (...p: Uint8Array[]) => new Uint8Array(p.flatMap((x) => [...x]));
+type Bytes = Uint8Array<ArrayBuffer>;
+export const unb64u = (s: string): Bytes => new Uint8Array(Buffer.from(s, "base64url"));
+const utf8 = (s: string) => new TextEncoder().encode(s) as Bytes;
+const cat = (...p: Uint8Array[]): Bytes => new Uint8Array(p.flatMap((x) => [...x]));
 
 /** A browser's push keys, and the subscription JSON it would send us. */
 export async function browser(
@@ -38,7 +39,7 @@ export async function browser(
 }
 export type Browser = Awaited<ReturnType<typeof browser>>;
 
-async function hkdf(salt: Uint8Array, ikm: Uint8Array, info: Uint8Array, len: number) {
+async function hkdf(salt: Bytes, ikm: Bytes, info: Bytes, len: number) {
   const k = await crypto.subtle.importKey("raw", ikm, "HKDF", false, ["deriveBits"]);
   return new Uint8Array(
     await crypto.subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info }, k, len * 8),
@@ -46,7 +47,7 @@ async function hkdf(salt: Uint8Array, ikm: Uint8Array, info: Uint8Array, len: nu
 }
 
 /** Decrypts an aes128gcm push body with the browser's private key (RFC 8291 section 3). */
-export async function decryptPush(b: Browser, body: Uint8Array): Promise<string> {
+export async function decryptPush(b: Browser, body: Bytes): Promise<string> {
   const salt = body.slice(0, 16);
   const rs = new DataView(body.buffer, body.byteOffset).getUint32(16);
   const idlen = body[20];
@@ -103,7 +104,7 @@ export async function verifyVapid(header: string, endpoint: string) {
 export interface Captured {
   url: string;
   headers: Headers;
-  body: Uint8Array;
+  body: Bytes;
 }
 
 /**

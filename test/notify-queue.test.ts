@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NOTIFY_LIMITS } from "../shared/notifications";
+import { inQuietHours } from "../workers/queues/notify-rules";
 import {
   notifyUsers,
   type NotifyInput,

@@ -233,6 +233,19 @@ describe("room messages", () => {
     close(sockets);
   });
 
+  it("a room's staff may send a few messages an hour (each reaches everyone); services are not counted", async () => {
+    const { owner, room, sockets } = await liveRoom();
+    const path = "/mobileNotification/room-users";
+    const body = { roomId: room.uuid, title: "Again", body: "and again" };
+    for (let i = 0; i < 5; i++)
+      expect((await social(path, { body, token: owner.token })).status).toBe(202);
+    const refused = await social(path, { body, token: owner.token });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect((await social(path, { body, headers: SERVICE })).status).toBe(202);
+    close(sockets);
+  });
+
   it("GET /room-users-notification previews the audience and sends nothing", async () => {
     const { owner, listener, room, sockets } = await liveRoom();
     const path = `/room-users-notification?roomId=${room.uuid}`;

@@ -12,7 +12,7 @@ import {
   titleField,
   userUuidsField,
 } from "./notify-fields";
-import { roomAudience, roomSender } from "./room-notifications";
+import { budgetRoomMessage, roomAudience, roomSender } from "./room-notifications";
 
 /**
  * The sending calls (seed 001: /mobileNotification and its sub-paths, /notifications/
@@ -170,6 +170,7 @@ mobileNotificationRoutes.post(
     const { roomId, title, body, data } = c.req.valid("json");
     const { room: r, sender } = await roomSender(c, roomId);
     const to = await roomAudience(c.env, r, sender);
+    await budgetRoomMessage(c.env, r, sender);
     const n: NotifyInput = {
       kind: "room_message",
       title,
@@ -187,6 +188,7 @@ mobileNotificationRoutes.post(
     const { roomId, message } = c.req.valid("json");
     const { room: r, sender } = await roomSender(c, roomId);
     const to = await roomAudience(c.env, r, sender);
+    await budgetRoomMessage(c.env, r, sender);
     const title = r.name.slice(0, 100);
     const n: NotifyInput = {
       kind: "room_message",

@@ -17,5 +17,6 @@ export const NOTIFY_MSG = {
   zoneOrOffset: "quietHours takes timeZone or utcOffsetMinutes, not both",
   roomRefused: "Only the room's owner, a co-owner, a moderator or an admin can notify this room.",
   roomNotFound: "Room not found.",
+  roomTooMany: (wait: string) => `This room has sent too many notifications; try again in ${wait}.`,
   roomDown: "The live room is not reachable right now; please try again.",
 } as const;

@@ -4,6 +4,7 @@ import { db } from "../db/client";
 import { users, type RoomRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller } from "../lib/auth";
+import { takeAttempt } from "../lib/rate-limit";
 import { ApiError, notFound } from "../lib/errors";
 import { inJson } from "../queues/notify-rules";
 import { roomStub, withTimeout } from "../room-service/room-dto";
@@ -31,6 +32,12 @@ export async function roomSender(
   if (who)
     await requireRoomAccess(c.env, room, who, ["coOwner", "moderator"], NOTIFY_MSG.roomRefused);
   return { room, sender: who?.uuid ?? null };
+}
+
+/** Counts one room message against the room's budget (RULES.roomNotification), or 429. */
+export async function budgetRoomMessage(env: Env, room: RoomRow, sender: string | null) {
+  if (sender === null) return;
+  await takeAttempt(env, [{ rule: "roomNotification", key: room.uuid }], NOTIFY_MSG.roomTooMany);
 }
 
 /** The signed-in people in the room now, less `sender`. */
