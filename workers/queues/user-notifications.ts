@@ -311,7 +311,7 @@ export async function consumeUsersMessage(env: Env, m: UsersMessage) {
     `delete from notifications where user_uuid = ?1 and id < (select id from notifications
      where user_uuid = ?1 order by id desc limit 1 offset ${NOTIFY_LIMITS.keepPerUser - 1})`,
   );
-  await env.DB.batch(claimed.map((c) => prune.bind(c.userUuid)).concat(env.DB.prepare("select 1")));
+  if (claimed.length) await env.DB.batch(claimed.map((c) => prune.bind(c.userUuid)));
   const pushing = claimed.filter((c) => m.silent || !inQuietHours(settings.get(c.userUuid), now));
   const failed = await pushTo(
     env,

@@ -33,7 +33,8 @@ const endpointField = z
   .refine((u) => new URL(u).protocol === "https:", NOTIFY_MSG.endpointNotHttps)
   .refine((u) => {
     const url = new URL(u);
-    const host = url.hostname;
+    // "localhost." is localhost: the trailing dot of a fully qualified name is dropped first.
+    const host = url.hostname.replace(/\.$/, "");
     return (
       !url.port &&
       !url.username &&

@@ -70,6 +70,8 @@ export async function vapidAuthorization(env: Env, endpoint: string, now = Date.
     (input) => crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, key, input),
   );
   const header = `vapid t=${jwt}, k=${env.VAPID_PUBLIC_KEY}`;
+  // Endpoints are user-supplied, so their origins are too: the cache stays small.
+  if (vapidCache.size >= 64) vapidCache.clear();
   vapidCache.set(cacheKey, { header, exp });
   return header;
 }
