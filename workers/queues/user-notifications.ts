@@ -165,6 +165,7 @@ const payloadOf = (m: UsersMessage, uuid: string): PushPayload => ({
  * dead; answers the targets whose failures are worth a retry.
  */
 async function pushTo(env: Env, m: UsersMessage, targets: RetryTarget[], all: boolean) {
+  if (targets.length === 0) return [];
   const d = db(env);
   const users = targets.map((t) => t.userUuid);
   const wantMobile = !m.channels || m.channels.includes("mobile");
