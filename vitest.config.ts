@@ -14,6 +14,25 @@ const keys = generateKeyPairSync("rsa", {
 });
 
 /**
+ * A VAPID key pair for web push, in the form scripts/setup.mjs writes: the public key as
+ * the base64url uncompressed P-256 point, the private key as its base64url scalar.
+ */
+function vapidKeys() {
+  const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const pub = publicKey.export({ format: "jwk" });
+  const point = Buffer.concat([
+    Buffer.from([4]),
+    Buffer.from(pub.x!, "base64url"),
+    Buffer.from(pub.y!, "base64url"),
+  ]);
+  return {
+    VAPID_PUBLIC_KEY: point.toString("base64url"),
+    VAPID_PRIVATE_KEY: privateKey.export({ format: "jwk" }).d!,
+    VAPID_SUBJECT: "mailto:push@hangout.test",
+  };
+}
+
+/**
  * App Store certificate chains for the payment tests, made fresh per run with the openssl
  * CLI (never committed): a trusted root (P-384) -> intermediate (P-384) -> leaf (P-256),
  * and a rogue chain of the same shape under another root. Like Apple's, each intermediate
@@ -147,6 +166,8 @@ export default defineConfig(async () => {
             // real-Stripe mode pass a key and STRIPE_API_URL per request (test/payment-helpers.ts).
             STRIPE_WEBHOOK_SECRET: `whsec_${randomBytes(24).toString("hex")}`,
             ...appleTestChains(),
+            // Web push is on in the suite (FCM and APNs are off unless a test passes keys).
+            ...vapidKeys(),
             // The app the suite's App Store notifications are for (workers/adapters/apple-config.ts);
             // APPLE_ENVIRONMENT is unset, so Production, the default.
             APPLE_BUNDLE_ID: "com.hangout",

@@ -31,6 +31,23 @@ export function ensureDevVars() {
   // existing .dev.vars too. (Leave STRIPE_SECRET_KEY unset to stay in local test mode.)
   if (!/^STRIPE_WEBHOOK_SECRET=/m.test(current))
     lines.push(`STRIPE_WEBHOOK_SECRET="whsec_${randomBytes(24).toString("hex")}"`);
+  // Web Push (VAPID, RFC 8292): the public key as the base64url uncompressed P-256 point
+  // (what a page passes as applicationServerKey), the private key as its base64url scalar.
+  // Added to an existing .dev.vars too. Production: `wrangler secret put` each (README).
+  if (!/^VAPID_PUBLIC_KEY=/m.test(current) || !/^VAPID_PRIVATE_KEY=/m.test(current)) {
+    const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+    const pub = publicKey.export({ format: "jwk" });
+    const point = Buffer.concat([
+      Buffer.from([4]),
+      Buffer.from(pub.x, "base64url"),
+      Buffer.from(pub.y, "base64url"),
+    ]);
+    lines.push(
+      `VAPID_PUBLIC_KEY="${point.toString("base64url")}"`,
+      `VAPID_PRIVATE_KEY="${privateKey.export({ format: "jwk" }).d}"`,
+    );
+  }
+  if (!/^VAPID_SUBJECT=/m.test(current)) lines.push(`VAPID_SUBJECT="mailto:admin@hangout.local"`);
   // Local runs are development (the dev outbox page); wrangler.toml defaults to production.
   if (!/^ENVIRONMENT=/m.test(current)) lines.push(`ENVIRONMENT="development"`);
   if (lines.length) {

@@ -72,6 +72,27 @@ export interface Env {
   BRAND?: string;
   /** Shared secret the outside transcoder sends in `X-Transcoder-Secret`; unset: its callback is always refused. */
   TRANSCODER_SECRET?: string;
+  /**
+   * Web Push (workers/adapters/push/web-push.ts): the VAPID key pair, base64url (public: the
+   * 65-byte P-256 point pages pass as applicationServerKey; private: its 32-byte scalar),
+   * made on first run by scripts/setup.mjs; the subject is a mailto: or https: contact.
+   * Unset: web push is off (the in-app centre still gets every notification).
+   */
+  VAPID_PUBLIC_KEY?: string;
+  VAPID_PRIVATE_KEY?: string;
+  VAPID_SUBJECT?: string;
+  /** FCM HTTP v1: the service account JSON; unset, FCM is off (adapters/push/fcm.ts). */
+  FCM_SERVICE_ACCOUNT?: string;
+  /** OAuth token URL (default the account's token_uri) and API base (default fcm.googleapis.com). */
+  FCM_TOKEN_URL?: string;
+  FCM_API_URL?: string;
+  /** APNs token auth: the .p8 key (PKCS#8 PEM), its key id, the team id and the app's bundle id. */
+  APNS_KEY?: string;
+  APNS_KEY_ID?: string;
+  APNS_TEAM_ID?: string;
+  APNS_TOPIC?: string;
+  /** api.push.apple.com (default) or api.sandbox.push.apple.com. */
+  APNS_HOST?: string;
   /** Stripe secret key; unset: checkout runs in local test mode (a local page completes it). */
   STRIPE_SECRET_KEY?: string;
   /** Verifies `POST /webhook/stripe`; in local test mode the dev key made by scripts/setup.mjs. */

@@ -582,3 +582,4 @@ export * from "./room-live-schema";
 export * from "./points-schema";
 export * from "./session-schema";
 export * from "./social-schema";
+export * from "./notify-schema";

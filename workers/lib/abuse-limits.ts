@@ -42,6 +42,11 @@ export const RULES = {
   pictureUpload: { limit: 20, periodMs: HOUR },
   /** Room edits (live state, settings), per room. */
   roomEdit: { limit: 30, periodMs: MINUTE },
+  /**
+   * Notifications a room's staff send to the people in it, per room (owners are ordinary
+   * users; each message reaches everyone in the room). Services are not counted.
+   */
+  roomNotification: { limit: 5, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

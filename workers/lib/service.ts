@@ -2,7 +2,7 @@ import { mailMode } from "../adapters/email";
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { db } from "../db/client";
-import type { AppEnv } from "../env";
+import type { AppEnv, Env } from "../env";
 import { authenticate } from "./auth";
 import { onError, onNotFound } from "./errors";
 
@@ -22,9 +22,10 @@ export type ServiceName = keyof typeof SERVICES;
 /**
  * A service's Hono app with the plumbing every service shares: the error body, the JSON
  * 404 for unknown paths, bearer-token authentication, and the public health check
- * `GET /info-admin/<service>-status`.
+ * `GET /info-admin/<service>-status` (`extra` adds a service's own fields to it, e.g. which
+ * push channels are on; they never make it unhealthy).
  */
-export function serviceApp(name: ServiceName) {
+export function serviceApp(name: ServiceName, extra?: (env: Env) => Record<string, unknown>) {
   const app = new Hono<AppEnv>();
   app.onError(onError);
   app.notFound(onNotFound);
@@ -48,6 +49,7 @@ export function serviceApp(name: ServiceName) {
         status: ok ? "ok" : "degraded",
         database: dbOk ? "ok" : "unavailable",
         mail: mail === "off" ? "not configured: set EMAIL_API_URL" : mail,
+        ...extra?.(c.env),
       },
       ok ? 200 : 503,
     );

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { mailMode, sendEmail } from "../adapters/email";
 import type { Env } from "../env";
+import { consumeUsersMessage, usersHousekeeping, usersMessage } from "./user-notifications";
 
 /**
  * The notifications queue: everything the product would send to a person. Producers put a
@@ -17,6 +18,9 @@ export const notificationMessage = z.discriminatedUnion("channel", [
     text: z.string(),
     html: z.string().optional(),
   }),
+  // A notification to up to 100 users: in-app row and push (user-notifications.ts; its
+  // producer is `notifyUsers`, not `notify`).
+  usersMessage,
 ]);
 export type NotificationMessage = z.infer<typeof notificationMessage>;
 
@@ -24,7 +28,10 @@ export type NotificationMessage = z.infer<typeof notificationMessage>;
  * Queue a notification; `id` defaults to a fresh uuid. With no e-mail provider outside
  * development (adapters/email.ts `mailMode`), an e-mail is not queued at all.
  */
-export async function notify(env: Env, msg: Omit<NotificationMessage, "id"> & { id?: string }) {
+export async function notify(
+  env: Env,
+  msg: Omit<Extract<NotificationMessage, { channel: "email" }>, "id"> & { id?: string },
+) {
   if (msg.channel === "email" && mailMode(env) === "off") {
     console.error(`e-mail is not configured: not sending "${msg.subject}"`);
     return;
@@ -36,6 +43,7 @@ export async function notify(env: Env, msg: Omit<NotificationMessage, "id"> & { 
 }
 
 export async function consumeNotifications(batch: MessageBatch<unknown>, env: Env) {
+  let users = false;
   for (const message of batch.messages) {
     const parsed = notificationMessage.safeParse(message.body);
     if (!parsed.success) {
@@ -49,6 +57,10 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
         case "email":
           await sendEmail(env, parsed.data);
           break;
+        case "users":
+          users = true;
+          await consumeUsersMessage(env, parsed.data);
+          break;
       }
       message.ack();
     } catch (err) {
@@ -56,4 +68,6 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
       message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
     }
   }
+  if (users)
+    await usersHousekeeping(env).catch((err) => console.error("throttle sweep failed", err));
 }

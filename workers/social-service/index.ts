@@ -1,16 +1,25 @@
+import { pushStatus } from "../adapters/push";
 import { serviceApp } from "../lib/service";
 import { adminDjRoutes } from "./admin-djs";
 import { blockedUserRoutes } from "./blocked-users";
 import { contactBookRoutes } from "./contact-book";
+import { deviceRoutes } from "./devices";
 import { djFanRoutes } from "./dj-fans";
 import { friendInvitationRoutes } from "./friend-invitations";
 import { friendRoutes } from "./friends";
+import { mobileNotificationRoutes } from "./mobile-notifications";
+import { notificationCentreRoutes } from "./notification-centre";
+import { notificationSettingsRoutes } from "./notification-settings";
+import { webNotificationRoutes } from "./web-notifications";
 
 /**
- * The social-service: the graph (DJ fans, friends and invitations, blocks, the contact
- * book). Other code asks about blocks through ./blocks.ts (blockedEitherWay, blocksOf).
+ * The social-service: the graph (DJ fans, friends and invitations, blocks, the contact book),
+ * devices, web push, the notification centre and settings, and the sending calls. Other code
+ * asks about blocks through ./blocks.ts (blockedEitherWay, blocksOf) and notifies people
+ * through workers/queues/user-notifications.ts (notifyUsers). Its status says which push
+ * channels are on; push off is not unhealthy (the in-app centre gets every notification).
  */
-export const socialService = serviceApp("social-service");
+export const socialService = serviceApp("social-service", (env) => ({ push: pushStatus(env) }));
 for (const routes of [
   djFanRoutes,
   adminDjRoutes,
@@ -18,6 +27,11 @@ for (const routes of [
   friendRoutes,
   blockedUserRoutes,
   contactBookRoutes,
+  deviceRoutes,
+  webNotificationRoutes,
+  notificationCentreRoutes,
+  notificationSettingsRoutes,
+  mobileNotificationRoutes,
 ]) {
   socialService.route("/", routes);
 }
