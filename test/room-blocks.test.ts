@@ -1,4 +1,4 @@
-import { env, runInDurableObject, SELF } from "cloudflare:test";
+import { abortAllDurableObjects, env, runInDurableObject, SELF } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import type { DeliveryArgs, DeliveryResult } from "../durable/room/consumables";
 import type { Room } from "../durable/room";
@@ -93,7 +93,7 @@ describe("Room blocks: what the blocker's sockets are sent", () => {
     expect(
       (page as { params: { messages: ChatMessage[] } }).params.messages.map((x) => x.message),
     ).toEqual(["max one"]);
-    // The REST history is not per user: the room's object answers it whole.
+    // The room still holds kim's line: hidden from lou, not gone.
     expect((await stub(room).getChat()).map((x) => x.message)).toEqual(["kim one", "max one"]);
 
     // kim's reaction on max's line: max sees it, lou sees the line without it.
@@ -223,6 +223,19 @@ describe("Room blocks: changes while connected", () => {
     [l, l2, k, m].forEach((c) => c.close());
   });
 
+  it("a new socket's read replaces the list the room held: an unblock whose push never came", async () => {
+    const { room, lou, l, k, m } = await threeInRoom();
+    say(k, "kim line");
+    await seen(m, "kim line");
+    // The unblock's D1 write alone, as if the room had not answered the push.
+    await env.DB.prepare(`DELETE FROM blocked_users WHERE blocker_uuid = ?`).bind(lou.uuid).run();
+    const l2 = await connect(room, lou);
+    expect(l2.state!.chat.map((x) => x.message)).toEqual(["kim line"]);
+    await l.until((s) => s.chat.some((x) => x.message === "kim line"), "the first socket resynced");
+    expect(l.breaches).toEqual([]);
+    [l, l2, k, m].forEach((c) => c.close());
+  });
+
   it("a block pushed while connected survives the object losing its memory (hibernation, eviction)", async () => {
     const { room, lou, kim, l, k, m } = await threeInRoom(false);
     expect((await block(lou, kim)).status).toBe(201); // only the push carried it, not the gateway
@@ -240,7 +253,14 @@ describe("Room blocks: changes while connected", () => {
     const again = (await l.waitFor((x) => x.name === "roomState", from)) as RoomStateMessage;
     expect(again.state.chat.map((x) => x.message)).toEqual([]);
     expect(JSON.stringify(again)).not.toContain("kim hidden");
-    [l, k, m].forEach((c) => c.close());
+
+    // Evicted for real (the test runtime drops the sockets too): lou comes back, still blocking.
+    await abortAllDurableObjects();
+    await l.closed;
+    const back = await connect(room, lou);
+    const watcher = await connect(room, await chatter());
+    expect(watcher.state!.chat.map((x) => x.message)).toEqual(["kim hidden"]);
+    expect(back.state!.chat.map((x) => x.message)).toEqual([]);
   });
 });
 

@@ -97,7 +97,8 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
       sv: who.user?.sessionVersion ?? 0,
       joined,
       ...(freePlays ? { freePlays } : {}),
-      ...(blocks.length ? { blocks, blocksAt } : {}),
+      // Even an empty list: it replaces an older one the room may still hold for them.
+      ...(hasAccount(claims) ? { blocks, blocksAt } : {}),
     }),
   );
   return new Request(req, { headers });
