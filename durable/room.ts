@@ -24,6 +24,7 @@
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
  *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
+ *   room/blocks.ts       each user's blocks: whose chat and animations their sockets skip
  *   room/rpc.ts          the RPC methods' argument checks and answer shapes
  *
  * Invariants:
@@ -57,6 +58,7 @@ import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../sha
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
 import { animate } from "./room/animations";
+import { Blocks } from "./room/blocks";
 import { admit, Buckets } from "./room/budget";
 import { ChatActions } from "./room/chat";
 import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
@@ -69,7 +71,7 @@ import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
 import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
-import { refreshArgs, roleArgs, type RoomSummary } from "./room/rpc";
+import { refreshArgs, roleArgs, type BlocksNow, type RoomSummary } from "./room/rpc";
 import { RoomStorage } from "./room/storage";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
@@ -92,6 +94,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #effects: Effects;
   readonly #identity: Identity;
   readonly #freePlays: FreePlays;
+  readonly #blocks: Blocks;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
   readonly #budgets = new Buckets();
   /** Sockets partyserver has wrapped and handed to onMessage (see webSocketMessage). */
@@ -102,6 +105,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   constructor(ctx: DurableObjectState, env: Env & Cloudflare.Env) {
     super(ctx, env);
     this.#storage = new RoomStorage(ctx.storage.sql, () => this.name);
+    this.#blocks = new Blocks(ctx.storage.sql, (u) => this.getConnections(userTag(u)));
     this.#publisher = new Publisher<Caller>(
       ctx,
       this.#storage,
@@ -112,6 +116,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         this.#sendYourVote(c);
         this.#freePlays.tell(c);
       },
+      this.#blocks,
     );
     this.#playback = new Playback(
       env,
@@ -178,6 +183,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#publisher.recover();
     // Users whose sockets vanished without a close (eviction) start their grace now.
     this.#presence.recover(now);
+    this.#blocks.recover();
     this.#rearm();
     if (this.#storage.frames.pending()) this.#publisher.arm();
     // A rotation cut off between two songs (eviction during a D1 read) resumes.
@@ -238,7 +244,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         // A socket whose full state is still coming (it connected this tick) gets it once,
         // and its yourVote after it (onFullState), instead of a second state now.
         if (who.needsState) return;
-        this.#send(connection, this.#publisher.stateMessage());
+        this.#send(connection, this.#publisher.stateMessageFor(connection));
         return this.#sendYourVote(connection);
       case "ping":
         return this.#send(connection, {
@@ -285,7 +291,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
         return this.#send(connection, {
           name: "chatHistory",
           params: {
-            messages: this.#chat.page(msg.before ?? null, msg.limit),
+            messages: this.#blocks.chatFor(
+              who.uuid,
+              this.#chat.page(msg.before ?? null, msg.limit),
+            ),
             before: msg.before ?? null,
           },
         });
@@ -294,7 +303,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
         break;
       case "playOneTimeAnimation":
-        error = animate(this.#budgets, who, msg, (text) => this.#publisher.broadcast(text));
+        error = animate(this.#budgets, who, msg, (t) => this.#publisher.broadcastFrom(who.uuid, t));
         break;
       default:
         return assertNever(msg);
@@ -305,16 +314,21 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   onClose(connection: Connection<Caller>) {
     this.#budgets.forgetSocket(connection.id);
-    this.#publisher.forget(connection.id);
-    this.#presence.socketGone(connection);
+    this.#socketGone(connection);
   }
 
   onError(connection: Connection<Caller>, error: unknown) {
     // A socket that errors may never deliver a close; treat it as gone. A later close finds
     // the grace already running and changes nothing.
     console.error(`room ${this.name}: socket error`, error);
+    this.#socketGone(connection);
+  }
+
+  #socketGone(connection: Connection<Caller>) {
     this.#publisher.forget(connection.id);
     this.#presence.socketGone(connection);
+    const who = connection.state;
+    if (who && !this.#presence.hasSocket(who.uuid, connection.id)) this.#blocks.forget(who.uuid);
   }
 
   async onAlarm() {
@@ -510,12 +524,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   /**
-   * An account changed in D1 (the user-service: roles, password, deactivation): its sockets
-   * here close (`null`, or a newer session) or take the new roles. Answers whether the room
-   * held the user, so the caller can forget this room for them.
+   * An account changed in D1 (the user-service: roles, password, deactivation; the
+   * social-service: blocks): its sockets here close (`null`, or a newer session) or take the
+   * new roles and blocks. Answers whether the room held the user, so the caller can forget
+   * this room for them.
    */
-  refreshUser(userUuid: string, account: AccountNow | null): boolean {
-    const a = refreshArgs.parse({ userUuid, account });
+  refreshUser(userUuid: string, account: AccountNow | null, blocks?: BlocksNow): boolean {
+    const a = refreshArgs.parse({ userUuid, account, blocks });
+    if (a.blocks) this.#publisher.setBlocks(a.userUuid, a.blocks.list, a.blocks.at);
     return this.#identity.refresh(a.userUuid, a.account);
   }
 

@@ -7,6 +7,7 @@ import { errorBody } from "./lib/errors";
 import { verifyToken } from "./lib/jwt";
 import { ticketAdmits } from "./lib/room-ticket";
 import { cookieClaims } from "./lib/web-sessions";
+import { blockListQuery } from "./social-service/blocks";
 
 /** Header the gateway sets on a room connection after verifying its token; clients cannot. */
 export const CALLER_HEADER = "x-hangout-caller";
@@ -37,11 +38,15 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
   let room: { uuid: string } | undefined;
   let account: typeof users.$inferSelect | undefined;
   let freePlays: { used: number; lastPlayId: string | null } | undefined;
+  let blocks: string[] = [];
+  const blocksAt = Date.now();
   if (hasAccount(claims)) {
     // One round trip. The (user, room) row is written before the account is read, in the same
     // batch: a change to the account that commits after this read finds the row and reaches
     // the room (workers/room-service/user-rooms.ts). Only for a room that exists.
-    const [, found, user] = await d.batch([
+    // The caller's blocks come in the same batch: the room hides whom they blocked
+    // (durable/room/blocks.ts), and a block made after this read reaches it the same way.
+    const [, found, user, blocked] = await d.batch([
       d
         .insert(roomConnections)
         .select(
@@ -60,9 +65,11 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
         }),
       findRoom,
       d.select().from(users).where(eq(users.uuid, claims.sub)),
+      blockListQuery(d, claims.sub),
     ]);
     room = found[0];
     account = user[0];
+    blocks = blocked.map((b) => b.uuid);
   } else if (claims.type === "guest") {
     // A guest's songs heard so far travel with the socket: the free-play limit holds across
     // reconnects and rooms (durable/room/free-plays.ts).
@@ -93,6 +100,8 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
       sv: who.user?.sessionVersion ?? 0,
       joined,
       ...(freePlays ? { freePlays } : {}),
+      // Even an empty list: it replaces an older one the room may still hold for them.
+      ...(hasAccount(claims) ? { blocks, blocksAt } : {}),
     }),
   );
   return new Request(req, { headers });

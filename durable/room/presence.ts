@@ -7,7 +7,8 @@
  * - Every connection carries a caller verified by the gateway (`x-hangout-caller`, set by
  *   workers/room-connect.ts). Without one it is closed with 4001 before it sees anything; a
  *   deleted or never set-up room (room/identity.ts) closes it with 4004 next.
- *   The caller (with the DJ facts read from D1 at connect) lives in the socket attachment.
+ *   The caller (with the DJ facts read from D1 at connect) lives in the socket attachment;
+ *   the user's blocks, read by the gateway too, in room/blocks.ts (too big for it).
  * - A password-protected room admits only sockets that went through the REST join (or its
  *   owner); a banned or kicked user is refused before anything else is read.
  * - A user is present from their first socket until 30 s (GRACE_MS) after their last one
@@ -22,6 +23,7 @@ import { CLOSE_UNAUTHORIZED, type TokenRole } from "../../shared/protocol";
 import { TOKEN_TYPES, USER_ROLES, type TokenType, type UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import { CALLER_HEADER } from "../../workers/room-connect";
+import { MAX_BLOCKS } from "../../workers/social-service/blocks";
 import type { Caller } from "./actions";
 import { djFacts } from "./library";
 import { CONNECT_MSG, NAMES } from "./messages";
@@ -50,6 +52,9 @@ const callerHeader = z.object({
   freePlays: z
     .object({ used: z.number().int().min(0), lastPlayId: z.string().max(64).nullable() })
     .optional(),
+  /** Whom the account blocked (room/blocks.ts), read from D1 at `blocksAt`. */
+  blocks: z.array(z.string().min(1).max(64)).max(MAX_BLOCKS).default([]),
+  blocksAt: z.number().default(0),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
@@ -111,7 +116,7 @@ export class Presence {
       connection.close(CLOSE_UNAUTHORIZED, CONNECT_MSG.unauthorized);
       return;
     }
-    const { uuid, type, roles, sv, joined, freePlays } = caller;
+    const { uuid, type, roles, sv, joined, freePlays, blocks, blocksAt } = caller;
     // A deleted room, or one never set up, admits nobody (room/identity.ts).
     const gone = this.identity.refusal();
     if (gone) return this.identity.close(connection, gone);
@@ -139,6 +144,8 @@ export class Presence {
     const none = { emailVerified: false, pro: false, profile: null };
     const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
+    // Before the socket is admitted: its full state already hides whom the user blocked.
+    this.publisher.setBlocks(uuid, blocks, blocksAt);
     connection.setState({
       uuid,
       tokenType: type,

@@ -25,15 +25,20 @@
  *   connect hears nothing. Both are rebuilt from the attachments once when the object
  *   starts (after hibernation or eviction), and a closed socket leaves them at its close
  *   or at the first send that finds it closed.
+ * - Every socket gets every frame with the same seq; a socket whose user blocked someone
+ *   the chat shows gets its own copy of the frame and of the full state, the chat filtered
+ *   (room/blocks.ts), so the common case (nobody blocked anyone) sends one shared text.
  */
 import type { Connection } from "partyserver";
 import { applyPatch, type JsonValue } from "../../shared/json-patch";
 import type {
+  ChatMessage,
   RoomState,
   RoomStateMessage,
   StatefulMessage,
   StatefulMessageName,
 } from "../../shared/protocol";
+import type { Blocks, ChatChange } from "./blocks";
 import { diff } from "./diff";
 import type { RoomStorage } from "./storage";
 import { RoomView, STATE_KEYS, type StateKey } from "./view";
@@ -56,7 +61,7 @@ export interface Marks {
   mark(keys: readonly StateKey[], name: StatefulMessageName): void;
 }
 
-export class Publisher<C extends NeedsState> implements Marks {
+export class Publisher<C extends NeedsState & { uuid: string }> implements Marks {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #tick = TICK_MS;
   #dueAt = 0;
@@ -76,6 +81,8 @@ export class Publisher<C extends NeedsState> implements Marks {
     private readonly connections: () => Iterable<Connection<C>>,
     /** Called after a socket got its full state (the room sends what belongs right after it). */
     private readonly onFullState: (c: Connection<C>) => void = () => {},
+    /** Who blocked whom here (null: nobody's blocks apply, e.g. a bare publisher). */
+    private readonly blocks: Blocks | null = null,
   ) {}
 
   /** Records that `keys` changed; the frame of this tick is named after its first change. */
@@ -157,11 +164,42 @@ export class Publisher<C extends NeedsState> implements Marks {
     this.#fresh.delete(id);
   }
 
-  /** Sends `text` to every socket that has had its full state (a message outside the patch stream). */
-  broadcast(text: string) {
+  /**
+   * Sends `text` to every socket that has had its full state (a message outside the patch
+   * stream); `own` gives some sockets another text instead, or none (null).
+   */
+  broadcast(text: string, own: ReadonlyMap<string, string | null> | null = null) {
     for (const [id, c] of this.#live)
-      if (c.readyState === WebSocket.OPEN) send(c, text);
-      else this.#live.delete(id);
+      if (c.readyState !== WebSocket.OPEN) this.#live.delete(id);
+      else if (!own?.has(id)) send(c, text);
+      else if (own.get(id)) send(c, own.get(id)!);
+  }
+
+  /** A message a user sends (an animation): every socket but those of users who blocked them. */
+  broadcastFrom(sender: string, text: string) {
+    const muted = this.blocks?.muting(sender);
+    this.broadcast(text, muted ? new Map([...muted].map((id) => [id, null])) : null);
+  }
+
+  /** The full state as this socket's user sees it (their blocks applied). */
+  stateMessageFor(c: Connection<C>): RoomStateMessage {
+    const shared = this.stateMessage();
+    return (c.state && this.blocks?.stateFor(c.state.uuid, shared)) || shared;
+  }
+
+  /**
+   * `uuid`'s blocks, read from D1 at `at` (the gateway's at connect, or a push after a block):
+   * if what their chat shows changes, their live sockets get the full state again.
+   */
+  setBlocks(uuid: string, list: readonly string[], at: number) {
+    const before = this.blocks?.set(uuid, list, at);
+    if (!before) return;
+    const chat = this.storage.published.get("chat") as ChatMessage[] | undefined;
+    if (!chat || !this.blocks!.changesChat(uuid, before, chat)) return;
+    let text: string | null = null;
+    for (const c of this.blocks!.socketsOf(uuid))
+      if (this.#live.has(c.id) && c.readyState === WebSocket.OPEN)
+        send(c, (text ??= JSON.stringify(this.stateMessageFor(c as Connection<C>))));
   }
 
   /** The first publication of a room (or of a key added by a later version): no frame, nobody holds it yet. */
@@ -179,25 +217,29 @@ export class Publisher<C extends NeedsState> implements Marks {
     const started = Date.now();
     const pending = this.storage.frames.pending();
     let frame: StatefulMessage | null = null;
+    let chat: ChatChange | null = null;
     if (pending) {
       const view = new RoomView(this.storage, Date.now());
       try {
-        frame = this.#publish(view, pending);
+        ({ frame, chat } = this.#publish(view, pending));
       } catch (e) {
         // The transaction rolled back; memory may have taken some keys ahead of SQLite.
         this.storage.published.load();
         throw e;
       }
     }
-    if (frame) this.broadcast(JSON.stringify(frame));
+    if (frame)
+      this.broadcast(JSON.stringify(frame), (chat && this.blocks?.frames(frame, chat)) ?? null);
     // The newcomers get the state that already includes this frame, then every later one.
     const fresh = [...this.#fresh.values()];
     this.#fresh.clear();
+    let shared: RoomStateMessage | null = null;
     let full: string | null = null;
     for (const c of fresh) {
       if (c.readyState !== WebSocket.OPEN || !c.state) continue;
-      full ??= JSON.stringify(this.stateMessage());
-      send(c, full);
+      shared ??= this.stateMessage();
+      const own = this.blocks?.stateFor(c.state.uuid, shared);
+      send(c, own ? JSON.stringify(own) : (full ??= JSON.stringify(shared)));
       c.setState({ ...(c.state as C), needsState: false });
       this.#live.set(c.id, c);
       this.onFullState(c);
@@ -224,9 +266,10 @@ export class Publisher<C extends NeedsState> implements Marks {
   #publish(
     view: RoomView,
     pending: { keys: string[]; name: StatefulMessageName },
-  ): StatefulMessage | null {
+  ): { frame: StatefulMessage | null; chat: ChatChange | null } {
     return this.ctx.storage.transactionSync(() => {
       const statePatch = [];
+      let chat: ChatChange | null = null;
       for (const key of STATE_KEYS) {
         if (!pending.keys.includes(key)) continue;
         const before = this.storage.published.get(key) as JsonValue | undefined;
@@ -245,11 +288,17 @@ export class Publisher<C extends NeedsState> implements Marks {
             ? after
             : (applyPatch({ [key]: before }, ops) as Record<string, JsonValue>)[key];
         this.storage.published.set(key, held);
+        // Blockers' copies of the frame diff the chat filtered (room/blocks.ts).
+        if (key === "chat")
+          chat = {
+            before: (before ?? []) as unknown as ChatMessage[],
+            after: held as unknown as ChatMessage[],
+          };
       }
       this.storage.frames.clear();
       return statePatch.length
-        ? { name: pending.name, statePatch, seq: this.storage.frames.nextSeq() }
-        : null;
+        ? { frame: { name: pending.name, statePatch, seq: this.storage.frames.nextSeq() }, chat }
+        : { frame: null, chat: null };
     });
   }
 

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ROOM_ROLES } from "../../shared/rooms";
 import { USER_ROLES } from "../../shared/roles";
+import { MAX_BLOCKS } from "../../workers/social-service/blocks";
 
 /** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
 export interface RoomSummary {
@@ -46,4 +47,9 @@ export const refreshArgs = z.object({
   account: z
     .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
     .nullable(),
+  /** Whom the user blocked now, read from D1 at `at` (room/blocks.ts). */
+  blocks: z
+    .object({ list: z.array(z.string().min(1).max(64)).max(MAX_BLOCKS), at: z.number() })
+    .optional(),
 });
+export type BlocksNow = { list: string[]; at: number };

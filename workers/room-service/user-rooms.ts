@@ -2,6 +2,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import { db } from "../db/client";
 import { roomConnections, users } from "../db/schema";
 import type { Env } from "../env";
+import { blockListQuery } from "../social-service/blocks";
 import { roomStub, withTimeout } from "./room-dto";
 
 /** Rooms told at once, and how long one may take: a slow room cannot hold the others. */
@@ -10,9 +11,10 @@ const ROOM_MS = 3000;
 
 /**
  * Tells every room the user has a socket in that their account changed (roles, sessions
- * or deactivation), so those sockets close or take the new roles now, not when the token
- * expires. Call it after the D1 write commits; the user-service's password change and reset
- * do, and so must any route that changes roles or deactivates an account.
+ * or deactivation, blocks), so those sockets close or take the new roles and blocks now,
+ * not when the token expires or they reconnect. Call it after the D1 write commits; the
+ * user-service's password change and reset do, the social-service's block and unblock do,
+ * and so must any route that changes roles or deactivates an account.
  *
  * Which rooms: `room_connections`, written by the room gateway in the same batch that read
  * the account, so a socket admitted on the old account state is always found here. The
@@ -25,7 +27,7 @@ export async function tellUserRooms(env: Env, userUuid: string): Promise<void> {
   const d = db(env);
   // A row written after this read (a new socket) is kept even if its room answered "none".
   const started = Date.now();
-  const [user, rows] = await d.batch([
+  const [user, rows, blocked] = await d.batch([
     d
       .select({ roles: users.roles, sv: users.sessionVersion, off: users.deactivated })
       .from(users)
@@ -34,7 +36,9 @@ export async function tellUserRooms(env: Env, userUuid: string): Promise<void> {
       .select({ room: roomConnections.roomUuid })
       .from(roomConnections)
       .where(eq(roomConnections.userUuid, userUuid)),
+    blockListQuery(d, userUuid),
   ]);
+  const blocks = { list: blocked.map((b) => b.uuid), at: started };
   const u = user[0];
   const account = u && !u.off ? { roles: u.roles, sessionVersion: u.sv } : null;
   const forget: string[] = [];
@@ -43,7 +47,8 @@ export async function tellUserRooms(env: Env, userUuid: string): Promise<void> {
       rows.slice(i, i + FAN_OUT).map(async ({ room }) => {
         try {
           const stub = await roomStub(env, room);
-          if (!(await withTimeout(stub.refreshUser(userUuid, account), ROOM_MS))) forget.push(room);
+          if (!(await withTimeout(stub.refreshUser(userUuid, account, blocks), ROOM_MS)))
+            forget.push(room);
         } catch (err) {
           console.error(`room ${room}: refreshUser ${userUuid} failed`, err);
         }

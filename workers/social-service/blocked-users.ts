@@ -7,6 +7,7 @@ import type { AppEnv, Env } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
+import { tellUserRooms } from "../room-service/user-rooms";
 import { findUserOr404, toOtherProfile } from "../user-service/accounts";
 import { MAX_BLOCKS } from "./blocks";
 import { SOCIAL_MSG } from "./messages";
@@ -69,6 +70,7 @@ blockedUserRoutes.post(
       .where(and(eq(blockedUsers.blockerUuid, me), eq(blockedUsers.blockedUuid, userUuid)))
       .get();
     if (!row) throw new ApiError(409, SOCIAL_MSG.tooManyBlocks(MAX_BLOCKS));
+    await tellUserRooms(c.env, me); // the rooms I am in hide them from now on
     return c.json(blockRow(row), 201);
   },
 );
@@ -134,6 +136,7 @@ blockedUserRoutes.delete(
         ),
       )
       .run();
+    await tellUserRooms(c.env, caller(c).uuid); // their new lines show again in my rooms
     return c.json({ blocked: false });
   },
 );

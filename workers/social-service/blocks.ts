@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { desc, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { db } from "../db/client";
 import { blockedUsers } from "../db/schema";
@@ -8,12 +8,13 @@ import type { Env } from "../env";
  * Blocks, as other code asks about them (the room's chat filter, searches of people, the
  * graph's own rules). A block is one row `blocker -> blocked`; "either way" is both rows.
  *
- * For the room integration: when a socket joins, `blocksOf(env, user)` gives the uuids whose
- * chat lines and animations that socket must not be sent (at most MAX_BLOCKS, so the list
- * fits a socket attachment); a block or unblock made while connected is not pushed yet.
+ * For the room integration: the room gateway reads the caller's list (`blockListQuery`, at
+ * most MAX_BLOCKS) in its connect batch, and tellUserRooms, which the block and unblock
+ * routes call after their write, pushes the new list to the rooms the user is in; the room
+ * keeps it per user (durable/room/blocks.ts) and hides those users' chat and animations.
  */
 
-/** The most users one account may block: the whole list must fit a room socket's state. */
+/** The most users one account may block: the whole list travels to every room they join. */
 export const MAX_BLOCKS = 1000;
 
 /** Whether `a` blocked `b` or `b` blocked `a`. */
@@ -25,6 +26,15 @@ export async function blockedEitherWay(env: Env, a: string, b: string): Promise<
   );
   return !!row;
 }
+
+/** The query of `blocksOf`, for a caller's own D1 batch (`d` is that batch's db). */
+export const blockListQuery = (d: ReturnType<typeof db>, uuid: string) =>
+  d
+    .select({ uuid: blockedUsers.blockedUuid })
+    .from(blockedUsers)
+    .where(eq(blockedUsers.blockerUuid, uuid))
+    .orderBy(desc(blockedUsers.createdAt))
+    .limit(MAX_BLOCKS);
 
 /** The uuids `uuid` has blocked (at most MAX_BLOCKS), newest first. */
 export async function blocksOf(env: Env, uuid: string): Promise<string[]> {
