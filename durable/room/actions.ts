@@ -15,6 +15,7 @@ import type { ClientMessage, SongVotes } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import type { Effects } from "./effects";
+import { fansMessageFor } from "../../workers/queues/fan-notifications";
 import { queueLength } from "./library";
 import { STAGE_MSG } from "./messages";
 import { votePointsEvents } from "./points";
@@ -86,8 +87,32 @@ export class StageActions {
     this.storage.addDj(who.uuid, msg.song ?? null);
     this.playback.seated(who.uuid, Date.now());
     this.publisher.mark(PEOPLE_KEYS, "addedDj");
+    this.#tellFans(who);
     if (!this.storage.playing()) void this.playback.advance();
     return null;
+  }
+
+  /**
+   * "X is DJing in Y" to the new DJ's fans (issue 14), owed in the outbox in the same step as
+   * the seat, so an eviction cannot lose it. Only for a room anyone may open (no fan is sent
+   * into a private or password room) and only for accounts. The fan-out is throttled per DJ
+   * per hour (fan-notifications.ts), so hopping on and off the stage notifies once.
+   */
+  #tellFans(who: Who) {
+    const s = this.storage.settings();
+    if (who.tokenType !== "user" || s.type !== "PUBLIC" || s.isPasswordProtected) return;
+    const at = Date.now();
+    this.effects.add(`djLive:${who.uuid}:${at}`, {
+      kind: "notify",
+      message: fansMessageFor(who.uuid, {
+        kind: "dj_live",
+        title: `${who.profile?.name ?? "A DJ you follow"} is DJing`.slice(0, 100),
+        body: `in ${s.name}`.slice(0, 500),
+        data: { roomSlug: s.slug, djUuid: who.uuid },
+        throttleKey: `dj_live:${who.uuid}`,
+      }),
+    });
+    void this.effects.drain();
   }
 
   removeDj(who: Who, msg: Act<"removeDj">): string | null {

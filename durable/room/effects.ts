@@ -1,6 +1,6 @@
 /**
  * The room's outbox of side effects outside the object (a vote's points on the points
- * queue, a star's song in the voter's likes crate, a guest's free plays), in SQLite (`room_effects`). Plays have
+ * queue, a star's song in the voter's likes crate, a guest's free plays, notifications), in SQLite (`room_effects`). Plays have
  * their own outbox (`room_plays`, playback.ts); both are retried by the `outbox` entry.
  *
  * Invariants:
@@ -28,6 +28,7 @@ import {
   sendPointsBatch,
   type PointsMessage,
 } from "../../workers/queues/points";
+import type { NotificationMessage } from "../../workers/queues/notifications";
 import { recordGuestPlays } from "../../workers/room-service/guest-plays-repo";
 import { starToLikes } from "./library";
 
@@ -35,7 +36,9 @@ export type Effect =
   | { kind: "points"; message: PointsMessage }
   | { kind: "star"; userUuid: string; songId: string }
   /** Guests who heard a play, against their free-play limit (free-plays.ts). */
-  | { kind: "guestPlays"; playId: string; guests: string[] };
+  | { kind: "guestPlays"; playId: string; guests: string[] }
+  /** A notification for the notifications queue (a DJ's fans, a mention, "you're up next"). */
+  | { kind: "notify"; message: NotificationMessage };
 
 /** About 25 minutes of retries at EFFECT_RETRY_MS. */
 export const MAX_ATTEMPTS = 50;
@@ -162,6 +165,8 @@ export class Effects {
         return starToLikes(this.env, effect.userUuid, effect.songId);
       case "guestPlays":
         return recordGuestPlays(this.env, effect.playId, effect.guests);
+      case "notify":
+        return this.env.NOTIFICATIONS.send(effect.message).then(() => undefined);
       default:
         return assertNever(effect);
     }

@@ -47,6 +47,8 @@ export const RULES = {
    * users; each message reaches everyone in the room). Services are not counted.
    */
   roomNotification: { limit: 5, periodMs: HOUR },
+  /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
+  fanAnnouncement: { limit: 1, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

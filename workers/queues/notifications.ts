@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { mailMode, sendEmail } from "../adapters/email";
 import type { Env } from "../env";
+import { consumeFansMessage, fansMessage } from "./fan-notifications";
 import { consumeUsersMessage, usersHousekeeping, usersMessage } from "./user-notifications";
 
 /**
@@ -21,6 +22,8 @@ export const notificationMessage = z.discriminatedUnion("channel", [
   // A notification to up to 100 users: in-app row and push (user-notifications.ts; its
   // producer is `notifyUsers`, not `notify`).
   usersMessage,
+  // One notification to every fan of a DJ, a page of fans at a time (fan-notifications.ts).
+  fansMessage,
 ]);
 export type NotificationMessage = z.infer<typeof notificationMessage>;
 
@@ -60,6 +63,9 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
         case "users":
           users = true;
           await consumeUsersMessage(env, parsed.data);
+          break;
+        case "fans":
+          await consumeFansMessage(env, parsed.data);
           break;
       }
       message.ack();

@@ -102,7 +102,17 @@ const BATCH_BYTES = 200_000;
  *
  * @example await notifyUsers(env, fanUuids, { kind: "dj_live", title: "sam is DJing", body: "in Lounge", throttleKey: `dj_live:${djUuid}` })
  */
-export async function notifyUsers(env: Env, userUuids: Iterable<string>, options: NotifyInput) {
+export async function notifyUsers(
+  env: Env,
+  userUuids: Iterable<string>,
+  options: NotifyInput,
+  /**
+   * Message ids `<idPrefix>:<n>` instead of fresh uuids: a producer that may run twice for
+   * the same notification (a redelivered fan-out page) makes the same messages, and the
+   * in-app row's (message id, recipient) key writes each once.
+   */
+  idPrefix?: string,
+) {
   const n = notifyInput.parse(options);
   const recipients = [...new Set(userUuids)].filter((u) => u.length > 0 && u.length <= 64);
   const createdAt = Date.now();
@@ -111,7 +121,7 @@ export async function notifyUsers(env: Env, userUuids: Iterable<string>, options
     messages.push({
       ...n,
       channel: "users",
-      id: crypto.randomUUID(),
+      id: idPrefix ? `${idPrefix}:${i / NOTIFY_LIMITS.recipientsPerMessage}` : crypto.randomUUID(),
       recipients: recipients.slice(i, i + NOTIFY_LIMITS.recipientsPerMessage),
       createdAt,
     });

@@ -5,6 +5,7 @@ import { blockedUserRoutes } from "./blocked-users";
 import { contactBookRoutes } from "./contact-book";
 import { deviceRoutes } from "./devices";
 import { djFanRoutes } from "./dj-fans";
+import { fanNotificationRoutes } from "./fan-notifications";
 import { friendInvitationRoutes } from "./friend-invitations";
 import { friendRoutes } from "./friends";
 import { mobileNotificationRoutes } from "./mobile-notifications";
@@ -21,6 +22,8 @@ import { webNotificationRoutes } from "./web-notifications";
  */
 export const socialService = serviceApp("social-service", (env) => ({ push: pushStatus(env) }));
 for (const routes of [
+  // Before djFanRoutes: `/dj-fans/devices/list` must not be read as a DJ's id.
+  fanNotificationRoutes,
   djFanRoutes,
   adminDjRoutes,
   friendInvitationRoutes,

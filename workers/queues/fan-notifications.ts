@@ -1,0 +1,82 @@
+import { and, asc, eq, gt } from "drizzle-orm";
+import { z } from "zod";
+import { db } from "../db/client";
+import { djFans } from "../db/schema";
+import type { Env } from "../env";
+import { takeThrottle } from "./notify-rules";
+import { notifyInput, notifyUsers, type NotifyInput } from "./user-notifications";
+
+/**
+ * One notification to every fan of a DJ ("X is DJing in Y", an announcement), through the
+ * notifications queue (channel "fans"). The producer sends ONE message whatever the crowd;
+ * the consumer reads the fans a page at a time (FANOUT_PAGE, in uuid order on the
+ * (dj_uuid, user_uuid) index) and hands each page to notifyUsers (100 recipients a message),
+ * then queues the next page. So no request or consumer ever holds 100,000 uuids, and a DJ
+ * with a huge following costs the room one queue send.
+ *
+ * Exactly once: a page's user messages get ids `<fan-out id>:<cursor>:<n>`, so a redelivered
+ * page makes the same messages and the in-app row (unique per message id and recipient)
+ * is written once; its push is claimed once (user-notifications.ts). A fan who follows
+ * during the fan-out is reached if their uuid sorts after the cursor; one who unfollows
+ * before their page is not.
+ */
+export const FANOUT_PAGE = 2000;
+
+export const fansMessage = z.object({
+  channel: z.literal("fans"),
+  id: z.string().min(1).max(40),
+  djUuid: z.string().min(1).max(64),
+  /** The last fan uuid of the previous page; null for the first page. */
+  after: z.string().max(64).nullable(),
+  notification: notifyInput,
+});
+export type FansMessage = z.output<typeof fansMessage>;
+
+/** The message that starts a fan-out (for an outbox to keep and send later, or notifyFans). */
+export function fansMessageFor(
+  djUuid: string,
+  n: NotifyInput,
+  id: string = crypto.randomUUID(),
+): FansMessage {
+  return { channel: "fans", id, djUuid, after: null, notification: notifyInput.parse(n) };
+}
+
+/** Queues `n` for every fan of `djUuid`. */
+export async function notifyFans(env: Env, djUuid: string, n: NotifyInput, id?: string) {
+  await env.NOTIFICATIONS.send(fansMessageFor(djUuid, n, id));
+}
+
+/** One page of a fan-out: notify it, and queue the next page if this one was full. */
+export async function consumeFansMessage(env: Env, msg: FansMessage) {
+  const { throttleKey, throttleSeconds } = msg.notification;
+  // A throttled notification (a DJ taking a seat again within the hour) is skipped as a
+  // whole before any fan is read: the per-fan throttle would hold it too, but only after
+  // touching every fan's row. The first page takes the key for the whole fan-out; its own
+  // redelivery (same id) takes it again.
+  if (throttleKey && msg.after === null) {
+    const taken = await takeThrottle(env, `fanout:${throttleKey}`, throttleSeconds, msg.id, [
+      msg.djUuid,
+    ]);
+    if (!taken.size) return;
+  }
+  const rows = await db(env)
+    .select({ uuid: djFans.userUuid })
+    .from(djFans)
+    .where(
+      msg.after === null
+        ? eq(djFans.djUuid, msg.djUuid)
+        : and(eq(djFans.djUuid, msg.djUuid), gt(djFans.userUuid, msg.after)),
+    )
+    .orderBy(asc(djFans.userUuid))
+    .limit(FANOUT_PAGE)
+    .all();
+  if (!rows.length) return;
+  await notifyUsers(
+    env,
+    rows.map((r) => r.uuid),
+    msg.notification,
+    `${msg.id}:${msg.after ?? ""}`,
+  );
+  if (rows.length === FANOUT_PAGE)
+    await env.NOTIFICATIONS.send({ ...msg, after: rows[rows.length - 1].uuid });
+}
