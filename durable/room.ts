@@ -14,7 +14,8 @@
  *   room/playback.ts     the rotation, songs starting and stopping, the play outbox
  *   room/actions.ts      the stage actions clients send (seats, skip, votes, next song)
  *   room/points.ts       the points a vote earns (sent to the points queue)
- *   room/effects.ts      the outbox of side effects (points, stars to likes), drained on boot
+ *   room/effects.ts      the outbox of side effects (points, stars, notifications), drained on boot
+ *   room/notices.ts      notifications to people: mentions, "you're up next" while away
  *   room/library.ts      D1: DJ facts, the queue crate, recent plays, the likes crate
  *   room/chat.ts         chat actions and the room's own chat lines
  *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
@@ -39,10 +40,8 @@
  * - A frame that fails to parse, is over its budget, or an action the rules refuse (the one
  *   table in shared/permissions.ts), gets `{ name: "error" }` on that socket alone and
  *   changes nothing.
- * - RPC methods (the room-service's and the merch-service's) bypass partyserver's onStart;
- *   the constructor's blockConcurrencyWhile has prepared the object before any of them runs.
- *   Callers reach them through the typed stub `DurableObjectStub<Room>`, so a changed
- *   signature here fails to compile there.
+ * - RPC methods bypass partyserver's onStart; the constructor's blockConcurrencyWhile has
+ *   prepared the object first. Callers use the typed stub `DurableObjectStub<Room>`.
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
@@ -60,6 +59,7 @@ import { StageActions, type Caller } from "./room/actions";
 import { animate } from "./room/animations";
 import { Blocks } from "./room/blocks";
 import { admit, Buckets } from "./room/budget";
+import { Notices } from "./room/notices";
 import { ChatActions } from "./room/chat";
 import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
@@ -92,6 +92,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #deliveries: ConsumableDeliveries;
   readonly #presence: Presence;
   readonly #effects: Effects;
+  readonly #notices: Notices;
   readonly #identity: Identity;
   readonly #freePlays: FreePlays;
   readonly #blocks: Blocks;
@@ -139,6 +140,12 @@ export class Room extends Server<Env & Cloudflare.Env> {
       this.#effects,
     );
     this.#chat = new ChatActions(this.#storage, this.#publisher, Date.now, this.#budgets);
+    this.#notices = new Notices(
+      this.#storage,
+      this.#effects,
+      () => this.getConnections<Caller>(),
+      (u) => this.#presence.hasSocket(u),
+    );
     this.#moderation = new Moderation(
       this.#storage,
       this.#publisher,
@@ -173,8 +180,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
     );
-    // Here rather than in onStart: RPC calls do not go through partyserver's onStart.
-    void ctx.blockConcurrencyWhile(async () => this.#boot());
+    void ctx.blockConcurrencyWhile(async () => this.#boot()); // not onStart: RPC skips it
   }
 
   #boot() {
@@ -277,6 +283,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         break;
       case "sendChat":
         error = this.#chat.send(who, who.profile, msg);
+        if (!error) this.#notices.mentions(who, msg.message);
         break;
       case "reactChat":
         error = this.#chat.react(who, who.profile, msg);
@@ -586,6 +593,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   #sendTo(uuid: string, message: ServerMessage) {
+    if (message.name === "youAreNext") this.#notices.upNext(uuid); // away: a push
     const text = JSON.stringify(message);
     for (const c of this.getConnections(userTag(uuid))) send(c, text);
   }

@@ -9,6 +9,7 @@ import { consumeNotifications } from "./queues/notifications";
 import { consumePoints } from "./queues/points";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
+import { announceStartingEvents } from "./room-service/event-starts";
 import { makeNonce, withSecurityHeaders } from "./security-headers";
 import { guardWebRequest } from "./web-guard";
 import { mintWebToken } from "./lib/web-sessions";
@@ -57,6 +58,11 @@ export default {
         api.fetch(new Request(new URL(path, request.url), init), env, ctx),
     });
     return withSecurityHeaders(res, request, env, nonce);
+  },
+
+  /** The cron (wrangler.toml `[triggers]`, every minute): events starting now are announced. */
+  async scheduled(_controller, env, ctx) {
+    ctx.waitUntil(announceStartingEvents(env));
   },
 
   async queue(batch, env) {

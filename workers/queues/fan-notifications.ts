@@ -24,7 +24,8 @@ export const FANOUT_PAGE = 2000;
 
 export const fansMessage = z.object({
   channel: z.literal("fans"),
-  id: z.string().min(1).max(40),
+  /** Room for `<id>:<cursor uuid>:<n>` within a users message id's 100 characters. */
+  id: z.string().min(1).max(56),
   djUuid: z.string().min(1).max(64),
   /** The last fan uuid of the previous page; null for the first page. */
   after: z.string().max(64).nullable(),
@@ -38,7 +39,8 @@ export function fansMessageFor(
   n: NotifyInput,
   id: string = crypto.randomUUID(),
 ): FansMessage {
-  return { channel: "fans", id, djUuid, after: null, notification: notifyInput.parse(n) };
+  // Parsed here, so a bad producer fails loudly instead of the consumer dropping the message.
+  return fansMessage.parse({ channel: "fans", id, djUuid, after: null, notification: n });
 }
 
 /** Queues `n` for every fan of `djUuid`. */

@@ -3,11 +3,12 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { ADMIN_ROLES } from "../../shared/roles";
 import { db } from "../db/client";
-import { friendInvitations, type FriendInvitationRow } from "../db/schema";
+import { friendInvitations, type FriendInvitationRow, type UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { caller, requireUser } from "../lib/auth";
 import { ApiError, isUniqueViolation } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
+import { notifyUsers } from "../queues/user-notifications";
 import { blockedEitherWay } from "./blocks";
 import {
   answerInvitation,
@@ -67,12 +68,39 @@ async function insertInvitation(env: Env, me: string, them: string) {
   return r ? invitationByUuid(env, r.uuid) : undefined;
 }
 
+/**
+ * Tells `to` about an invitation or its acceptance (issue 14). Keyed by the invitation, a
+ * day long, so a retried or doubled request tells them once; a failure to queue it is
+ * logged and never undoes the friendship.
+ */
+async function tell(
+  env: Env,
+  to: string,
+  kind: "friend_invitation" | "friend_accepted",
+  from: { uuid: string; nickname: string },
+  invitationUuid: string,
+) {
+  const title =
+    kind === "friend_invitation"
+      ? `${from.nickname} sent you a friend request`
+      : `${from.nickname} accepted your friend request`;
+  await notifyUsers(env, [to], {
+    kind,
+    title: title.slice(0, 100),
+    body: kind === "friend_invitation" ? "Open Friends to answer." : "You are friends now.",
+    data: { fromUuid: from.uuid, invitationUuid },
+    throttleKey: `${kind}:${invitationUuid}`,
+    throttleSeconds: 86_400,
+  }).catch((err) => console.error(`friends: could not queue ${kind}`, err));
+}
+
 /** Accepts their pending invitation to me; answers the friendship's invitation. */
-async function acceptCrossing(env: Env, theirs: FriendInvitationRow) {
+async function acceptCrossing(env: Env, theirs: FriendInvitationRow, me: UserRow) {
   await answerInvitation(env, theirs, "accepted");
   const now = await invitationByUuid(env, theirs.uuid);
   const friends = !!(await friendshipOf(env, theirs.fromUuid, theirs.toUuid));
   if (!friends) throw new ApiError(409, SOCIAL_MSG.invitationNotPending);
+  await tell(env, theirs.fromUuid, "friend_accepted", me, theirs.uuid);
   return { ...invitationJson(now ?? theirs), friends };
 }
 
@@ -82,14 +110,15 @@ friendInvitationRoutes.post(
   valid("json", z.strictObject({ userUuid: fields.uuid })),
   async (c) => {
     const env = c.env;
-    const me = caller(c).uuid;
+    const account = caller(c).user;
+    const me = account.uuid;
     const { userUuid: them } = c.req.valid("json");
     if (them === me) throw new ApiError(400, SOCIAL_MSG.selfInvite);
     await activeUserOr404(env, them);
     if (await blockedEitherWay(env, me, them)) throw new ApiError(404, SOCIAL_MSG.userNotFound);
     if (await friendshipOf(env, me, them)) throw new ApiError(409, SOCIAL_MSG.alreadyFriends);
     const theirs = await pendingBetween(env, them, me);
-    if (theirs) return c.json(await acceptCrossing(env, theirs));
+    if (theirs) return c.json(await acceptCrossing(env, theirs, account));
     let row: FriendInvitationRow | undefined;
     try {
       // The cap, the block and the friendship are checked again in the write itself.
@@ -98,7 +127,7 @@ friendInvitationRoutes.post(
       if (!isUniqueViolation(err)) throw err;
       // One is pending for the pair: theirs (crossing: accept it) or mine (409).
       const crossing = await pendingBetween(env, them, me);
-      if (crossing) return c.json(await acceptCrossing(env, crossing));
+      if (crossing) return c.json(await acceptCrossing(env, crossing, account));
       throw new ApiError(409, SOCIAL_MSG.invitationPending);
     }
     if (!row) {
@@ -106,6 +135,7 @@ friendInvitationRoutes.post(
       if (await friendshipOf(env, me, them)) throw new ApiError(409, SOCIAL_MSG.alreadyFriends);
       throw new ApiError(409, SOCIAL_MSG.tooManyPending(MAX_PENDING_SENT));
     }
+    await tell(env, them, "friend_invitation", account, row.uuid);
     return c.json(invitationJson(row), 201);
   },
 );
@@ -233,6 +263,7 @@ friendInvitationRoutes.post(
     const now = (await invitationByUuid(c.env, invitationUuid)) ?? inv;
     if (now.status !== status) throw new ApiError(409, SOCIAL_MSG.invitationNotPending);
     const friends = !!(await friendshipOf(c.env, inv.fromUuid, inv.toUuid));
+    if (friends) await tell(c.env, inv.fromUuid, "friend_accepted", caller(c).user, inv.uuid);
     return c.json({ ...invitationJson(now), friends });
   },
 );
