@@ -16,6 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { workerCall } from "./lib/miniflare-call.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const FANS = Number(process.env.BENCH_FANS ?? 100_000);
@@ -109,14 +110,7 @@ export default async function run({ log }) {
     bindings: { ENVIRONMENT: "development" },
   });
   try {
-    const call = async (body) => {
-      const res = await mf.dispatchFetch("http://bench/", {
-        method: "POST",
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${body.op} failed (${res.status}): ${await res.text()}`);
-      return res.json();
-    };
+    const call = workerCall(mf);
     for (const sql of migrations()) await call({ op: "sql", sql });
     const dj = "bench-dj";
     for (let from = 0; from < FANS; from += 50_000)

@@ -26,6 +26,7 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { workerCall } from "./lib/miniflare-call.mjs";
 import { rng } from "../scripts/rng.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -115,15 +116,7 @@ async function measure(shape, script, log) {
     bindings: { ENVIRONMENT: "development" },
   });
   try {
-    const call = async (body) => {
-      const res = await mf.dispatchFetch("http://bench/", {
-        method: "POST",
-        body: JSON.stringify(body),
-      });
-      if (!res.ok)
-        throw new Error(`${body.op} failed (${res.status}): ${(await res.text()).slice(0, 300)}`);
-      return res.json();
-    };
+    const call = workerCall(mf);
     const timed = async (body) => {
       const t = process.hrtime.bigint();
       const r = await call(body);

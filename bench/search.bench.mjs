@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { workerCall } from "./lib/miniflare-call.mjs";
 import { rng } from "../scripts/rng.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -172,15 +173,7 @@ export default async function run({ log = console.log } = {}) {
     d1Databases: { DB: "bench-search" },
   });
   try {
-    const call = async (body) => {
-      const res = await mf.dispatchFetch("http://bench/", {
-        method: "POST",
-        body: JSON.stringify(body),
-      });
-      if (!res.ok)
-        throw new Error(`D1 call failed (${res.status}): ${(await res.text()).slice(0, 500)}`);
-      return res.json();
-    };
+    const call = workerCall(mf);
 
     // The project's migrations, statement by statement, as wrangler applies them.
     const files = readdirSync(`${ROOT}migrations`)
