@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { guestToken, signUp } from "./helpers";
-import { block, social } from "./social-helpers";
+import { block, handle, invite, social } from "./social-helpers";
 
 /** A nickname stem no other test uses, so a prefix search sees only this test's people. */
 const stem = () => `Pq${Math.random().toString(36).slice(2, 8)}`;
@@ -87,5 +87,34 @@ describe("GET /web-notifications/vapid-public-key", () => {
     const res = await social("/web-notifications/vapid-public-key");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ publicKey: env.VAPID_PUBLIC_KEY });
+  });
+});
+
+describe("GET /friend-invitations/between/{id}", () => {
+  it("answers the pending invitation either way, then null once answered; 401 without a token", async () => {
+    const [a, b, c] = [await signUp(), await signUp(), await signUp()];
+    const none = await social(`/friend-invitations/between/${b.uuid}`, { token: a.token });
+    expect(none).toMatchObject({ status: 200, body: { invitation: null } });
+    const sent = await invite(a, b);
+    for (const [who, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const res = await social(`/friend-invitations/between/${other.uuid}`, { token: who.token });
+      expect(res.body.invitation).toMatchObject({
+        uuid: sent.body.uuid,
+        fromUuid: a.uuid,
+        toUuid: b.uuid,
+        status: "pending",
+      });
+    }
+    // A third person learns nothing about a and b's pair.
+    const third = await social(`/friend-invitations/between/${b.uuid}`, { token: c.token });
+    expect(third.body.invitation).toBeNull();
+    await handle(b, sent.body.uuid, "accepted");
+    const after = await social(`/friend-invitations/between/${b.uuid}`, { token: a.token });
+    expect(after.body.invitation).toBeNull();
+    expect((await social(`/friend-invitations/between/${b.uuid}`)).status).toBe(401);
+    expect((await social(`/friend-invitations/between/x`, { token: a.token })).status).toBe(400);
   });
 });
