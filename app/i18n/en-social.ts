@@ -76,6 +76,7 @@ export const enSocial = {
   "notif.newer": "Newer",
   "notif.older": "Older",
   "notif.pageOf": "Page {page} of {pages}",
+  "notif.settingsShort": "Notifications",
   "notif.settingsTitle": "Notification settings",
   "notif.kindsTitle": "What to tell you about",
   "notif.kindsLede": "Turned off, a kind is neither shown here nor pushed to your devices.",

@@ -80,6 +80,7 @@ export const esSocial: Record<keyof typeof enSocial, string> = {
   "notif.newer": "Más recientes",
   "notif.older": "Anteriores",
   "notif.pageOf": "Página {page} de {pages}",
+  "notif.settingsShort": "Notificaciones",
   "notif.settingsTitle": "Ajustes de notificaciones",
   "notif.kindsTitle": "De qué avisarte",
   "notif.kindsLede": "Si desactivas un tipo, no se muestra aquí ni llega a tus dispositivos.",

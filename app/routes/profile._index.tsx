@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { Bell, Eye, Pencil, Users } from "lucide-react";
+import { Eye, Pencil } from "lucide-react";
 import { SocialProfile } from "~/components/social/SocialProfile";
 import { RankCard } from "~/components/ranking/RankCard";
 import { SubmitButton, buttonClass } from "~/components/ui";
@@ -49,18 +49,6 @@ export default function Profile() {
             <Link to={`/profile/${user.uuid}`} className={buttonClass.secondary}>
               <Eye aria-hidden className="size-4" />
               {t("profile.viewPublic")}
-            </Link>
-            <Link to="/friends" className={buttonClass.secondary} data-testid="profile-friends">
-              <Users aria-hidden className="size-4" />
-              {t("nav.friends")}
-            </Link>
-            <Link
-              to="/settings/notifications"
-              className={buttonClass.secondary}
-              data-testid="profile-notification-settings"
-            >
-              <Bell aria-hidden className="size-4" />
-              {t("notif.settingsTitle")}
             </Link>
           </>
         }

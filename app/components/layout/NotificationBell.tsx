@@ -19,6 +19,9 @@ export function NotificationBell() {
   const id = useId();
   const [list, setList] = useState<NotificationList | null>(null);
   const [open, setOpen] = useState(false);
+  // Open toward the side with room: the bell sits at the left of the header's second row
+  // on wide screens and at the right on narrower ones.
+  const [alignRight, setAlignRight] = useState(true);
   const wrap = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
 
@@ -99,7 +102,11 @@ export function NotificationBell() {
         aria-label={unread ? t("notif.bellUnread", { count: unread }) : t("notif.bell")}
         title={t("notif.bell")}
         onClick={() => {
-          if (!open) void refresh();
+          if (!open) {
+            void refresh();
+            const r = button.current?.getBoundingClientRect();
+            setAlignRight(!r || r.left + 400 > window.innerWidth);
+          }
           setOpen(!open);
         }}
         className="relative grid size-9 place-items-center rounded-full text-ink-100 transition hover:bg-white/10 hover:text-white"
@@ -126,7 +133,7 @@ export function NotificationBell() {
               button.current?.focus();
             }
           }}
-          className="fixed inset-x-2 top-16 z-40 max-h-[75vh] overflow-y-auto rounded-3xl border border-white/15 bg-ink-950/97 p-2 shadow-2xl shadow-black/60 backdrop-blur sm:absolute sm:inset-x-auto sm:right-0 sm:top-full sm:mt-2 sm:w-96"
+          className={`fixed inset-x-2 top-16 z-40 max-h-[75vh] overflow-y-auto rounded-3xl border border-white/15 bg-ink-950/97 p-2 shadow-2xl shadow-black/60 backdrop-blur sm:absolute sm:inset-x-auto ${alignRight ? "sm:right-0" : "sm:left-0"} sm:top-full sm:mt-2 sm:w-96`}
           data-testid="bell-panel"
         >
           <div className="flex items-center justify-between gap-2 px-3 pb-2 pt-1.5">

@@ -49,7 +49,12 @@ export function NotificationItem({
           <span className={`truncate font-semibold ${unread ? "text-white" : "text-ink-100"}`}>
             {n.title}
           </span>
-          <time dateTime={n.createdAt} className="shrink-0 text-xs text-ink-300">
+          {/* "2 min ago" differs between the server's render and the browser's by the seconds between. */}
+          <time
+            dateTime={n.createdAt}
+            className="shrink-0 text-xs text-ink-300"
+            suppressHydrationWarning
+          >
             {timeAgo(n.createdAt, locale)}
           </time>
         </span>
