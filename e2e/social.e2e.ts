@@ -223,6 +223,23 @@ describe("the social pages", () => {
     expect(await page.evaluate(() => Notification.permission)).toBe("default");
     await shot(page, "social-settings-1440");
     await phoneAndSpanish(context, "/settings/notifications", "settings");
+
+    // Settings: turn mentions off and quiet hours on, in the browser's time zone.
+    await page.getByTestId("kind-mention").uncheck();
+    await page.getByTestId("quiet-toggle").check();
+    await page.getByTestId("quiet-start").fill("23:00");
+    await page.getByTestId("quiet-end").fill("06:30");
+    const zone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(await page.getByTestId("quiet-zone").inputValue()).toBe(zone);
+    await page.getByTestId("settings-save").click();
+    await page.getByText("Notification settings saved.").waitFor();
+    await shot(page, "social-settings-quiet-1440");
+    const saved = await api<{ disabledKinds: string[]; quietHours: unknown }>(
+      "/api/social-service/notification-settings",
+      { token: await tokenFor("lou@hangout.local") },
+    );
+    expect(saved.disabledKinds).toEqual(["mention"]);
+    expect(saved.quietHours).toMatchObject({ start: 23 * 60, end: 6 * 60 + 30, timeZone: zone });
     await context.grantPermissions(["notifications"], { origin: base() });
     const [posted] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith("/web-notifications/subscription")),

@@ -84,7 +84,7 @@ function BrowserPush({ available }: { available: boolean }) {
             type="button"
             onClick={disable}
             disabled={busy}
-            className={button("secondary", "sm")}
+            className={`${button("secondary", "sm")} max-w-full whitespace-normal! text-left`}
             data-testid="push-disable"
           >
             {busy ? (
@@ -101,7 +101,7 @@ function BrowserPush({ available }: { available: boolean }) {
             disabled={
               busy || !available || state === "unsupported" || state === "denied" || state === null
             }
-            className={button("primary", "sm")}
+            className={`${button("primary", "sm")} max-w-full whitespace-normal! text-left`}
             data-testid="push-enable"
           >
             {busy ? (
