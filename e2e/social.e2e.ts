@@ -33,12 +33,43 @@ async function phoneAndSpanish(context: BrowserContext, path: string, name: stri
   await page.close();
 }
 
+/** A new account whose e-mail is verified with the code from the dev outbox; its address. */
+async function verifiedAccount(nickname: string): Promise<string> {
+  const email = `contact.${Date.now().toString(36)}@example.com`;
+  const { token } = await api<{ token: string }>("/api/user-service/users/sign-up", {
+    method: "POST",
+    body: JSON.stringify({ email, password: "a long enough password", nickname }),
+  });
+  let code: string | undefined;
+  for (let i = 0; i < 40 && !code; i++) {
+    const html = await (await fetch(`${base()}/dev/outbox?to=${encodeURIComponent(email)}`)).text();
+    code = html.match(/\b(\d{6})\b/)?.[1];
+    if (!code) await new Promise((r) => setTimeout(r, 250));
+  }
+  await api("/api/user-service/users/emails/verify", {
+    method: "POST",
+    token,
+    body: JSON.stringify({ email, code }),
+  });
+  return email;
+}
+
 const fanCount = async (page: Page) => Number(await page.getByTestId("fan-count").textContent());
 
 describe("the social pages", () => {
   it("(a) lou follows dj.sam on his profile: the count goes up and stays, sam is in lou's following", async () => {
     const { context, page, errors } = await signedIn("lou@hangout.local", `/profile/${SAM}`);
     const before = await fanCount(page);
+    // A refused follow rolls back visibly, with the server's reason.
+    const refusal = "You follow 5000 DJs, the most one account can follow.";
+    await page.route("**/api/social-service/dj-fans", (route) =>
+      route.fulfill({ status: 409, json: { message: refusal } }),
+    );
+    await page.getByTestId("follow").click();
+    await page.getByText(`Couldn't follow DJ Sam: ${refusal}`).waitFor();
+    expect(await fanCount(page)).toBe(before);
+    await page.getByTestId("follow").waitFor();
+    await page.unroute("**/api/social-service/dj-fans");
     await page.getByTestId("follow").click();
     // Optimistic: at once, before the server answers.
     await expect.poll(() => fanCount(page)).toBe(before + 1);
@@ -93,6 +124,16 @@ describe("the social pages", () => {
     // Find people by nickname from the friends page (the new GET /people).
     await lou.page.getByTestId("find-people").fill("dj s");
     await lou.page.getByTestId("find-results").getByText("DJ Sam").waitFor();
+    // Contacts matching: pasted addresses, matched against verified e-mails (only hashes kept).
+    // Ana signs up and verifies her address through the real routes; lou has it in her book.
+    const ana = await verifiedAccount("Ana Contact");
+    await lou.page
+      .getByTestId("contacts-input")
+      .fill(`${ana.toUpperCase()}, nobody@example.com\nnot an address`);
+    await lou.page.getByRole("button", { name: "Find my contacts (2)" }).click();
+    const matches = lou.page.getByTestId("contact-matches");
+    await matches.getByText("Ana Contact").waitFor();
+    expect(await matches.getByTestId("person").count()).toBe(1);
     await shot(lou.page, "social-friends-1440");
     await phoneAndSpanish(lou.context, "/friends", "friends");
 

@@ -340,6 +340,7 @@ export function FriendsScreen({
                 </button>
               </>
             )}
+            columns={1}
             testId="incoming"
           />
           <PeopleList
@@ -365,6 +366,7 @@ export function FriendsScreen({
                 <UserMinus aria-hidden className="size-4" />
               </button>
             )}
+            columns={1}
             testId="friends"
           />
           <PeopleList
@@ -401,6 +403,7 @@ export function FriendsScreen({
                 {t("friends.withdraw")}
               </button>
             )}
+            columns={1}
             testId="outgoing"
           />
         </div>

@@ -54,7 +54,10 @@ export function PeopleList<P extends PublicProfile>({
   action,
   note,
   testId,
+  columns = 2,
 }: {
+  /** Two columns from small screens up (profiles); one where rows carry buttons and notes. */
+  columns?: 1 | 2;
   title: string;
   page: PeoplePage<P>;
   load: (skip: number) => Promise<PeoplePage<P>>;
@@ -97,7 +100,7 @@ export function PeopleList<P extends PublicProfile>({
         </span>
       </h2>
       {people.length ? (
-        <ul className="mt-4 grid gap-2 sm:grid-cols-2">
+        <ul className={`mt-4 grid gap-2 ${columns === 2 ? "sm:grid-cols-2" : ""}`}>
           {people.map((p) => (
             <PersonRow key={p.uuid} person={p} action={action?.(p)} note={note?.(p)} />
           ))}
