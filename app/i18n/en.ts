@@ -7,6 +7,7 @@ import { enAvatars } from "./en-avatars";
 import { enPayments } from "./en-payments";
 import { enPoints } from "./en-points";
 import { enShop } from "./en-shop";
+import { enSocial } from "./en-social";
 
 export const en = {
   ...enRooms,
@@ -14,6 +15,7 @@ export const en = {
   ...enPayments,
   ...enPoints,
   ...enShop,
+  ...enSocial,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

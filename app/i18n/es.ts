@@ -4,6 +4,7 @@ import { esAvatars } from "./es-avatars";
 import { esPayments } from "./es-payments";
 import { esPoints } from "./es-points";
 import { esShop } from "./es-shop";
+import { esSocial } from "./es-social";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -12,6 +13,7 @@ export const es: Dictionary = {
   ...esPayments,
   ...esPoints,
   ...esShop,
+  ...esSocial,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

@@ -1,8 +1,10 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/cloudflare";
 import { useLoaderData } from "@remix-run/react";
-import { ProfileView } from "~/components/profile/ProfileView";
+import { SocialProfile } from "~/components/social/SocialProfile";
 import { isLocale, translate } from "~/i18n";
 import { userApi } from "~/lib/api.server";
+import { getSession } from "~/lib/session.server";
+import { loadProfileSocial } from "~/lib/social.server";
 import type { PublicProfile } from "~/lib/types";
 
 export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
@@ -17,17 +19,27 @@ export const meta: MetaFunction<typeof loader> = ({ data, matches }) => {
   ];
 };
 
-/** Anyone's public profile, guests included (GET /profile/{uuid}). */
+/**
+ * Anyone's public profile, guests included (GET /profile/{uuid}); a signed-in viewer also
+ * gets the graph around it (counts, fans, following) and their own relationship to it.
+ */
 export async function loader(args: LoaderFunctionArgs) {
   const uuid = args.params.uuid ?? "";
-  const res = await userApi<PublicProfile>(args, `/profile/${encodeURIComponent(uuid)}`);
+  const [res, session] = await Promise.all([
+    userApi<PublicProfile>(args, `/profile/${encodeURIComponent(uuid)}`),
+    getSession(args),
+  ]);
   if (!res.ok) throw data({ message: res.generic ? null : res.message }, { status: res.status });
-  return { profile: res.data };
+  const social =
+    session.user && session.token
+      ? await loadProfileSocial(args, session.token, res.data.uuid, session.user.uuid)
+      : null;
+  return { profile: res.data, social, own: session.user?.uuid === res.data.uuid };
 }
 
 export default function PublicProfilePage() {
-  const { profile } = useLoaderData<typeof loader>();
-  return <ProfileView profile={profile} />;
+  const { profile, social, own } = useLoaderData<typeof loader>();
+  return <SocialProfile profile={profile} social={social} own={own} />;
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

@@ -1,13 +1,14 @@
 import { data, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { Eye, Pencil } from "lucide-react";
-import { ProfileView } from "~/components/profile/ProfileView";
+import { SocialProfile } from "~/components/social/SocialProfile";
 import { RankCard } from "~/components/ranking/RankCard";
 import { SubmitButton, buttonClass } from "~/components/ui";
 import { pageMeta, useT } from "~/i18n";
 import { callApi, userApi } from "~/lib/api.server";
 import { POINTS_API, type MyStanding } from "~/lib/points";
 import { clearSessionCookie, getToken, loginRedirect } from "~/lib/session.server";
+import { loadProfileSocial } from "~/lib/social.server";
 import type { User } from "~/lib/types";
 
 export const meta = pageMeta("profile.title");
@@ -25,17 +26,19 @@ export async function loader(args: LoaderFunctionArgs) {
       throw loginRedirect(args.request, { "Set-Cookie": clearSessionCookie(args.request) });
     throw data({ message: res.generic ? null : res.message }, { status: res.status });
   }
-  // The rank is extra: if it fails to load, the profile still shows.
-  return { user: res.data, rank: rank.ok ? rank.data : null };
+  // The rank and the graph are extra: if they fail to load, the profile still shows.
+  const social = await loadProfileSocial(args, token, res.data.uuid, res.data.uuid);
+  return { user: res.data, rank: rank.ok ? rank.data : null, social };
 }
 
 export default function Profile() {
   const t = useT();
-  const { user, rank } = useLoaderData<typeof loader>();
+  const { user, rank, social } = useLoaderData<typeof loader>();
   return (
     <>
-      <ProfileView
+      <SocialProfile
         profile={user}
+        social={social}
         own
         actions={
           <>

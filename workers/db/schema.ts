@@ -85,6 +85,8 @@ export const users = sqliteTable(
   // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatars/avatar-rules.ts).
   (t) => [
     index("users_nickname_idx").on(t.nickname),
+    // Finding people by nickname prefix, case-insensitively (workers/social-service/people-search.ts).
+    index("users_nickname_lower_idx").on(sql`lower(${t.nickname})`),
     index("users_updated_idx").on(t.updatedAt),
     index("users_avatar_idx").on(t.avatarId),
     // Counting a person's bots (sign-up-bot's limit).

@@ -201,6 +201,23 @@ friendInvitationRoutes.get(
   },
 );
 
+/**
+ * GET /friend-invitations/between/{id}: the pending invitation between me and id, either
+ * way, or null: what a profile page needs to offer Add friend, Cancel or Accept. Only my own
+ * pairs, so it tells nothing about anyone else.
+ */
+friendInvitationRoutes.get(
+  "/friend-invitations/between/:id",
+  requireUser,
+  valid("param", uuidParam),
+  async (c) => {
+    const me = caller(c).uuid;
+    const { id } = c.req.valid("param");
+    const row = (await pendingBetween(c.env, me, id)) ?? (await pendingBetween(c.env, id, me));
+    return c.json({ invitation: row ? invitationJson(row) : null });
+  },
+);
+
 /** GET /friend-invitations/user-invitations/{id}: all of a user's invitations, any status; self or admin. */
 friendInvitationRoutes.get(
   "/friend-invitations/user-invitations/:id",

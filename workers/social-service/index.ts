@@ -11,6 +11,7 @@ import { friendRoutes } from "./friends";
 import { mobileNotificationRoutes } from "./mobile-notifications";
 import { notificationCentreRoutes } from "./notification-centre";
 import { notificationSettingsRoutes } from "./notification-settings";
+import { peopleSearchRoutes } from "./people-search";
 import { webNotificationRoutes } from "./web-notifications";
 
 /**
@@ -28,6 +29,7 @@ for (const routes of [
   adminDjRoutes,
   friendInvitationRoutes,
   friendRoutes,
+  peopleSearchRoutes,
   blockedUserRoutes,
   contactBookRoutes,
   deviceRoutes,

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { NOTIFY_LIMITS } from "../../shared/notifications";
 import { fromB64url } from "../adapters/push/types";
+import { webPushOn } from "../adapters/push/web-push";
 import { db } from "../db/client";
 import { webPushSubscriptions } from "../db/schema";
 import type { AppEnv } from "../env";
@@ -102,6 +103,15 @@ webNotificationRoutes.post(
       .get();
     return c.json({ subscribed: true, endpoint, subscriptions: count?.n ?? 0 }, 201);
   },
+);
+
+/**
+ * GET /web-notifications/vapid-public-key: the key a page passes to pushManager.subscribe as
+ * `applicationServerKey` (public by design: browsers hand it to the push service). Null when
+ * web push is off here, so the page can say so instead of subscribing in vain.
+ */
+webNotificationRoutes.get("/web-notifications/vapid-public-key", (c) =>
+  c.json({ publicKey: webPushOn(c.env) ? c.env.VAPID_PUBLIC_KEY! : null }),
 );
 
 /**

@@ -9,12 +9,14 @@ import {
   Trophy,
   Upload,
   UserRound,
+  Users,
 } from "lucide-react";
 import { LOCALE_COOKIE, LOCALES, useLocale, useT, type Locale, type MessageKey } from "~/i18n";
 import type { User } from "~/lib/types";
 import { Avatar } from "~/components/Avatar";
 import { TokenBalanceBadge } from "~/components/shop/TokenBalance";
 import { buttonClass, button } from "~/components/ui";
+import { NotificationBell } from "./NotificationBell";
 
 /** The brand mark: a record lit in the venue colours. */
 export function Logo({ size = 28 }: { size?: number }) {
@@ -113,6 +115,8 @@ const MUSIC_NAV: {
   { to: "/upload", label: "nav.upload", icon: Upload, testId: "nav-upload" },
   // Phones have room for five tabs; the ranking is one tap away on the profile there.
   { to: "/ranking", label: "nav.ranking", icon: Trophy, testId: "nav-ranking", wideOnly: true },
+  // Phones reach friends from the profile (and the bell), as with the ranking.
+  { to: "/friends", label: "nav.friends", icon: Users, testId: "nav-friends", wideOnly: true },
 ];
 
 /**
@@ -192,6 +196,7 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         >
           {user ? (
             <>
+              <NotificationBell />
               <TokenBalanceBadge />
               <Link
                 to="/profile"

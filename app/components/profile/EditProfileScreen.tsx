@@ -53,7 +53,16 @@ export function EditProfileScreen() {
         <ArrowLeft aria-hidden className="size-4" />
         {t("edit.back")}
       </Link>
-      <PageTitle className="mt-2">{t("edit.heading")}</PageTitle>
+      <div className="mt-2 flex flex-wrap items-center justify-between gap-3">
+        <PageTitle>{t("edit.heading")}</PageTitle>
+        <Link
+          to="/settings/notifications"
+          className={buttonClass.link}
+          data-testid="edit-notification-settings"
+        >
+          {t("notif.settingsTitle")}
+        </Link>
+      </div>
 
       <section aria-labelledby="pictures" className="mt-8">
         <h2 id="pictures" className="text-xl font-bold text-white">

@@ -135,7 +135,7 @@ export function ProfileView({
           </p>
           {/* The avatar they wear in rooms (issue 6); one's own links to the picker. */}
           {(profile.avatarId || own) && (
-            <p className="mt-3 flex items-center gap-3">
+            <p className="mt-3 flex flex-wrap items-center gap-x-3 gap-y-1">
               {profile.avatarId && (
                 <span data-testid="profile-avatar" data-avatar-id={profile.avatarId}>
                   <AvatarArt
@@ -163,6 +163,16 @@ export function ProfileView({
                   </Link>
                   <Link to="/shop" className={buttonClass.link} data-testid="profile-shop">
                     {t("shop.title")}
+                  </Link>
+                  <Link to="/friends" className={buttonClass.link} data-testid="profile-friends">
+                    {t("nav.friends")}
+                  </Link>
+                  <Link
+                    to="/settings/notifications"
+                    className={buttonClass.link}
+                    data-testid="profile-notification-settings"
+                  >
+                    {t("notif.settingsShort")}
                   </Link>
                 </>
               )}

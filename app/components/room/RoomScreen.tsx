@@ -93,8 +93,11 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
     !!me &&
     !me.guest &&
     (me.uuid === ownerUuid || roles.some((r) => r === "admin" || r === "superUser"));
+  // Every signed-in listener gets a menu on other people (View profile, Block; issue 14);
+  // moderators get theirs in it too. A guest has no account to block or profile to show.
+  const signedIn = !!me && !me.guest;
   const modMenu: ModMenu = (u, node, extra = {}) =>
-    rights.moderate && u.uuid !== me?.uuid ? (
+    u.uuid !== me?.uuid && (rights.moderate || (signedIn && u.tokenRole !== "guest")) ? (
       <UserMenu
         target={{
           uuid: u.uuid,
@@ -107,8 +110,10 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
         conn={conn}
         roomUuid={roomUuid}
         manage={rights.manage}
+        moderate={rights.moderate}
         giveRoom={giveRoom}
-        testId="user-menu-trigger"
+        // Moderators' triggers keep their id (the moderation tests find them by it).
+        testId={rights.moderate ? "user-menu-trigger" : "person-menu-trigger"}
       >
         {node}
       </UserMenu>

@@ -1,6 +1,8 @@
+import { Link } from "@remix-run/react";
 import {
   Ban,
   Crown,
+  UserRound,
   MicOff,
   Shield,
   ShieldOff,
@@ -14,6 +16,7 @@ import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { activeRoomRoles, ROOM_SERVICE } from "~/lib/rooms";
+import { SOCIAL } from "~/lib/social";
 import type { RoomConnection } from "~/hooks/useRoom";
 import { useToast } from "../Toaster";
 import { MenuItem } from "./MenuItem";
@@ -36,8 +39,9 @@ export interface ModTarget {
 }
 
 /**
- * A user's avatar as a button that opens the moderator's menu (issue 4, "moderator
- * actions"): arrow keys move, Escape closes and focus returns to the avatar. Socket actions
+ * A user's avatar as a button that opens their menu: "View profile" and "Block" for any
+ * signed-in viewer (issue 14), and the moderator's actions (issue 4) for those who may
+ * moderate. Arrow keys move, Escape closes and focus returns to the avatar. Socket actions
  * answer through the room's `error` message (the page toasts it); REST actions toast here.
  */
 export function UserMenu({
@@ -45,6 +49,7 @@ export function UserMenu({
   conn,
   roomUuid,
   manage,
+  moderate = true,
   giveRoom = false,
   children,
   className,
@@ -54,6 +59,8 @@ export function UserMenu({
   conn: RoomConnection;
   roomUuid: string;
   manage: boolean;
+  /** Whether the viewer may moderate here; without it the menu has the profile and Block only. */
+  moderate?: boolean;
   /** The room's owner or an admin: may hand the room to this user (PUT change-owner). */
   giveRoom?: boolean;
   children: ReactNode;
@@ -66,6 +73,8 @@ export function UserMenu({
   const [kicking, setKicking] = useState(false);
   // The ownership hand-over asks once more inside the menu: it cannot be undone by the giver.
   const [giving, setGiving] = useState(false);
+  // Blocking asks once more inside the menu, saying what a block does.
+  const [blocking, setBlocking] = useState(false);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   // Open toward the side with room (a 15 rem menu off a left- or right-edge avatar).
@@ -81,6 +90,7 @@ export function UserMenu({
     setOpen(false);
     setKicking(false);
     setGiving(false);
+    setBlocking(false);
     setReason("");
     if (refocus) triggerRef.current?.focus();
   };
@@ -97,7 +107,7 @@ export function UserMenu({
     };
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
-  }, [open, kicking, giving]);
+  }, [open, kicking, giving, blocking]);
 
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Escape") {
@@ -158,6 +168,22 @@ export function UserMenu({
     }
   };
 
+  const block = async () => {
+    setBusy(true);
+    try {
+      await apiRequest(`${SOCIAL}/blocked-users`, {
+        method: "POST",
+        json: { userUuid: target.uuid },
+      });
+      toast.success(t("social.blocked", { name: target.name }));
+      close();
+    } catch (err) {
+      toast.error(t("social.blockFailed", { name: target.name, reason: errorText(err, t) }));
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const name = target.name;
 
   return (
@@ -195,7 +221,24 @@ export function UserMenu({
           <p className="truncate px-3 pb-1 pt-1.5 text-xs font-semibold uppercase tracking-wide text-ink-200">
             {name}
           </p>
-          {giving ? (
+          {blocking ? (
+            <div className="space-y-2 p-2" data-testid="block-confirm-box">
+              <p className="text-sm font-semibold text-white">{t("social.blockTitle", { name })}</p>
+              <p className="text-sm text-ink-200">{t("social.blockExplain")}</p>
+              <div className="flex justify-end gap-2">
+                <MenuCancel onClick={() => setBlocking(false)} />
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={block}
+                  className="rounded-lg bg-danger px-2.5 py-1.5 text-sm font-bold text-ink-950 hover:brightness-110 disabled:opacity-60"
+                  data-testid="block-confirm"
+                >
+                  {t("social.block")}
+                </button>
+              </div>
+            </div>
+          ) : giving ? (
             <div className="space-y-2 p-2" data-testid="give-room">
               <p className="text-sm text-ink-50">{t("room.mod.makeOwnerConfirm", { name })}</p>
               <div className="flex justify-end gap-2">
@@ -248,7 +291,28 @@ export function UserMenu({
             </form>
           ) : (
             <>
-              {target.dj && (
+              {!target.guest && (
+                <Link
+                  to={`/profile/${encodeURIComponent(target.uuid)}`}
+                  role="menuitem"
+                  className="flex w-full items-center gap-2 rounded-lg px-3 py-2 text-left text-sm font-medium text-ink-50 hover:bg-white/10 focus:bg-white/15 focus:outline-none"
+                  data-testid="menu-view-profile"
+                >
+                  <UserRound aria-hidden className="size-4" />
+                  {t("social.viewProfile")}
+                </Link>
+              )}
+              {!target.guest && (
+                <MenuItem
+                  icon={Ban}
+                  label={t("social.blockEllipsis")}
+                  onClick={() => setBlocking(true)}
+                  testId="menu-block"
+                  disabled={busy}
+                  danger
+                />
+              )}
+              {moderate && target.dj && (
                 <MenuItem
                   icon={UserMinus}
                   label={t("room.mod.removeDj")}
@@ -261,7 +325,7 @@ export function UserMenu({
                   testId="mod-remove-dj"
                 />
               )}
-              {target.playing && (
+              {moderate && target.playing && (
                 <MenuItem
                   icon={SkipForward}
                   label={t("room.mod.skip")}
@@ -269,7 +333,7 @@ export function UserMenu({
                   testId="mod-skip"
                 />
               )}
-              {target.present !== false && (
+              {moderate && target.present !== false && (
                 <MenuItem
                   icon={UserX}
                   label={t("room.mod.kickEllipsis")}
@@ -277,7 +341,7 @@ export function UserMenu({
                   testId="mod-kick"
                 />
               )}
-              {held.has("chatDisabled") ? (
+              {!moderate ? null : held.has("chatDisabled") ? (
                 <MenuItem
                   icon={Volume2}
                   label={t("room.mod.unmute")}
@@ -302,7 +366,7 @@ export function UserMenu({
                   disabled={busy}
                 />
               )}
-              {held.has("banned") ? (
+              {!moderate ? null : held.has("banned") ? (
                 <MenuItem
                   icon={Ban}
                   label={t("room.mod.unban")}
@@ -322,7 +386,8 @@ export function UserMenu({
                   danger
                 />
               )}
-              {manage &&
+              {moderate &&
+                manage &&
                 (held.has("moderator") ? (
                   <MenuItem
                     icon={ShieldOff}
@@ -344,7 +409,7 @@ export function UserMenu({
                     disabled={busy}
                   />
                 ))}
-              {giveRoom && !target.guest && (
+              {moderate && giveRoom && !target.guest && (
                 <MenuItem
                   icon={Crown}
                   label={t("room.mod.makeOwner")}
