@@ -95,8 +95,9 @@ export class StageActions {
   /**
    * "X is DJing in Y" to the new DJ's fans (issue 14), owed in the outbox in the same step as
    * the seat, so an eviction cannot lose it. Only for a room anyone may open (no fan is sent
-   * into a private or password room) and only for accounts. The fan-out is throttled per DJ
-   * per hour (fan-notifications.ts), so hopping on and off the stage notifies once.
+   * into a private or password room) and only for accounts. Each fan hears it at most once
+   * an hour per DJ, and hopping on and off one room's stage within the hour fans out once
+   * (a per-room fan-out key, fan-notifications.ts).
    */
   #tellFans(who: Who) {
     const s = this.storage.settings();
@@ -104,13 +105,18 @@ export class StageActions {
     const at = Date.now();
     this.effects.add(`djLive:${who.uuid}:${at}`, {
       kind: "notify",
-      message: fansMessageFor(who.uuid, {
-        kind: "dj_live",
-        title: `${who.profile?.name ?? "A DJ you follow"} is DJing`.slice(0, 100),
-        body: `in ${s.name}`.slice(0, 500),
-        data: { roomSlug: s.slug, djUuid: who.uuid },
-        throttleKey: `dj_live:${who.uuid}`,
-      }),
+      message: fansMessageFor(
+        who.uuid,
+        {
+          kind: "dj_live",
+          title: `${who.profile?.name ?? "A DJ you follow"} is DJing`.slice(0, 100),
+          body: `in ${s.name}`.slice(0, 500),
+          data: { roomSlug: s.slug, djUuid: who.uuid },
+          throttleKey: `dj_live:${who.uuid}`,
+        },
+        undefined,
+        `fanout:dj_live:${who.uuid}:${s.uuid}`,
+      ),
     });
     void this.effects.drain();
   }

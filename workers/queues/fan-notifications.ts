@@ -29,6 +29,12 @@ export const fansMessage = z.object({
   djUuid: z.string().min(1).max(64),
   /** The last fan uuid of the previous page; null for the first page. */
   after: z.string().max(64).nullable(),
+  /**
+   * Holds the whole fan-out for the notification's throttle window under this key (a DJ
+   * hopping on and off one room's stage); unset: `fanout:<throttleKey>`. Each fan is still
+   * held by the notification's own throttle key.
+   */
+  fanoutKey: z.string().min(1).max(200).optional(),
   notification: notifyInput,
 });
 export type FansMessage = z.output<typeof fansMessage>;
@@ -38,9 +44,17 @@ export function fansMessageFor(
   djUuid: string,
   n: NotifyInput,
   id: string = crypto.randomUUID(),
+  fanoutKey?: string,
 ): FansMessage {
   // Parsed here, so a bad producer fails loudly instead of the consumer dropping the message.
-  return fansMessage.parse({ channel: "fans", id, djUuid, after: null, notification: n });
+  return fansMessage.parse({
+    channel: "fans",
+    id,
+    djUuid,
+    after: null,
+    notification: n,
+    fanoutKey,
+  });
 }
 
 /** Queues `n` for every fan of `djUuid`. */
@@ -51,14 +65,13 @@ export async function notifyFans(env: Env, djUuid: string, n: NotifyInput, id?: 
 /** One page of a fan-out: notify it, and queue the next page if this one was full. */
 export async function consumeFansMessage(env: Env, msg: FansMessage) {
   const { throttleKey, throttleSeconds } = msg.notification;
+  const whole = msg.fanoutKey ?? (throttleKey ? `fanout:${throttleKey}` : undefined);
   // A throttled notification (a DJ taking a seat again within the hour) is skipped as a
   // whole before any fan is read: the per-fan throttle would hold it too, but only after
   // touching every fan's row. The first page takes the key for the whole fan-out; its own
   // redelivery (same id) takes it again.
-  if (throttleKey && msg.after === null) {
-    const taken = await takeThrottle(env, `fanout:${throttleKey}`, throttleSeconds, msg.id, [
-      msg.djUuid,
-    ]);
+  if (whole && msg.after === null) {
+    const taken = await takeThrottle(env, whole, throttleSeconds, msg.id, [msg.djUuid]);
     if (!taken.size) return;
   }
   const rows = await db(env)
