@@ -78,6 +78,22 @@ export function banView(u: UserRow) {
     ? { until: ban.until === null ? null : new Date(ban.until).toISOString(), reason: ban.reason }
     : null;
 }
+/**
+ * An account as a moderator sees it (the answers of the moderation calls): the public profile
+ * with roles, capabilities, the ban and deactivation state, but no e-mail: only admins read
+ * e-mails (GET /admin/users/{id}).
+ */
+export function toModeratedProfile(u: UserRow) {
+  const own = toOwnProfile(u);
+  return {
+    ...toOtherProfile(u),
+    roles: own.roles,
+    capabilities: own.capabilities,
+    deactivated: own.deactivated,
+    deactivationRequestedAt: own.deactivationRequestedAt,
+    ban: own.ban,
+  };
+}
 export type OwnProfile = ReturnType<typeof toOwnProfile>;
 export type OtherProfile = ReturnType<typeof toOtherProfile>;
 

@@ -8,7 +8,7 @@ import { requireRole, requireService } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { assertMayWear } from "../merch-service/avatars/avatar-rules";
-import { findAnyUserOr404, toOwnProfile } from "./accounts";
+import { findAnyUserOr404, toModeratedProfile } from "./accounts";
 import { MSG } from "./messages";
 import { actionTarget, moderate, refuseIf } from "./moderation-log";
 import { profileFields, socialFields } from "./profiles";
@@ -58,7 +58,7 @@ adminProfileRoutes.post(
       { set: changes },
     );
     if (!updated) throw new ApiError(409, MSG.targetChanged);
-    return c.json(toOwnProfile(updated), 201);
+    return c.json(toModeratedProfile(updated), 201);
   },
 );
 
@@ -80,7 +80,7 @@ adminProfileRoutes.post(
       { set: { badges } },
     );
     if (!updated) throw new ApiError(409, MSG.targetChanged);
-    return c.json(toOwnProfile(updated), 201);
+    return c.json(toModeratedProfile(updated), 201);
   },
 );
 
@@ -108,7 +108,7 @@ async function serviceBadges(c: Context<AppEnv>, userUuid: string, badges: Badge
     { set: { badges: next } },
   );
   if (!updated) throw new ApiError(409, MSG.targetChanged);
-  return c.json(toOwnProfile(updated), 201);
+  return c.json(toModeratedProfile(updated), 201);
 }
 
 adminProfileRoutes.post(

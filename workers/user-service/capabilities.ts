@@ -8,7 +8,7 @@ import { caller, requireRole } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { findUserOr404, hasCapability, toOwnProfile } from "./accounts";
+import { findUserOr404, hasCapability, toModeratedProfile } from "./accounts";
 import { MSG } from "./messages";
 import { moderate, refuseIf } from "./moderation-log";
 import { refusalToAct } from "./moderation-rules";
@@ -69,7 +69,7 @@ async function change(
     userUuid: u.uuid,
     capability,
   });
-  return c.json(toOwnProfile(updated));
+  return c.json(toModeratedProfile(updated));
 }
 
 capabilityRoutes.put(

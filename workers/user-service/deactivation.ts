@@ -9,7 +9,7 @@ import { ApiError } from "../lib/errors";
 import { takeSkip } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
 import { tellUserRooms } from "../room-service/user-rooms";
-import { findAnyUserOr404, toOwnProfile } from "./accounts";
+import { findAnyUserOr404, toModeratedProfile, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 import { actionTarget, moderate, refuseIf } from "./moderation-log";
 import { refusalToAct } from "./moderation-rules";
@@ -66,7 +66,7 @@ deactivationRoutes.post(
       },
     );
     if (!updated) throw new ApiError(404, MSG.deactivationNotRequested);
-    return c.json({ message: MSG.deactivationCancelled, user: toOwnProfile(updated) }, 201);
+    return c.json({ message: MSG.deactivationCancelled, user: toModeratedProfile(updated) }, 201);
   },
 );
 

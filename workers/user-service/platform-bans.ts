@@ -9,7 +9,7 @@ import { activeBan, banMessage } from "../lib/bans";
 import { ApiError } from "../lib/errors";
 import { cleanText, fields, valid } from "../lib/validate";
 import { tellUserRooms } from "../room-service/user-rooms";
-import { toOwnProfile } from "./accounts";
+import { toModeratedProfile } from "./accounts";
 import { MSG } from "./messages";
 import { actionTarget, moderate } from "./moderation-log";
 
@@ -85,7 +85,7 @@ banRoutes.post("/users/kick", mods, valid("json", kickBody), async (c) => {
   );
   if (!updated) throw new ApiError(409, MSG.targetChanged);
   await tellUserRooms(c.env, target.uuid, MSG.kickNotice(reason));
-  return c.json(toOwnProfile(updated), 201);
+  return c.json(toModeratedProfile(updated), 201);
 });
 
 /** Bans until `until` (null: for good) and closes the person's sockets with the ban's text. */
@@ -108,7 +108,7 @@ async function ban(c: Context<AppEnv>, userUuid: string, reason: string, until: 
   if (!updated) throw new ApiError(409, MSG.targetChanged);
   const inForce = activeBan(updated);
   await tellUserRooms(c.env, target.uuid, inForce ? banMessage(inForce) : MSG.kickNotice(reason));
-  return c.json(toOwnProfile(updated), 201);
+  return c.json(toModeratedProfile(updated), 201);
 }
 
 banRoutes.post("/users/ban", mods, valid("json", banBody), async (c) => {
@@ -143,5 +143,5 @@ banRoutes.post("/users/unban", mods, valid("json", unbanBody), async (c) => {
     },
   );
   if (!updated) throw new ApiError(404, MSG.notBanned);
-  return c.json(toOwnProfile(updated), 201);
+  return c.json(toModeratedProfile(updated), 201);
 });

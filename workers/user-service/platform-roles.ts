@@ -6,7 +6,7 @@ import { caller, requireRole } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { tellUserRooms } from "../room-service/user-rooms";
-import { findAnyUserOr404, toOwnProfile } from "./accounts";
+import { findAnyUserOr404, toModeratedProfile } from "./accounts";
 import { MSG } from "./messages";
 import { moderate, refuseIf } from "./moderation-log";
 import { GRANTABLE_ROLES, refusalToChangeRole, type GrantableRole } from "./moderation-rules";
@@ -49,7 +49,7 @@ async function changeRole(c: Context<AppEnv>, userUuid: string, role: GrantableR
   );
   if (!updated) throw new ApiError(409, MSG.targetChanged);
   await tellUserRooms(c.env, target.uuid);
-  return c.json(toOwnProfile(updated), 201);
+  return c.json(toModeratedProfile(updated), 201);
 }
 
 platformRoleRoutes.post("/users/add-role", mods, valid("json", roleBody), (c) => {
