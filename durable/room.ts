@@ -531,15 +531,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   /**
-   * An account changed in D1 (the user-service: roles, password, deactivation; the
-   * social-service: blocks): its sockets here close (`null`, or a newer session) or take the
-   * new roles and blocks. Answers whether the room held the user, so the caller can forget
-   * this room for them.
+   * An account changed in D1 (roles, sessions, deactivation, a ban; blocks): its sockets close
+   * (`null`, a newer session; with `notice` as a kick, not retried) or take the new roles and
+   * blocks. Answers whether the room held the user, so the caller can forget this room for them.
    */
-  refreshUser(userUuid: string, account: AccountNow | null, blocks?: BlocksNow): boolean {
-    const a = refreshArgs.parse({ userUuid, account, blocks });
+  refreshUser(uuid: string, account: AccountNow | null, blocks?: BlocksNow, notice?: string) {
+    const a = refreshArgs.parse({ userUuid: uuid, account, blocks, notice });
     if (a.blocks) this.#publisher.setBlocks(a.userUuid, a.blocks.list, a.blocks.at);
-    return this.#identity.refresh(a.userUuid, a.account);
+    return this.#identity.refresh(a.userUuid, a.account, a.notice);
   }
 
   /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */

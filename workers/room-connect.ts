@@ -3,7 +3,7 @@ import { db } from "./db/client";
 import { guestPlays, roomConnections, rooms, users } from "./db/schema";
 import type { Env } from "./env";
 import { callerFrom, hasAccount } from "./lib/auth";
-import { errorBody } from "./lib/errors";
+import { ApiError, errorBody } from "./lib/errors";
 import { verifyToken } from "./lib/jwt";
 import { ticketAdmits } from "./lib/room-ticket";
 import { cookieClaims } from "./lib/web-sessions";
@@ -12,7 +12,7 @@ import { blockListQuery } from "./social-service/blocks";
 /** Header the gateway sets on a room connection after verifying its token; clients cannot. */
 export const CALLER_HEADER = "x-hangout-caller";
 
-const refuse = (status: 401 | 404, message: string) =>
+const refuse = (status: 401 | 403 | 404, message: string) =>
   Response.json(errorBody(status, message), { status });
 
 /**
@@ -22,8 +22,9 @@ const refuse = (status: 401 | 404, message: string) =>
  * signed), with the roles read from D1, never from the token. The room must exist in D1, so
  * a made-up or deleted name is a 404 and no object is created for it. The verified identity
  * travels to the object in a header the gateway overwrites, so a client cannot claim to be
- * someone else. Bans are the object's to enforce (room roles live there; it refuses a banned
- * user before sending anything).
+ * someone else. A platform ban (lib/bans.ts) is refused here with a 403 naming it; room bans
+ * are the object's to enforce (room roles live there; it refuses a banned user before
+ * sending anything).
  */
 export async function authorizeRoomConnection(req: Request, env: Env): Promise<Request | Response> {
   const url = new URL(req.url);
@@ -83,7 +84,14 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
     room = found[0];
     freePlays = heard[0] ?? { used: 0, lastPlayId: null };
   } else room = await findRoom.get();
-  const who = callerFrom(claims, account);
+  let who;
+  try {
+    who = callerFrom(claims, account);
+  } catch (err) {
+    // A banned account (lib/bans.ts): refused here, before any object hears of it.
+    if (err instanceof ApiError) return refuse(403, err.message);
+    throw err;
+  }
   if (!who) return refuse(401, "This session has ended: sign in again to join a room.");
   if (!room) return refuse(404, "There is no such room.");
   // A join ticket from POST /rooms/{id}/join (checked here, where the secret is) lets the

@@ -8,13 +8,14 @@
  *   never what a real room enforces, so an unset object is no room at all.
  * - A deleted room keeps a tombstone in its storage: it refuses every socket for good, so a
  *   socket that passed the gateway just before the D1 row went cannot bring the room back.
- * - A change to an account reaches its sockets here (refreshUser): a deactivated account or
- *   an ended session closes them and the user leaves at once (seat and all); changed
- *   platform roles replace the roles in each socket's attachment, which every action reads,
+ * - A change to an account reaches its sockets here (refreshUser): a deactivated or banned
+ *   account or an ended session closes them (a platform kick or ban as a kick, with its
+ *   reason) and the user leaves at once (seat and all); changed platform roles replace the roles in each socket's attachment, which every action reads,
  *   and the user's tokenRole in the lists.
  */
 import type { Connection } from "partyserver";
 import {
+  CLOSE_KICKED,
   CLOSE_NO_ROOM,
   CLOSE_UNAUTHORIZED,
   type ServerMessage,
@@ -70,6 +71,19 @@ export class Identity {
     }
   }
 
+  /**
+   * A platform kick or ban (issue 15): the socket is told why as a kick (`kickedFromRoom`,
+   * CLOSE_KICKED), so the client shows the reason and does not reconnect.
+   */
+  removed(c: Connection, reason: string) {
+    send(c, JSON.stringify({ name: "kickedFromRoom", params: { reason } } satisfies ServerMessage));
+    try {
+      c.close(CLOSE_KICKED, reason.slice(0, 120));
+    } catch {
+      /* already closing */
+    }
+  }
+
   /** Marks the room deleted for good; the caller closes the sockets and clears the live state. */
   tombstone(now: number) {
     this.sql.exec(
@@ -82,7 +96,7 @@ export class Identity {
    * Applies the account's current state to its sockets here. Answers whether the room held
    * the user at all (a socket, or present in their grace), so the caller can forget the room.
    */
-  refresh(uuid: string, account: AccountNow | null): boolean {
+  refresh(uuid: string, account: AccountNow | null, notice?: string): boolean {
     const sockets = [...this.socketsOf(uuid)];
     const present = !!this.storage.user(uuid);
     let kept = 0;
@@ -92,7 +106,8 @@ export class Identity {
       // A socket of an older session (or of an account that is no more) goes; one opened
       // with a token of the current session stays, with the current roles.
       if (!account || who.sv < account.sessionVersion) {
-        this.close(c, CONNECT_MSG.sessionEnded, CLOSE_UNAUTHORIZED);
+        if (notice) this.removed(c, notice);
+        else this.close(c, CONNECT_MSG.sessionEnded, CLOSE_UNAUTHORIZED);
         continue;
       }
       c.setState({ ...who, roles: [...account.roles] });

@@ -51,5 +51,10 @@ export const refreshArgs = z.object({
   blocks: z
     .object({ list: z.array(z.string().min(1).max(64)).max(MAX_BLOCKS), at: z.number() })
     .optional(),
+  /**
+   * Why the user's sockets close, when they do (a platform kick or ban, issue 15): the room
+   * sends it as `kickedFromRoom` and closes with CLOSE_KICKED, so the client stops knocking.
+   */
+  notice: z.string().min(1).max(600).optional(),
 });
 export type BlocksNow = { list: string[]; at: number };

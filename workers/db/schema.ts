@@ -80,6 +80,16 @@ export const users = sqliteTable(
     /** Bumped on password change and reset: tokens signed before it stop working. */
     sessionVersion: integer("session_version").notNull().default(0),
     deactivated: integer("deactivated", { mode: "boolean" }).notNull().default(false),
+    /** When the user asked to be deactivated (`/users/request-deactivate`); null: no request. */
+    deactivationRequestedAt: integer("deactivation_requested_at"),
+    /**
+     * A platform ban (workers/lib/bans.ts): in force while `bannedAt` is set and `bannedUntil`
+     * is null (permanent) or still ahead. A temporary ban ends by the clock alone; unban clears
+     * all three. Nothing else about the account changes.
+     */
+    bannedAt: integer("banned_at"),
+    bannedUntil: integer("banned_until"),
+    banReason: text("ban_reason"),
     ...timestamps,
   },
   // avatar_id: losing an avatar takes it off every wearer (workers/merch-service/avatars/avatar-rules.ts).
@@ -91,6 +101,8 @@ export const users = sqliteTable(
     index("users_avatar_idx").on(t.avatarId),
     // Counting a person's bots (sign-up-bot's limit).
     index("users_owner_idx").on(t.ownerUuid),
+    // The admin's list of deactivation requests, oldest first.
+    index("users_deactivation_request_idx").on(t.deactivationRequestedAt),
   ],
 );
 
@@ -585,3 +597,4 @@ export * from "./points-schema";
 export * from "./session-schema";
 export * from "./social-schema";
 export * from "./notify-schema";
+export * from "./moderation-schema";

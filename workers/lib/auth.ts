@@ -4,6 +4,7 @@ import { ADMIN_ROLES, type TokenType, type UserRole } from "../../shared/roles";
 import type { UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { accountNow } from "../payment-service/level";
+import { activeBan, banMessage } from "./bans";
 import { secretsEqual } from "./crypto";
 import { ApiError, forbidden, unauthorized } from "./errors";
 import { verifyToken, type TokenClaims } from "./jwt";
@@ -59,10 +60,17 @@ export const hasAccount = (claims: TokenClaims) => claims.type === "user" || cla
  * the account is gone or deactivated, or its sessions were ended after the token was signed
  * (sessionVersion). `user` is the account row the caller read (REST and the room gateway
  * both use this one rule; the gateway batches the read with its room lookup).
+ *
+ * A banned account (lib/bans.ts) is a 403 naming the ban and its end, thrown here, before the
+ * session check: a ban also ends the sessions, and the person should read why, not "sign in
+ * again". Checked before the sessionVersion so every token of theirs gets the same answer.
  */
 export function callerFrom(claims: TokenClaims, user: UserRow | undefined): Caller | null {
   if (!hasAccount(claims)) return { uuid: claims.sub, type: claims.type, roles: claims.roles };
-  if (!user || user.deactivated || (claims.sv ?? 0) !== user.sessionVersion) return null;
+  if (!user || user.deactivated) return null;
+  const ban = activeBan(user);
+  if (ban) throw forbidden(banMessage(ban));
+  if ((claims.sv ?? 0) !== user.sessionVersion) return null;
   return { uuid: user.uuid, type: claims.type, roles: user.roles, user, sessionId: claims.sid };
 }
 

@@ -2,6 +2,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import { db } from "../db/client";
 import { roomConnections, users } from "../db/schema";
 import type { Env } from "../env";
+import { activeBan } from "../lib/bans";
 import { blockListQuery } from "../social-service/blocks";
 import { roomStub, withTimeout } from "./room-dto";
 
@@ -10,9 +11,10 @@ const FAN_OUT = 10;
 const ROOM_MS = 3000;
 
 /**
- * Tells every room the user has a socket in that their account changed (roles, sessions
- * or deactivation, blocks), so those sockets close or take the new roles and blocks now,
- * not when the token expires or they reconnect. Call it after the D1 write commits; the
+ * Tells every room the user has a socket in that their account changed (roles, sessions,
+ * deactivation, bans, blocks), so those sockets close or take the new roles and blocks now,
+ * not when the token expires or they reconnect. `notice`, for a platform kick or ban, is
+ * what a closed socket is told (as a kick: the client shows it and does not reconnect). Call it after the D1 write commits; the
  * user-service's password change and reset do, the social-service's block and unblock do,
  * and so must any route that changes roles or deactivates an account.
  *
@@ -23,13 +25,20 @@ const ROOM_MS = 3000;
  * they reconnect, when the gateway checks D1 again). A room that answers it holds no socket
  * of the user's is forgotten, so the table stays the size of who is connected where.
  */
-export async function tellUserRooms(env: Env, userUuid: string): Promise<void> {
+export async function tellUserRooms(env: Env, userUuid: string, notice?: string): Promise<void> {
   const d = db(env);
   // A row written after this read (a new socket) is kept even if its room answered "none".
   const started = Date.now();
   const [user, rows, blocked] = await d.batch([
     d
-      .select({ roles: users.roles, sv: users.sessionVersion, off: users.deactivated })
+      .select({
+        roles: users.roles,
+        sv: users.sessionVersion,
+        off: users.deactivated,
+        bannedAt: users.bannedAt,
+        bannedUntil: users.bannedUntil,
+        banReason: users.banReason,
+      })
       .from(users)
       .where(eq(users.uuid, userUuid)),
     d
@@ -40,14 +49,15 @@ export async function tellUserRooms(env: Env, userUuid: string): Promise<void> {
   ]);
   const blocks = { list: blocked.map((b) => b.uuid), at: started };
   const u = user[0];
-  const account = u && !u.off ? { roles: u.roles, sessionVersion: u.sv } : null;
+  // A banned account stands for nobody in a room, as a deactivated one (lib/bans.ts).
+  const account = u && !u.off && !activeBan(u) ? { roles: u.roles, sessionVersion: u.sv } : null;
   const forget: string[] = [];
   for (let i = 0; i < rows.length; i += FAN_OUT) {
     await Promise.all(
       rows.slice(i, i + FAN_OUT).map(async ({ room }) => {
         try {
           const stub = await roomStub(env, room);
-          if (!(await withTimeout(stub.refreshUser(userUuid, account, blocks), ROOM_MS)))
+          if (!(await withTimeout(stub.refreshUser(userUuid, account, blocks, notice), ROOM_MS)))
             forget.push(room);
         } catch (err) {
           console.error(`room ${room}: refreshUser ${userUuid} failed`, err);

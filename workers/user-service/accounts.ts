@@ -10,7 +10,8 @@ import { db } from "../db/client";
 import { userEmails, users, type UserRow } from "../db/schema";
 import type { Env } from "../env";
 import { emailContactHashOrNull } from "../lib/contact-hash";
-import { ApiError, isUniqueViolation } from "../lib/errors";
+import { activeBan, banMessage } from "../lib/bans";
+import { ApiError, forbidden, isUniqueViolation } from "../lib/errors";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { hashPassword } from "../lib/password";
 import { MSG } from "./messages";
@@ -62,7 +63,35 @@ export function toOwnProfile(u: UserRow) {
     subscriptionLevel: u.subscriptionLevel,
     ownerUuid: u.ownerUuid,
     deactivated: u.deactivated,
+    deactivationRequestedAt: u.deactivationRequestedAt
+      ? new Date(u.deactivationRequestedAt).toISOString()
+      : null,
+    /** The ban in force now (null: none); a temporary ban past its end is none. */
+    ban: banView(u),
     updatedAt: new Date(u.updatedAt).toISOString(),
+  };
+}
+/** The ban in force on `u` as the API shows it: `{ until (ISO or null: permanent), reason }`. */
+export function banView(u: UserRow) {
+  const ban = activeBan(u);
+  return ban
+    ? { until: ban.until === null ? null : new Date(ban.until).toISOString(), reason: ban.reason }
+    : null;
+}
+/**
+ * An account as a moderator sees it (the answers of the moderation calls): the public profile
+ * with roles, capabilities, the ban and deactivation state, but no e-mail: only admins read
+ * e-mails (GET /admin/users/{id}).
+ */
+export function toModeratedProfile(u: UserRow) {
+  const own = toOwnProfile(u);
+  return {
+    ...toOtherProfile(u),
+    roles: own.roles,
+    capabilities: own.capabilities,
+    deactivated: own.deactivated,
+    deactivationRequestedAt: own.deactivationRequestedAt,
+    ban: own.ban,
   };
 }
 export type OwnProfile = ReturnType<typeof toOwnProfile>;
@@ -140,12 +169,19 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
   return user;
 }
 
-/** A signed session for an account: `{ token, user, expiresAt }`. */
+/**
+ * A signed session for an account: `{ token, user, expiresAt }`. Every sign-in (login, magic
+ * link, voucher, bot token, password change) ends here, so a banned account (lib/bans.ts) is
+ * refused here once: 403 naming the ban. Callers check the password first, so the answer
+ * tells a ban only to someone who proved they own the account.
+ */
 export async function issueSession(
   env: Env,
   user: UserRow,
   type: Extract<TokenType, "user" | "bot"> = "user",
 ) {
+  const ban = activeBan(user);
+  if (ban) throw forbidden(banMessage(ban));
   const token = await signToken(env, {
     sub: user.uuid,
     type,
@@ -195,7 +231,7 @@ export async function loginEmailRow(env: Env, user: UserRow) {
 // Capabilities live in a JSON column. Each change is one UPDATE that computes the new list
 // from the stored one, so two moderators (or a moderator and a voucher) changing one account
 // at once both land; a read-then-write lost one of them.
-const hasCapability = (capability: UserCapability) =>
+export const hasCapability = (capability: UserCapability) =>
   sql`exists (select 1 from json_each(${users.capabilities}) where value = ${capability})`;
 
 /** Adds `capability` unless the account has it; answers the changed row, or undefined. */
@@ -211,23 +247,6 @@ export function addCapability(
       updatedAt: Date.now(),
     })
     .where(and(eq(users.id, userId), sql`not ${hasCapability(capability)}`))
-    .returning()
-    .get();
-}
-
-/** Removes `capability` if the account has it; answers the changed row, or undefined. */
-export function removeCapability(
-  env: Env,
-  userId: number,
-  capability: UserCapability,
-): Promise<UserRow | undefined> {
-  return db(env)
-    .update(users)
-    .set({
-      capabilities: sql`(select json_group_array(value) from json_each(${users.capabilities}) where value != ${capability})`,
-      updatedAt: Date.now(),
-    })
-    .where(and(eq(users.id, userId), hasCapability(capability)))
     .returning()
     .get();
 }

@@ -1,16 +1,24 @@
 import { serviceApp } from "../lib/service";
+import { adminProfileRoutes } from "./admin-profiles";
 import { adminUserRoutes } from "./admin-users";
 import { authRoutes } from "./auth";
 import { capabilityRoutes } from "./capabilities";
+import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
+import { moderationCommentRoutes } from "./moderation-comments";
 import { passwordRoutes } from "./passwords";
+import { banRoutes } from "./platform-bans";
+import { platformRoleRoutes } from "./platform-roles";
 import { profileRoutes } from "./profiles";
 import { signUpRoutes } from "./sign-up";
 import { voucherRoutes } from "./vouchers";
 import { webSessionRoutes } from "./web-sessions";
 
-/** The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers. */
+/**
+ * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
+ * platform moderation (bans, roles, badges, notes, deactivation).
+ */
 export const userService = serviceApp("user-service");
 for (const routes of [
   authRoutes,
@@ -23,6 +31,11 @@ for (const routes of [
   capabilityRoutes,
   voucherRoutes,
   adminUserRoutes,
+  banRoutes,
+  platformRoleRoutes,
+  adminProfileRoutes,
+  moderationCommentRoutes,
+  deactivationRoutes,
 ]) {
   userService.route("/", routes);
 }

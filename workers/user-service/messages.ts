@@ -66,4 +66,22 @@ export const MSG = {
     `user data must be at most 16 KB (${max} bytes) as JSON${n ? `; it was ${n} bytes` : ""}.`,
   // Capabilities (capabilities.ts).
   capabilityNotHeld: "This user does not have this capability.",
+  // Platform moderation (moderation-rules.ts and the routes that ask it).
+  moderateSelf: "You cannot moderate your own account; ask another moderator.",
+  outranked: "You cannot moderate an account whose role is equal to or above yours.",
+  roleTooHigh: "You cannot grant or remove a role equal to or above your own.",
+  superOnlyRoles: "Only a superUser can grant or remove the admin or superUser role.",
+  targetChanged: "This account's roles changed while you acted; look at it again and retry.",
+  notBanned: "This user is not banned.",
+  roleNotHeld: "This user does not have this role.",
+  kickNotice: (reason?: string | null) =>
+    `You were signed out of hangout by a moderator.${reason ? ` Reason: ${reason}` : ""}`,
+  banTooLong: "A temporary ban ends at least 1 minute and at most 1 year from now.",
+  banEndMissing: "Give the temporary ban's end: until (a date) or minutes, not both.",
+  // Deactivation (deactivation.ts).
+  deactivationRequested: "Your request to deactivate your account was received.",
+  deactivationNotRequested: "This user has no pending deactivation request.",
+  alreadyDeactivated: "This account is already deactivated.",
+  notDeactivated: "This account is not deactivated.",
+  deactivationCancelled: "The deactivation request was cancelled.",
 } as const;

@@ -59,45 +59,44 @@ const clearable = (name: string, max: number, multiline = false) =>
 
 const atLeastOne = (o: object) => Object.keys(o).length > 0;
 
-const profileUpdate = z
-  .strictObject({
-    nickname: fields.nickname.optional(),
-    firstName: clearable("firstName", 50),
-    lastName: clearable("lastName", 50),
-    color: fields.color.optional(),
-    avatarId: clearable("avatarId", 100),
-    pronoun: clearable("pronoun", 30),
-    displayPronouns: z.boolean({ error: "displayPronouns must be a boolean" }).optional(),
-    // Stored lowercase whatever the client's casing, so filters and clients agree on one form.
-    zodiac: z
-      .string({ error: "zodiac must be a string or null" })
-      .trim()
-      .toLowerCase()
-      .pipe(z.enum(ZODIAC_SIGNS, { error: `zodiac must be one of ${ZODIAC_SIGNS.join(", ")}` }))
-      .nullable()
-      .optional(),
-    bio: clearable("bio", 300, true),
-    songOfTheWeek: clearable("songOfTheWeek", 200),
-    priceForGig: z
-      .number({ error: "priceForGig must be a number" })
-      .int("priceForGig must be a whole number")
-      .min(0, "priceForGig must not be negative")
-      .max(1_000_000_000, "priceForGig must be at most 1000000000")
-      .nullable()
-      .optional(),
-  })
-  .refine(atLeastOne, MSG.profileUpdateEmpty);
+/** The fields of a profile edit, one's own (POST /users/profile) or an admin's (profile-admin). */
+export const profileFields = {
+  nickname: fields.nickname.optional(),
+  firstName: clearable("firstName", 50),
+  lastName: clearable("lastName", 50),
+  color: fields.color.optional(),
+  avatarId: clearable("avatarId", 100),
+  pronoun: clearable("pronoun", 30),
+  displayPronouns: z.boolean({ error: "displayPronouns must be a boolean" }).optional(),
+  // Stored lowercase whatever the client's casing, so filters and clients agree on one form.
+  zodiac: z
+    .string({ error: "zodiac must be a string or null" })
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(ZODIAC_SIGNS, { error: `zodiac must be one of ${ZODIAC_SIGNS.join(", ")}` }))
+    .nullable()
+    .optional(),
+  bio: clearable("bio", 300, true),
+  songOfTheWeek: clearable("songOfTheWeek", 200),
+  priceForGig: z
+    .number({ error: "priceForGig must be a number" })
+    .int("priceForGig must be a whole number")
+    .min(0, "priceForGig must not be negative")
+    .max(1_000_000_000, "priceForGig must be at most 1000000000")
+    .nullable()
+    .optional(),
+};
+const profileUpdate = z.strictObject(profileFields).refine(atLeastOne, MSG.profileUpdateEmpty);
 
 const handle = (name: string) => clearable(name, 100);
-const socialsUpdate = z
-  .strictObject({
-    facebook: handle("facebook"),
-    instagram: handle("instagram"),
-    twitter: handle("twitter"),
-    snapchat: handle("snapchat"),
-    tiktok: handle("tiktok"),
-  })
-  .refine(atLeastOne, MSG.socialsUpdateEmpty);
+export const socialFields = {
+  facebook: handle("facebook"),
+  instagram: handle("instagram"),
+  twitter: handle("twitter"),
+  snapchat: handle("snapchat"),
+  tiktok: handle("tiktok"),
+};
+const socialsUpdate = z.strictObject(socialFields).refine(atLeastOne, MSG.socialsUpdateEmpty);
 
 /** Writes the changed fields of the caller's row and answers the fresh own profile. */
 async function updateOwn(env: Env, userId: number, changes: Partial<UserRow>) {
