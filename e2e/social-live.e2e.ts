@@ -44,10 +44,11 @@ describe("follow, go live, block", () => {
         token: samToken,
         body: JSON.stringify({ songId: s.songId }),
       });
+    const roomName = `Live ${Date.now().toString(36)}`;
     const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", {
       method: "POST",
       token: samToken,
-      body: JSON.stringify({ name: `Live ${Date.now().toString(36)}`, design: "CLUB" }),
+      body: JSON.stringify({ name: roomName, design: "CLUB" }),
     });
     const path = `/rooms/${room.slug}`;
     const errors: string[] = [];
@@ -82,8 +83,15 @@ describe("follow, go live, block", () => {
         },
         { timeout: 20_000, interval: 500 },
       )
-      .toContain("DJ Sam is DJing");
-    expect(await lou.getByTestId("bell-count").textContent()).toBe("1");
+      .toContain(`in ${roomName}`);
+    const item = lou
+      .getByTestId("bell-panel")
+      .getByTestId("notification")
+      .filter({
+        hasText: `in ${roomName}`,
+      });
+    expect(await item.textContent()).toContain("DJ Sam is DJing");
+    expect(await item.getAttribute("data-unread")).toBe("true");
     await shot(lou, "social-live-bell-1440");
     await lou.keyboard.press("Escape");
 
