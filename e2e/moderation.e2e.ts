@@ -142,6 +142,27 @@ describe("platform moderation pages", () => {
     expect(await visible(kim, "banned-page")).toBe(false);
     const again = await tokenFor(KIM);
     expect(again).toBeTruthy();
+
+    // A platform kick: Kim is back in the room; the moderator kicks her with a reason; her
+    // room says she was signed out and why, and offers to sign in again.
+    await kim.setViewportSize({ width: 1440, height: 900 });
+    const back = await logIn(kimCtx, KIM, roomPath);
+    back.on("pageerror", (e) => errors.push(`kim: ${e}`));
+    await expect
+      .poll(() => back.getByTestId("room").getAttribute("data-status"), { timeout: 20_000 })
+      .toBe("open");
+    await mod.getByTestId("mod-kick").click();
+    await dialog.getByTestId("action-reason").fill("Take a breather");
+    await dialog.getByTestId("action-confirm").click();
+    await expect.poll(() => visible(back, "room-kicked"), { timeout: 15_000 }).toBe(true);
+    expect(await back.getByTestId("room-face-title").textContent()).toBe(
+      "La moderación cerró tu sesión",
+    );
+    expect(await back.getByTestId("kick-reason-text").textContent()).toBe("Take a breather");
+    await shot(back, "platform-kim-05-room-kicked-1440-es");
+    await expect
+      .poll(() => mod.getByTestId("mod-history-row").first().textContent(), { timeout: 10_000 })
+      .toContain("Expulsado");
     expect(errors).toEqual([]);
     await kimCtx.close();
     await modCtx.close();
@@ -158,11 +179,24 @@ describe("platform moderation pages", () => {
       .toBe(true);
     expect(await admin.locator('a[href="/admin/audit"]').count()).toBeGreaterThan(0);
     await shot(admin, "platform-admin-01-audit-1440");
+    // Kim asks to be deactivated; the admin sees the request and cancels it.
+    await api("/api/user-service/users/request-deactivate", {
+      method: "POST",
+      token: await tokenFor(KIM),
+    });
     await admin.goto(`${base()}/admin/deactivations`);
     await expect
       .poll(() => admin.locator("h1").first().textContent())
       .toBe("Deactivation requests");
+    const row = admin.getByTestId("deactivation-row").filter({ hasText: "Kim Crate" });
+    expect(await row.count()).toBe(1);
     await shot(admin, "platform-admin-02-deactivations-1440");
+    await row.getByTestId("deact-cancel").click();
+    const dialog = admin.getByTestId("action-dialog");
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await dialog.getByTestId("action-confirm").click();
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+    expect(await admin.getByTestId("toasts").textContent()).toContain("deactivation request");
     await admin.setViewportSize({ width: 390, height: 844 });
     await spanish(ctx);
     await admin.goto(`${base()}/admin/audit`);

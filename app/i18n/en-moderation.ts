@@ -136,7 +136,8 @@ export const enModeration = {
   "audit.from": "From",
   "audit.to": "To",
   "audit.search": "Filter",
-  "audit.total": "{total} events",
+  "audit.total": "{count} events",
+  "audit.total.one": "1 event",
   "audit.empty": "No events match these filters.",
   "audit.unavailable": "The audit trail is not available",
   "audit.unavailableBody":
@@ -163,5 +164,7 @@ export const enModeration = {
   "deact.col.actions": "Actions",
   "deact.empty": "No pending requests.",
   "deact.emptyDeactivated": "No deactivated accounts.",
-  "deact.total": "{total} accounts",
+  "deact.total": "{count} accounts",
+  "deact.total.one": "1 account",
+  "deact.cancel": "Cancel request",
 };

@@ -140,7 +140,8 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   "audit.from": "Desde",
   "audit.to": "Hasta",
   "audit.search": "Filtrar",
-  "audit.total": "{total} eventos",
+  "audit.total": "{count} eventos",
+  "audit.total.one": "1 evento",
   "audit.empty": "Ningún evento cumple estos filtros.",
   "audit.unavailable": "La auditoría no está disponible",
   "audit.unavailableBody":
@@ -167,5 +168,7 @@ export const esModeration: Record<keyof typeof enModeration, string> = {
   "deact.col.actions": "Acciones",
   "deact.empty": "No hay peticiones pendientes.",
   "deact.emptyDeactivated": "No hay cuentas desactivadas.",
-  "deact.total": "{total} cuentas",
+  "deact.total": "{count} cuentas",
+  "deact.total.one": "1 cuenta",
+  "deact.cancel": "Cancelar petición",
 };

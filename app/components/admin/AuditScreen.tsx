@@ -7,7 +7,7 @@ import { AdminSearchButton } from "~/components/admin/AdminSearchButton";
 import { AdminTable } from "~/components/admin/AdminTable";
 import { DetailRow } from "~/components/admin/DetailRow";
 import { Field, PageTitle, Select } from "~/components/ui";
-import { useLocale, useT } from "~/i18n";
+import { plural, useLocale, useT } from "~/i18n";
 import { formatDateTime } from "~/lib/format";
 import { AUDIT_PAGE, type AuditEvent } from "~/lib/moderation";
 import type { loader } from "~/routes/admin.audit";
@@ -42,7 +42,7 @@ export function AuditScreen() {
         <PageTitle>{t("audit.title")}</PageTitle>
         {d.available && (
           <p className="text-ink-200" data-testid="audit-total">
-            {t("audit.total", { total: d.total })}
+            {plural(t, "audit.total", d.total)}
           </p>
         )}
       </div>

@@ -7,7 +7,7 @@ import { Avatar } from "~/components/Avatar";
 import { ActionDialog } from "~/components/moderation/ActionDialog";
 import { useToast } from "~/components/Toaster";
 import { button, PageTitle } from "~/components/ui";
-import { useLocale, useT } from "~/i18n";
+import { plural, useLocale, useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { formatDateTime } from "~/lib/format";
@@ -68,7 +68,7 @@ export function DeactivationsScreen() {
       <AdminNav />
       <div className="flex flex-wrap items-end justify-between gap-3">
         <PageTitle>{t("deact.title")}</PageTitle>
-        <p className="text-ink-200">{t("deact.total", { total })}</p>
+        <p className="text-ink-200">{plural(t, "deact.total", total)}</p>
       </div>
       <div className="mt-4 flex gap-1">
         {tab("/admin/deactivations", t("deact.requested"), state === "requested")}
@@ -112,6 +112,7 @@ export function DeactivationsScreen() {
                       type="button"
                       className={button("secondary", "sm")}
                       onClick={() => setOpen({ kind: "deactivate", user: u })}
+                      data-testid="deact-deactivate"
                     >
                       {t("mod.action.deactivate")}
                     </button>
@@ -119,8 +120,9 @@ export function DeactivationsScreen() {
                       type="button"
                       className={button("ghost", "sm")}
                       onClick={() => setOpen({ kind: "cancelDeactivation", user: u })}
+                      data-testid="deact-cancel"
                     >
-                      {t("common.cancel")}
+                      {t("deact.cancel")}
                     </button>
                   </>
                 ) : (
@@ -128,6 +130,7 @@ export function DeactivationsScreen() {
                     type="button"
                     className={button("secondary", "sm")}
                     onClick={() => setOpen({ kind: "reactivate", user: u })}
+                    data-testid="deact-reactivate"
                   >
                     {t("mod.action.reactivate")}
                   </button>
