@@ -15,6 +15,7 @@ import { RouteErrorBoundary } from "./components/ErrorPage";
 import { Header, LanguageSwitch, Logo } from "./components/layout/Header";
 import { PlayerProvider } from "./components/songs/Player";
 import { ToastProvider } from "./components/Toaster";
+import { BannedScreen } from "./components/moderation/BannedScreen";
 import { TokenBalanceProvider } from "./components/shop/TokenBalance";
 import { DEFAULT_LOCALE, pageMeta, useT, type Locale } from "./i18n";
 import { resolveLocale } from "./i18n/locale.server";
@@ -40,6 +41,8 @@ export async function loader(args: LoaderFunctionArgs) {
       locale,
       user: session.user,
       isAdmin: session.isAdmin,
+      /** The ban's words when this browser's account is banned: the page shows only them. */
+      banned: session.banned ?? null,
       /** The header's token balance (null: signed out, or the shop did not answer). */
       tokens,
       devTools: args.context.env.ENVIRONMENT === "development",
@@ -89,7 +92,7 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
-  const { user, isAdmin, devTools, tokens } = useLoaderData<typeof loader>();
+  const { user, isAdmin, devTools, tokens, banned } = useLoaderData<typeof loader>();
   const t = useT();
   return (
     <ToastProvider>
@@ -99,7 +102,7 @@ export default function App() {
           <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
             <Header user={user} isAdmin={isAdmin} />
             <main id="main" tabIndex={-1} className="flex-1 outline-none">
-              <Outlet />
+              {banned ? <BannedScreen message={banned} /> : <Outlet />}
             </main>
             <footer className="border-t border-white/10">
               <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-3 px-4 py-6 text-sm text-ink-300 sm:px-6">

@@ -164,8 +164,12 @@ describe("a ban", () => {
     const again = await login(kim);
     expect(again.status).toBe(403);
     expect(again.body.message).toContain("Your account is banned.");
-    expect(await webSessionCount(kim.uuid)).toBe(0);
-    expect((await cookieCall("/users/profile", cookie)).status).toBe(401);
+    // The web session stays only to tell the browser why (the web app's banned page).
+    const page = await cookieCall("/auth/session", cookie);
+    expect(page.status).toBe(403);
+    expect(((await page.json()) as { message: string }).message).toBe(
+      "Your account is banned. Reason: harassing other listeners",
+    );
     expect(await socketStatus(r.uuid, kim.token)).toBe(403);
 
     const [action] = await actionsOn(kim.uuid);
@@ -194,13 +198,15 @@ describe("a ban", () => {
 
   it("unban lets them sign in again; a second unban is a 404; each call is one row", async () => {
     const kim = await signUp();
+    const cookie = await webSessionCookie(kim.token);
     const m = await mod();
     await user("/users/ban", { token: m.token, body: { userUuid: kim.uuid, reason: "spam" } });
     const un = await user("/users/unban", { token: m.token, body: { userUuid: kim.uuid } });
     expect(un.status).toBe(201);
     expect(un.body.ban).toBeNull();
-    // The ban ended the old sessions: the old token is over, a new sign-in works.
+    // The ban ended the old sessions: the old token and web session are over, a new sign-in works.
     expect((await user("/users/profile", { token: kim.token })).status).toBe(401);
+    expect((await cookieCall("/users/profile", cookie)).status).toBe(401);
     const back = await login(kim);
     expect(back.status).toBe(200);
     expect((await user("/users/profile", { token: back.body.token })).status).toBe(200);

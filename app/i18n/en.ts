@@ -8,6 +8,7 @@ import { enPayments } from "./en-payments";
 import { enPoints } from "./en-points";
 import { enShop } from "./en-shop";
 import { enSocial } from "./en-social";
+import { enModeration } from "./en-moderation";
 
 export const en = {
   ...enRooms,
@@ -16,6 +17,7 @@ export const en = {
   ...enPoints,
   ...enShop,
   ...enSocial,
+  ...enModeration,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

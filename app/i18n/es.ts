@@ -5,6 +5,7 @@ import { esPayments } from "./es-payments";
 import { esPoints } from "./es-points";
 import { esShop } from "./es-shop";
 import { esSocial } from "./es-social";
+import { esModeration } from "./es-moderation";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -14,6 +15,7 @@ export const es: Dictionary = {
   ...esPoints,
   ...esShop,
   ...esSocial,
+  ...esModeration,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

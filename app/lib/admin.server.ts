@@ -1,4 +1,5 @@
 import { data, type AppLoadContext } from "@remix-run/cloudflare";
+import { isModerator } from "./moderation";
 import { clearSessionCookie, getSession, loginRedirect } from "./session.server";
 
 /**
@@ -25,4 +26,17 @@ export function adminFailure(
   if (res.status === 401)
     throw loginRedirect(request, { "Set-Cookie": clearSessionCookie(request) });
   throw data({ message: res.generic ? null : res.message }, { status: res.status });
+}
+
+/** The moderation pages' gate: moderator-type roles (the API checks the hierarchy on every call). */
+export async function requireModerator(args: { request: Request; context: AppLoadContext }) {
+  const session = await getSession(args);
+  if (!session.user || !session.token) {
+    throw loginRedirect(
+      args.request,
+      session.setCookie ? { "Set-Cookie": session.setCookie } : undefined,
+    );
+  }
+  if (!isModerator(session.roles)) throw data({ message: null }, { status: 403 });
+  return session as typeof session & { token: string };
 }

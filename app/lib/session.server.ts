@@ -102,7 +102,16 @@ export interface Session {
   isAdmin: boolean;
   /** Set when the cookie must be cleared (the API refused the token). */
   setCookie: string | null;
+  /**
+   * The API's words when the account behind the session is banned ("Your account is banned
+   * until ... Reason: ..."): the page shows them instead of itself (issue 15). The session is
+   * otherwise a guest's. null when not banned.
+   */
+  banned?: string | null;
 }
+
+/** How the API's ban refusal starts (workers/lib/bans.ts banMessage). */
+const BANNED_PREFIX = "Your account is banned";
 
 /** Who is calling, from `GET /auth/session`. Never throws. */
 export async function getSession(args: Args): Promise<Session> {
@@ -119,6 +128,9 @@ export async function getSession(args: Args): Promise<Session> {
   const res = await userApi<SessionInfo>(args, "/auth/session", { token });
   if (!res.ok) {
     if (res.status === 401) return { ...guest, setCookie: clearSessionCookie(args.request) };
+    // A ban keeps the web session only to say why (workers/user-service/platform-bans.ts).
+    if (res.status === 403 && !res.generic && res.message.startsWith(BANNED_PREFIX))
+      return { ...guest, banned: res.message };
     // The API failed some other way: keep the cookie and show the page as a guest.
     return guest;
   }

@@ -1,7 +1,10 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/cloudflare";
-import { useLoaderData } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
+import { ShieldAlert } from "lucide-react";
+import { button } from "~/components/ui";
 import { SocialProfile } from "~/components/social/SocialProfile";
-import { isLocale, translate } from "~/i18n";
+import { isLocale, translate, useT } from "~/i18n";
+import { isModerator } from "~/lib/moderation";
 import { userApi } from "~/lib/api.server";
 import { getSession } from "~/lib/session.server";
 import { loadProfileSocial } from "~/lib/social.server";
@@ -34,12 +37,33 @@ export async function loader(args: LoaderFunctionArgs) {
     session.user && session.token
       ? await loadProfileSocial(args, session.token, res.data.uuid, session.user.uuid)
       : null;
-  return { profile: res.data, social, own: session.user?.uuid === res.data.uuid };
+  const own = session.user?.uuid === res.data.uuid;
+  // Moderators get a way to the account's moderation page (the page checks again).
+  return { profile: res.data, social, own, moderate: !own && isModerator(session.roles) };
 }
 
 export default function PublicProfilePage() {
-  const { profile, social, own } = useLoaderData<typeof loader>();
-  return <SocialProfile profile={profile} social={social} own={own} />;
+  const { profile, social, own, moderate } = useLoaderData<typeof loader>();
+  const t = useT();
+  return (
+    <SocialProfile
+      profile={profile}
+      social={social}
+      own={own}
+      actions={
+        moderate ? (
+          <Link
+            to={`/moderation/${profile.uuid}`}
+            className={button("secondary", "sm")}
+            data-testid="moderate-link"
+          >
+            <ShieldAlert aria-hidden className="size-4" />
+            {t("mod.open")}
+          </Link>
+        ) : undefined
+      }
+    />
+  );
 }
 
 export { RouteErrorBoundary as ErrorBoundary } from "~/components/ErrorPage";

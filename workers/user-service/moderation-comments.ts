@@ -8,14 +8,15 @@ import type { AppEnv } from "../env";
 import { caller, requireRole } from "../lib/auth";
 import { cleanText, fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
-import { findAnyUserOr404 } from "./accounts";
+import { findAnyUserOr404, toModeratedProfile } from "./accounts";
 import { historyOf, refuseIf } from "./moderation-log";
+import { GRANTABLE_ROLES, refusalToAct, refusalToChangeRole } from "./moderation-rules";
 import { idOrUuid } from "./profiles";
 
 /**
  * What moderators know about a user (issue 15): their notes (`/moderation-comments`, seed 000)
- * and the moderation history (`/users/{userId}/moderation-history`, ours: the moderation page's
- * one call). Moderators and above only: the person never sees either. A note is not an action
+ * and the moderation history (`/users/{userId}/moderation-history`, ours), and the account as
+ * the moderator may act on it (`/users/{userId}/moderation`, ours: the moderation page's state). Moderators and above only: the person never sees either. A note is not an action
  * on the account (nothing changes), so it is an audit event but no moderation action row.
  */
 export const moderationCommentRoutes = new Hono<AppEnv>();
@@ -111,6 +112,23 @@ moderationCommentRoutes.get(
     return c.json(await historyOf(c.env, target.uuid, limit, before));
   },
 );
+
+/**
+ * The account as a moderator sees it, and what this moderator may do to it, from the same
+ * table the action routes ask (moderation-rules.ts): the page offers only what would be
+ * allowed, and the routes still check again.
+ */
+moderationCommentRoutes.get("/users/:id/moderation", mods, valid("param", idOrUuid), async (c) => {
+  const actor = caller(c);
+  const target = await findAnyUserOr404(c.env, c.req.valid("param").id);
+  const refusal = refusalToAct(actor, target);
+  return c.json({
+    user: toModeratedProfile(target),
+    mayAct: refusal === null,
+    refusal,
+    grantableRoles: GRANTABLE_ROLES.filter((r) => refusalToChangeRole(actor, target, r) === null),
+  });
+});
 
 function toCommentDto(r: typeof moderationComments.$inferSelect, authorNickname: string | null) {
   return {

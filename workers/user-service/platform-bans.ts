@@ -21,7 +21,8 @@ import { actionTarget, moderate } from "./moderation-log";
  *   deleted) and closes its sockets in every room with the reason; the person may sign in
  *   again at once.
  * - A ban (`globalBan`, permanent) or a temporary ban (`temporaryBan`, 1 minute to 1 year) does
- *   the same and then refuses the account everywhere (lib/bans.ts): every API call and sign-in
+ *   the same (its web sessions are kept but dead: they read the ban) and then refuses the
+ *   account everywhere (lib/bans.ts): every API call and sign-in
  *   is a 403 naming the ban and its end, every room refuses it at the gateway. A temporary ban
  *   ends by itself: the check compares its end with the clock on every call, so no job runs.
  *   Nothing the person owns is touched. A ban over a ban replaces it (a moderator may turn a
@@ -100,10 +101,10 @@ async function ban(c: Context<AppEnv>, userUuid: string, reason: string, until: 
       reason,
       until,
     },
-    {
-      set: { ...endSessions, bannedAt: Date.now(), bannedUntil: until, banReason: reason },
-      endSessions: true,
-    },
+    // The web sessions stay: sessionVersion + 1 ends them for everything, and the browser's
+    // next page load reads the ban's 403 on them (the web app's "your account is banned" page)
+    // instead of finding itself signed out with no reason. After the ban they answer 401.
+    { set: { ...endSessions, bannedAt: Date.now(), bannedUntil: until, banReason: reason } },
   );
   if (!updated) throw new ApiError(409, MSG.targetChanged);
   const inForce = activeBan(updated);

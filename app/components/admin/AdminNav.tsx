@@ -4,6 +4,8 @@ import { useT, type MessageKey } from "~/i18n";
 /** The admin sections, as tabs above an admin page (add a section here when it lands). */
 const SECTIONS: { to: string; label: MessageKey }[] = [
   { to: "/admin/users", label: "adminNav.users" },
+  { to: "/admin/audit", label: "adminNav.audit" },
+  { to: "/admin/deactivations", label: "adminNav.deactivations" },
   { to: "/admin/consumables", label: "adminNav.consumables" },
   { to: "/admin/token-bundles", label: "adminNav.tokenBundles" },
   { to: "/admin/seasons", label: "adminNav.seasons" },

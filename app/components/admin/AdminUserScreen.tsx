@@ -1,6 +1,6 @@
 import type { loader } from "~/routes/admin.users.$id";
 import { Link, useLoaderData } from "@remix-run/react";
-import { ArrowLeft, ExternalLink } from "lucide-react";
+import { ArrowLeft, ExternalLink, ShieldAlert } from "lucide-react";
 import { AdminUserTokens } from "~/components/admin/AdminUserTokens";
 import { DetailRow } from "~/components/admin/DetailRow";
 import { Avatar } from "~/components/Avatar";
@@ -41,10 +41,16 @@ export function AdminUserScreen() {
             {user.nickname}
           </PageTitle>
         </div>
-        <Link to={`/profile/${user.uuid}`} className={`${buttonClass.secondary} sm:ml-auto`}>
-          <ExternalLink aria-hidden className="size-4" />
-          {t("admin.viewProfile")}
-        </Link>
+        <div className="flex flex-wrap gap-2 sm:ml-auto">
+          <Link to={`/moderation/${user.uuid}`} className={buttonClass.secondary}>
+            <ShieldAlert aria-hidden className="size-4" />
+            {t("mod.open")}
+          </Link>
+          <Link to={`/profile/${user.uuid}`} className={buttonClass.secondary}>
+            <ExternalLink aria-hidden className="size-4" />
+            {t("admin.viewProfile")}
+          </Link>
+        </div>
       </div>
 
       <dl className="mt-8 divide-y divide-line rounded-2xl border border-line bg-panel/70 px-5">

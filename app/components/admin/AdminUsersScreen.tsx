@@ -64,6 +64,7 @@ export function AdminUsersScreen() {
           { label: t("admin.col.roles") },
           { label: t("admin.col.verified") },
           { label: t("admin.col.created") },
+          { label: t("deact.col.actions") },
         ]}
         empty={t("admin.empty")}
         isEmpty={users.length === 0}
@@ -101,6 +102,14 @@ export function AdminUsersScreen() {
             </td>
             <td className="whitespace-nowrap px-4 py-3 text-ink-100">
               {formatDate(u.createdAt, locale)}
+            </td>
+            <td className="px-4 py-3">
+              <Link
+                to={`/moderation/${u.uuid}`}
+                className="text-sm font-semibold text-brand-light hover:underline"
+              >
+                {t("mod.open")}
+              </Link>
             </td>
           </tr>
         ))}

@@ -21,6 +21,8 @@ import type { ModMenu, NameOf } from "./people";
 import { RestrictedList } from "./RestrictedList";
 import { ChatAside, ChatDrawer, type RoomMe } from "./RoomChat";
 import { RoomFace } from "./RoomFace";
+import { PlatformRemovalFace } from "./PlatformRemovalFace";
+import { platformRemoval } from "~/lib/moderation";
 import { RoomFloor } from "./RoomFloor";
 import { Stage, STAGE_ACTIONS } from "./Stage";
 import { ROOM_PILL, StatusPill } from "./StatusPill";
@@ -152,6 +154,9 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
       </RoomFace>
     );
   }
+  const removal = status === "kicked" ? platformRemoval(conn.kickReason) : null;
+  if (removal)
+    return <PlatformRemovalFace removal={removal} backdrop={palette.backdrop} slug={room.slug} />;
   if (status === "kicked") {
     const kind = kickKind(conn.kickReason);
     return (
