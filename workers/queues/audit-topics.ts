@@ -34,7 +34,10 @@ export const AUDIT_TOPICS = [
   "voucher.minted",
   "voucher.revoked",
   "voucher.redeemed",
-  // Rooms and their chat moderation.
+  // Rooms, their chat (sent by the Room object's outbox) and their moderation.
+  "chat.message",
+  "chat.edited",
+  "chat.deleted",
   "room.create",
   "room.delete",
   "room.admin-update",
