@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
 import { moderationActions } from "../workers/db/schema";
 import { BULK_MAX } from "../workers/audit-service/moderation-actions";
@@ -253,6 +253,45 @@ describe("GET/PATCH/PUT/DELETE /moderation-actions/{id}", () => {
     });
     expect(JSON.stringify(res.body.message)).toContain("Only reason may be changed");
     expect((await auditApi(`/moderation-actions/${a.id}`, { token })).body).toEqual(a);
+  });
+
+  it("two admins editing at once never both log a change from the same text", async () => {
+    const kim = await signUp();
+    const token = (await admin()).token;
+    const other = (await admin()).token;
+    const { body: a } = await record(token, kim.uuid, { reason: "spam" });
+    const results = await Promise.all(
+      ["first edit", "second edit", "third edit"].map((reason, i) =>
+        auditApi(`/moderation-actions/${a.id}`, {
+          token: i % 2 ? other : token,
+          method: "PATCH",
+          body: { reason },
+        }),
+      ),
+    );
+    for (const r of results) expect([200, 409]).toContain(r.status);
+    const landed = results.filter((r) => r.status === 200).length;
+    expect(landed).toBeGreaterThan(0);
+    const final = (await auditApi(`/moderation-actions/${a.id}`, { token })).body.reason;
+    // The edit events chain: each starts from the text the one before left, ending at the row's.
+    const chain = await vi.waitFor(
+      async () => {
+        const res = await auditApi(
+          `/audit-events?userUuid=${kim.uuid}&topic=moderation.reasonEdited`,
+          { token },
+        );
+        if (res.body.total < landed) throw new Error("waiting for the queue");
+        return res.body.data as { data: { from: string; to: string } }[];
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    // Followed by text, not by time (the events may reach the queue in either order): every
+    // edit starts where another ended, from "spam" to the row's reason, none left over.
+    const next = new Map(chain.map((e) => [e.data.from, e.data.to]));
+    expect(next.size).toBe(landed);
+    let text = "spam";
+    for (let i = 0; i < landed; i++) text = next.get(text)!;
+    expect(text).toBe(final);
   });
 
   it("DELETE is refused (405) and the action stays; an unknown id is a 404", async () => {

@@ -42,6 +42,8 @@ export const AUDIT_TOPICS = [
   "room.delete",
   "room.admin-update",
   "room.moderation",
+  "playlist.create",
+  "playlist.delete",
   "playlist.export",
   "purchase",
   ...MODERATION_TOPICS,

@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { chatter, connect, newRoom, stub } from "./room-helpers";
 import { eventWhere } from "./audit-helpers";
+import { call, signUp } from "./helpers";
 
 vi.setConfig({ testTimeout: 30_000 });
 
-// Chat events reach the audit trail (seed 001: "Audit events include chat"): the Room object
+// Chat and playlist events reach the audit trail (seed 001: "Audit events include chat"): the Room object
 // owes each in its outbox, and the audit queue stores it with the author and the text.
 
 describe("chat audit events", () => {
@@ -58,5 +59,26 @@ describe("chat audit events", () => {
     await eventWhere((e) => e.data.message === ok, "chat.message");
     await expect(eventWhere((e) => e.data.message === long, "chat.message")).rejects.toThrow();
     a.close();
+  });
+});
+
+describe("playlist audit events", () => {
+  it("creating and deleting a crate records playlist.create and playlist.delete for its owner", async () => {
+    const kim = await signUp();
+    const made = await call("playlist-service", "/crate", {
+      token: kim.token,
+      body: { crateName: "Road trip" },
+    });
+    expect(made.status).toBe(201);
+    const crateUuid = made.body.crateUuid;
+    const created = await eventWhere((e) => e.data.crateUuid === crateUuid, "playlist.create");
+    expect(created).toMatchObject({ userUuid: kim.uuid, actorUuid: kim.uuid });
+    const gone = await call("playlist-service", `/crate/${crateUuid}`, {
+      token: kim.token,
+      method: "DELETE",
+    });
+    expect(gone.status).toBe(200);
+    const deleted = await eventWhere((e) => e.data.crateUuid === crateUuid, "playlist.delete");
+    expect(deleted).toMatchObject({ userUuid: kim.uuid, data: { crateName: "Road trip" } });
   });
 });
