@@ -201,41 +201,6 @@ export type UserRow = typeof users.$inferSelect;
 export type UserEmailRow = typeof userEmails.$inferSelect;
 export type VoucherRow = typeof vouchers.$inferSelect;
 
-/** Audit trail written by the audit queue's consumer (login, chat, purchase, room, playlist...). */
-export const auditEvents = sqliteTable(
-  "audit_events",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    /** Idempotency: the producer's event id; a redelivery writes nothing. */
-    eventId: text("event_id").notNull().unique(),
-    topic: text("topic").notNull(),
-    /** Whose event it is (the history it belongs to); usually the one who acted. */
-    userUuid: text("user_uuid"),
-    /** Who acted (a moderator, an admin, "service") and on whom (migration 0019). */
-    actorUuid: text("actor_uuid"),
-    targetUuid: text("target_uuid"),
-    /** The request that caused it (`cf-ray` or a generated id) and where it came from (`cf`). */
-    requestId: text("request_id"),
-    country: text("country"),
-    region: text("region"),
-    city: text("city"),
-    data: text("data", { mode: "json" })
-      .$type<Record<string, unknown>>()
-      .notNull()
-      .default(sql`'{}'`),
-    occurredAt: integer("occurred_at").notNull(),
-    createdAt: timestamps.createdAt,
-  },
-  (t) => [
-    index("audit_events_user_idx").on(t.userUuid, t.occurredAt),
-    index("audit_events_topic_idx").on(t.topic, t.occurredAt),
-    // The audit page's filters (user as actor or target) and the retention purge (time).
-    index("audit_events_actor_idx").on(t.actorUuid, t.occurredAt),
-    index("audit_events_target_idx").on(t.targetUuid, t.occurredAt),
-    index("audit_events_time_idx").on(t.occurredAt),
-  ],
-);
-
 // ---------------------------------------------------------------------------------------
 // Songs, catalogue and crates (playlist-service and upload-service).
 // ---------------------------------------------------------------------------------------
@@ -611,3 +576,4 @@ export * from "./session-schema";
 export * from "./social-schema";
 export * from "./notify-schema";
 export * from "./moderation-schema";
+export * from "./audit-schema";
