@@ -55,8 +55,9 @@ export default {
       // The session cookie, as a minutes-long token for the loaders' API calls (never sent
       // to the browser: lib/web-sessions.ts).
       webToken: await mintWebToken(env, guarded),
+      // The browser's `cf` goes along, so audit events from pages keep its geolocation.
       api: async (path: string, init?: RequestInit) =>
-        api.fetch(new Request(new URL(path, request.url), init), env, ctx),
+        api.fetch(new Request(new URL(path, request.url), { ...init, cf: request.cf }), env, ctx),
     });
     return withSecurityHeaders(res, request, env, nonce);
   },
