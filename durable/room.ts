@@ -139,7 +139,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       this.#playback,
       this.#effects,
     );
-    this.#chat = new ChatActions(this.#storage, this.#publisher, Date.now, this.#budgets);
+    this.#chat = new ChatActions(this.#storage, this.#publisher, this.#budgets, this.#effects);
     this.#notices = new Notices(
       this.#storage,
       this.#effects,

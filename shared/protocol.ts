@@ -418,6 +418,27 @@ export type StatelessMessage =
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 
+/** The stateless message names, as a list (the audit-service's socket-events-names). */
+export const STATELESS_MESSAGE_NAMES = [
+  "pong",
+  "error",
+  "kickedFromRoom",
+  "playedOneTimeAnimation",
+  "chatHistory",
+  "roomReset",
+  "youAreNext",
+  "yourVote",
+  "freePlays",
+] as const satisfies readonly StatelessMessage["name"][];
+// A stateless message added above but not to the list fails to compile here.
+type OnlyNever<T extends never> = T;
+export type UnlistedStatelessNames = OnlyNever<
+  Exclude<StatelessMessage["name"], (typeof STATELESS_MESSAGE_NAMES)[number]>
+>;
+
+/** Every client action name, from the schema itself. */
+export const CLIENT_ACTIONS = ClientMessage.options.map((o) => o.shape.action.value);
+
 /** Close code the room uses when a connection arrives without a verified caller. */
 export const CLOSE_UNAUTHORIZED = 4001;
 /** Close code for a banned or kicked user (after `kickedFromRoom`). */

@@ -2,6 +2,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult } from 
 import { describe, expect, it, vi } from "vitest";
 import worker from "../workers/app";
 import { PLAY_15_SECONDS, PLAY_RECORD, PLAY_TOPICS, PLAY_TOTAL } from "../shared/play-tracking";
+import { AUDIT_TOPICS } from "../workers/queues/audit-topics";
 import { accountWithRoles, admin, call, forgedToken, guestToken, signUp } from "./helpers";
 
 const audit = (path: string, init?: Parameters<typeof call>[2]) =>
@@ -290,10 +291,11 @@ describe("POST /kinesis", () => {
 });
 
 describe("GET /info-admin/user-events-names", () => {
-  it("lists the play topics for an admin", async () => {
+  it("lists every audit topic for an admin, the play topics among them", async () => {
     const res = await audit("/info-admin/user-events-names", { token: (await admin()).token });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual([...PLAY_TOPICS]);
+    expect(res.body).toEqual([...AUDIT_TOPICS]);
+    expect(res.body).toEqual(expect.arrayContaining([...PLAY_TOPICS]));
   });
 
   it("403 for a plain user, 401 without a token", async () => {

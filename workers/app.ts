@@ -10,6 +10,7 @@ import { consumePoints } from "./queues/points";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
 import { announceStartingEvents } from "./room-service/event-starts";
+import { purgeExpiredAuditEvents } from "./audit-service/retention";
 import { makeNonce, withSecurityHeaders } from "./security-headers";
 import { guardWebRequest } from "./web-guard";
 import { mintWebToken } from "./lib/web-sessions";
@@ -54,15 +55,22 @@ export default {
       // The session cookie, as a minutes-long token for the loaders' API calls (never sent
       // to the browser: lib/web-sessions.ts).
       webToken: await mintWebToken(env, guarded),
+      // The browser's `cf` goes along, so audit events from pages keep its geolocation.
       api: async (path: string, init?: RequestInit) =>
-        api.fetch(new Request(new URL(path, request.url), init), env, ctx),
+        api.fetch(new Request(new URL(path, request.url), { ...init, cf: request.cf }), env, ctx),
     });
     return withSecurityHeaders(res, request, env, nonce);
   },
 
-  /** The cron (wrangler.toml `[triggers]`, every minute): events starting now are announced. */
+  /**
+   * The cron (wrangler.toml `[triggers]`, every minute): events starting now are announced,
+   * and audit events past their retention are purged, a bounded batch a run.
+   */
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(announceStartingEvents(env));
+    ctx.waitUntil(
+      purgeExpiredAuditEvents(env).catch((err) => console.error("audit purge failed", err)),
+    );
   },
 
   async queue(batch, env) {

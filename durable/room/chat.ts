@@ -27,6 +27,9 @@ import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
 import type { Who } from "./actions";
+import type { Effects } from "./effects";
+
+type ChatTopic = "chat.message" | "chat.edited" | "chat.deleted";
 
 export const EDIT_WINDOW_MS = 20_000;
 
@@ -106,9 +109,40 @@ export class ChatActions {
   constructor(
     private readonly storage: RoomStorage,
     private readonly publisher: Marks,
+    readonly budgets: Buckets,
+    /** The room's outbox: each chat change owes its audit event there. */
+    private readonly effects: Pick<Effects, "add" | "drain"> | null = null,
     private readonly now: () => number = Date.now,
-    readonly budgets: Buckets = new Buckets(now),
   ) {}
+
+  /**
+   * Owes the audit event of a chat change (seed 001: audit events include chat), written in
+   * the same step as the change: an eviction cannot lose it, and the message id makes a
+   * resend store it once. The text is kept (bounded by CHAT_MAX_CHARS) for trust and safety.
+   */
+  #audit(topic: ChatTopic, who: Who, m: ChatMessage, targetUuid: string | null = null) {
+    if (!this.effects) return;
+    const eventId = `${topic}:${m.id}:${this.now()}`;
+    this.effects.add(eventId, {
+      kind: "audit",
+      message: {
+        eventId,
+        topic,
+        userUuid: who.uuid,
+        actorUuid: who.uuid,
+        targetUuid,
+        data: {
+          roomUuid: this.storage.settings().uuid,
+          messageId: m.id,
+          message: m.message,
+          imageUrls: m.imageUrls,
+          media: m.media,
+        },
+        occurredAt: this.now(),
+      },
+    });
+    void this.effects.drain();
+  }
 
   /** Why `who` may not chat now, or null. */
   #refusal(who: Who, profile: ChatProfile | null): string | null {
@@ -131,21 +165,21 @@ export class ChatActions {
     // The sender's own rate, and the room's: every socket receives every line.
     if (!this.budgets.take([`chat:${who.uuid}`, USER_CHAT], ["room:chat", ROOM_CHAT]))
       return CHAT_MSG.rate;
-    this.storage.chat.add(
-      chatLine("user", this.now(), {
-        message: text,
-        userUuid: who.uuid,
-        userName: profile!.name,
-        avatarId: profile!.avatarId,
-        color: profile!.color,
-        badges: [...profile!.badges],
-        replyTo: msg.replyTo ?? null,
-        imageUrls: images,
-        media: msg.media ?? null,
-        songs: songLinks(text),
-        clientId: msg.clientId,
-      }),
-    );
+    const line = chatLine("user", this.now(), {
+      message: text,
+      userUuid: who.uuid,
+      userName: profile!.name,
+      avatarId: profile!.avatarId,
+      color: profile!.color,
+      badges: [...profile!.badges],
+      replyTo: msg.replyTo ?? null,
+      imageUrls: images,
+      media: msg.media ?? null,
+      songs: songLinks(text),
+      clientId: msg.clientId,
+    });
+    this.storage.chat.add(line);
+    this.#audit("chat.message", who, line);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
@@ -186,6 +220,7 @@ export class ChatActions {
     m.songs = songLinks(msg.message);
     m.edited = true;
     this.storage.chat.put(m);
+    this.#audit("chat.edited", who, m);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }
@@ -200,6 +235,8 @@ export class ChatActions {
     )
       return CHAT_MSG.notAllowed;
     this.storage.chat.delete(m.id);
+    // Someone else's line deleted: the author is the target (a moderator's action).
+    this.#audit("chat.deleted", who, m, m.userUuid !== who.uuid ? m.userUuid : null);
     this.publisher.mark(["chat"], "updatedChat");
     return null;
   }

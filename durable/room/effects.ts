@@ -1,6 +1,7 @@
 /**
  * The room's outbox of side effects outside the object (a vote's points on the points
- * queue, a star's song in the voter's likes crate, a guest's free plays, notifications), in SQLite (`room_effects`). Plays have
+ * queue, a star's song in the voter's likes crate, a guest's free plays, notifications, chat
+ * audit events), in SQLite (`room_effects`). Plays have
  * their own outbox (`room_plays`, playback.ts); both are retried by the `outbox` entry.
  *
  * Invariants:
@@ -29,6 +30,7 @@ import {
   type PointsMessage,
 } from "../../workers/queues/points";
 import type { NotificationMessage } from "../../workers/queues/notifications";
+import type { AuditMessage } from "../../workers/queues/audit";
 import { recordGuestPlays } from "../../workers/room-service/guest-plays-repo";
 import { starToLikes } from "./library";
 
@@ -38,7 +40,9 @@ export type Effect =
   /** Guests who heard a play, against their free-play limit (free-plays.ts). */
   | { kind: "guestPlays"; playId: string; guests: string[] }
   /** A notification for the notifications queue (a DJ's fans, a mention, "you're up next"). */
-  | { kind: "notify"; message: NotificationMessage };
+  | { kind: "notify"; message: NotificationMessage }
+  /** An audit event (a chat line sent, edited or deleted) for the audit queue. */
+  | { kind: "audit"; message: AuditMessage };
 
 /** About 25 minutes of retries at EFFECT_RETRY_MS. */
 export const MAX_ATTEMPTS = 50;
@@ -167,6 +171,8 @@ export class Effects {
         return recordGuestPlays(this.env, effect.playId, effect.guests);
       case "notify":
         return this.env.NOTIFICATIONS.send(effect.message).then(() => undefined);
+      case "audit":
+        return this.env.AUDIT.send(effect.message).then(() => undefined);
       default:
         return assertNever(effect);
     }

@@ -201,28 +201,6 @@ export type UserRow = typeof users.$inferSelect;
 export type UserEmailRow = typeof userEmails.$inferSelect;
 export type VoucherRow = typeof vouchers.$inferSelect;
 
-/** Audit trail written by the audit queue's consumer (login, chat, purchase, room, playlist...). */
-export const auditEvents = sqliteTable(
-  "audit_events",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    /** Idempotency: the producer's event id; a redelivery writes nothing. */
-    eventId: text("event_id").notNull().unique(),
-    topic: text("topic").notNull(),
-    userUuid: text("user_uuid"),
-    data: text("data", { mode: "json" })
-      .$type<Record<string, unknown>>()
-      .notNull()
-      .default(sql`'{}'`),
-    occurredAt: integer("occurred_at").notNull(),
-    createdAt: timestamps.createdAt,
-  },
-  (t) => [
-    index("audit_events_user_idx").on(t.userUuid, t.occurredAt),
-    index("audit_events_topic_idx").on(t.topic, t.occurredAt),
-  ],
-);
-
 // ---------------------------------------------------------------------------------------
 // Songs, catalogue and crates (playlist-service and upload-service).
 // ---------------------------------------------------------------------------------------
@@ -598,3 +576,4 @@ export * from "./session-schema";
 export * from "./social-schema";
 export * from "./notify-schema";
 export * from "./moderation-schema";
+export * from "./audit-schema";

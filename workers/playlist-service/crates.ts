@@ -6,6 +6,7 @@ import type { AppEnv } from "../env";
 import { caller, requireAnyToken, requireService, requireUser } from "../lib/auth";
 import { limitOffset, takeSkip } from "../lib/paging";
 import { fields, valid } from "../lib/validate";
+import { audit } from "../queues/audit";
 import {
   copyCrate,
   crateDto,
@@ -66,6 +67,7 @@ const idParam = z.object({ id: fields.uuid });
 /** POST /crate: a new crate of the caller's ("New Playlist #N" when unnamed). */
 crateRoutes.post("/crate", requireUser, valid("json", createBody), async (c) => {
   const crate = await createCrate(c.env, caller(c).uuid, c.req.valid("json"));
+  await audit(c, "playlist.create", crate.userUuid, { crateUuid: crate.crateUuid });
   return c.json(crateDto(crate), 201);
 });
 
@@ -123,6 +125,10 @@ crateRoutes.patch(
 crateRoutes.delete("/crate/:id", requireUser, valid("param", idParam), async (c) => {
   const crate = await ownedCrate(c.env, c.req.valid("param").id, caller(c));
   await deleteCrate(c.env, crate);
+  await audit(c, "playlist.delete", crate.userUuid, {
+    crateUuid: crate.crateUuid,
+    crateName: crate.crateName,
+  });
   return c.json({ crateUuid: crate.crateUuid, deleted: true });
 });
 

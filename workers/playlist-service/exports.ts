@@ -92,7 +92,7 @@ for (const t of TARGETS) {
       added: found.length,
       skipped: ids.length - found.length,
     };
-    await audit(c.env, "playlist.export", who.uuid, { crateUuid: crate.crateUuid, ...result });
+    await audit(c, "playlist.export", who.uuid, { crateUuid: crate.crateUuid, ...result });
     return c.json(result);
   });
 }

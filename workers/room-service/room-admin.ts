@@ -80,7 +80,7 @@ roomAdminRoutes.patch(
     const body = c.req.valid("json");
     const row = await updateRoom(c.env, room, body);
     await pushSettings(c.env, row);
-    await audit(c.env, "room.admin-update", caller(c).uuid, {
+    await audit(c, "room.admin-update", caller(c).uuid, {
       roomUuid: room.uuid,
       fields: Object.keys(body),
     });

@@ -140,7 +140,7 @@ roomChatRoutes.delete(
       console.error(`room ${room.uuid}: clearChat failed`, err);
       throw new ApiError(503, MSG.objectDown);
     }
-    await audit(c.env, "room.moderation", who.uuid, {
+    await audit(c, "room.moderation", who.uuid, {
       actionType: "clearChat",
       roomUuid: room.uuid,
       removed,

@@ -135,7 +135,7 @@ roomRoleRoutes.post(
         throw new ApiError(503, MSG.objectDown);
       }
     }
-    await audit(c.env, "room.moderation", who.uuid, {
+    await audit(c, "room.moderation", who.uuid, {
       actionType: "kickUser",
       previousRole: previousRole(rolesOf(roles, userUuid), room.ownerUuid === userUuid),
       role: "kicked",
@@ -181,7 +181,7 @@ roomRoleRoutes.put(
       // Not there yet, or down: applySettings already carries the owner, and join pushes again.
       if (!isMissingMethod(err)) console.error(`room ${room.uuid}: changeOwner failed`, err);
     }
-    await audit(c.env, "room.moderation", who.uuid, {
+    await audit(c, "room.moderation", who.uuid, {
       actionType: "grantRole",
       previousRole: previousRole(held, false),
       role: "owner",
@@ -283,7 +283,7 @@ roomRoleRoutes.post(
     const expirationTime =
       c.req.valid("json").expirationTime ?? (role === "kicked" ? Date.now() + KICK_MS : null);
     await onObject(c.env, room, "setRole", (s) => s.setRole(userUuid, role, expirationTime));
-    await audit(c.env, "room.moderation", who.uuid, {
+    await audit(c, "room.moderation", who.uuid, {
       actionType: actionOf(role, expirationTime),
       previousRole: previousRole(rolesOf(roles, userUuid), room.ownerUuid === userUuid),
       role,
@@ -310,7 +310,7 @@ roomRoleRoutes.delete(
     if (refusal) throw forbidden(refusal);
     const removed = await onObject(c.env, room, "removeRole", (s) => s.removeRole(userUuid, role));
     if (removed === false) throw notFound(MSG.roleNotHeld);
-    await audit(c.env, "room.moderation", who.uuid, {
+    await audit(c, "room.moderation", who.uuid, {
       actionType: "removeRole",
       previousRole: role,
       role,

@@ -191,7 +191,7 @@ roomServiceListRoutes.delete(
       const posters = await c.env.UPLOADS.list({ prefix: `rooms/${r.uuid}/` });
       if (posters.objects.length) await c.env.UPLOADS.delete(posters.objects.map((o) => o.key));
     }
-    await audit(c.env, "room.delete", caller(c).uuid, {
+    await audit(c, "room.delete", caller(c).uuid, {
       ownerUuid: userUuid,
       roomUuids: owned.map((r) => r.uuid),
     });
@@ -240,7 +240,7 @@ roomServiceListRoutes.patch(
         return ok;
       }),
     );
-    await audit(c.env, "room.admin-update", caller(c).uuid, {
+    await audit(c, "room.admin-update", caller(c).uuid, {
       fromOwnerUuid: fromUuid,
       ownerUuid: toUuid,
       roomUuids: moved.map((r) => r.uuid),

@@ -124,7 +124,7 @@ roomRoutes.post("/rooms/infrastructure", requireUser, valid("json", createBody),
   // password room is never open to a direct socket. A failed push leaves it closed until
   // the first join pushes them again (room-live.ts), never open.
   await pushSettings(c.env, room);
-  await audit(c.env, "room.create", who.uuid, { roomUuid: room.uuid, slug: room.slug });
+  await audit(c, "room.create", who.uuid, { roomUuid: room.uuid, slug: room.slug });
   return c.json(toRoomDto(room), 201);
 });
 
@@ -202,7 +202,7 @@ roomRoutes.delete(
       );
     const posters = await c.env.UPLOADS.list({ prefix: `rooms/${room.uuid}/` });
     if (posters.objects.length) await c.env.UPLOADS.delete(posters.objects.map((o) => o.key));
-    await audit(c.env, "room.delete", who.uuid, { roomUuid: room.uuid, slug: room.slug });
+    await audit(c, "room.delete", who.uuid, { roomUuid: room.uuid, slug: room.slug });
     return c.json({ id: room.id, uuid: room.uuid, deleted: true, liveRoomReset: reset });
   },
 );

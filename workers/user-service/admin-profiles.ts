@@ -52,7 +52,7 @@ adminProfileRoutes.post(
     const keys = Object.keys(changes) as (keyof typeof changes)[];
     const from = Object.fromEntries(keys.map((k) => [k, target[k as keyof UserRow] ?? null]));
     const updated = await moderate(
-      c.env,
+      c,
       target,
       { actionType: "editProfile", actorUuid: actor.uuid, details: { from, to: changes } },
       { set: changes },
@@ -70,7 +70,7 @@ adminProfileRoutes.post(
     const { userUuid, badges } = c.req.valid("json");
     const { actor, target } = await actionTarget(c, userUuid);
     const updated = await moderate(
-      c.env,
+      c,
       target,
       {
         actionType: "changeBadges",
@@ -98,7 +98,7 @@ async function serviceBadges(c: Context<AppEnv>, userUuid: string, badges: Badge
     ? sql`(select json_group_array(value) from (select value from json_each(${users.badges}) union select value from json_each(${list})))`
     : sql`(select json_group_array(value) from json_each(${users.badges}) where value not in (select value from json_each(${list})))`;
   const updated = await moderate(
-    c.env,
+    c,
     target,
     {
       actionType: "changeBadges",

@@ -65,7 +65,7 @@ authRoutes.post("/auth/logout-everywhere", requireUser, async (c) => {
     endAllWebSessions(c.env, who.uuid),
   ]);
   await tellUserRooms(c.env, who.uuid);
-  await audit(c.env, "user.logout-everywhere", who.uuid);
+  await audit(c, "user.logout-everywhere", who.uuid);
   return c.json({ message: MSG.loggedOutEverywhere });
 });
 
@@ -88,7 +88,7 @@ authRoutes.post("/auth/login", valid("json", loginBody), async (c) => {
   // the other hits back.
   await attempt.reset([takes[1]]);
   await attempt.release([takes[0], takes[2]]);
-  await audit(c.env, "user.login", user.uuid, { ip });
+  await audit(c, "user.login", user.uuid, { ip });
   return c.json(await issueSession(c.env, user));
 });
 
@@ -194,7 +194,7 @@ authRoutes.post(
     if (!spent) throw new ApiError(401, MSG.magicLinkUsed);
     const user = await d.select().from(users).where(eq(users.id, spent.userId)).get();
     if (!user || user.deactivated) throw new ApiError(401, MSG.magicLinkInvalid);
-    await audit(c.env, "user.login", user.uuid, { via: "magic-link" });
+    await audit(c, "user.login", user.uuid, { via: "magic-link" });
     return c.json({ ...(await issueSession(c.env, user)), target: row.target });
   },
 );

@@ -44,7 +44,7 @@ async function change(
   if (u.uuid === actor.uuid) throw new ApiError(403, MSG.ownCapabilities);
   refuseIf(refusalToAct(actor, u));
   const updated = await moderate(
-    c.env,
+    c,
     u,
     {
       actionType: add ? "addCapability" : "removeCapability",
@@ -65,10 +65,14 @@ async function change(
   );
   if (!updated)
     throw add ? new ApiError(403, MSG.capabilityExists) : new ApiError(404, MSG.capabilityNotHeld);
-  await audit(c.env, add ? "user.capability-added" : "user.capability-removed", actor.uuid, {
-    userUuid: u.uuid,
-    capability,
-  });
+  await audit(
+    c,
+    add ? "user.capability-added" : "user.capability-removed",
+    actor.uuid,
+    { userUuid: u.uuid, capability },
+    undefined,
+    { targetUuid: u.uuid },
+  );
   return c.json(toModeratedProfile(updated));
 }
 

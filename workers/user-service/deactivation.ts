@@ -38,7 +38,7 @@ export const deactivationRoutes = new Hono<AppEnv>();
 deactivationRoutes.post("/users/request-deactivate", requireUser, async (c) => {
   const me = caller(c, ["user"]);
   const updated = await moderate(
-    c.env,
+    c,
     me.user,
     { actionType: "requestDeactivation", actorUuid: me.uuid },
     { set: { deactivationRequestedAt: Date.now() }, when: isNull(users.deactivationRequestedAt) },
@@ -57,7 +57,7 @@ deactivationRoutes.post(
     // One's own request is one's own to withdraw; anyone else's needs a moderator above them.
     if (target.uuid !== actor.uuid) refuseIf(refusalToAct(actor, target));
     const updated = await moderate(
-      c.env,
+      c,
       target,
       { actionType: "cancelDeactivationRequest", actorUuid: actor.uuid },
       {
@@ -108,7 +108,7 @@ deactivationRoutes.delete(
   async (c) => {
     const { actor, target } = await actionTarget(c, c.req.valid("param").id);
     const updated = await moderate(
-      c.env,
+      c,
       target,
       {
         actionType: "deactivate",
@@ -134,7 +134,7 @@ deactivationRoutes.post(
   async (c) => {
     const { actor, target } = await actionTarget(c, c.req.valid("param").id);
     const updated = await moderate(
-      c.env,
+      c,
       target,
       { actionType: "reactivate", actorUuid: actor.uuid },
       {

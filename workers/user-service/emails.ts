@@ -133,7 +133,7 @@ emailRoutes.post("/users/emails", requireUser, valid("json", addBody), async (c)
     await sendVerificationCode(c.env, who.user, row, publicOrigin(c));
   }
   await tellAccountChanged(c.env, who.user, "email-added", row.email);
-  await audit(c.env, "user.email-added", who.uuid, { emailId: row.id, type });
+  await audit(c, "user.email-added", who.uuid, { emailId: row.id, type });
   return c.json(toEmail(row, who.user.email), 201);
 });
 
@@ -166,7 +166,7 @@ emailRoutes.delete("/users/emails/:id", requireUser, valid("param", idParam), as
     .get();
   if (!deleted) throw new ApiError(404, MSG.emailNotFound);
   await tellAccountChanged(c.env, who.user, "email-removed", deleted.email);
-  await audit(c.env, "user.email-deleted", who.uuid, { emailId: id });
+  await audit(c, "user.email-deleted", who.uuid, { emailId: id });
   return c.json(toEmail(deleted, who.user.email));
 });
 
@@ -207,7 +207,7 @@ const verifyHandlers = createFactory<AppEnv>().createHandlers(
       if (!(await checkVerificationCode(c.env, row, code)))
         throw new ApiError(403, MSG.verifyWrongCode);
       await attempt.reset([guess]);
-      await audit(c.env, "user.email-verified", who.uuid, { emailId: row.id });
+      await audit(c, "user.email-verified", who.uuid, { emailId: row.id });
     }
     const fresh = (await db(c.env)
       .select()

@@ -55,7 +55,7 @@ moderationCommentRoutes.post(
       .values({ targetUuid: target.uuid, authorUuid: author.uuid, comment })
       .returning()
       .get();
-    await audit(c.env, "moderation.comment", author.uuid, {
+    await audit(c, "moderation.comment", author.uuid, {
       targetUuid: target.uuid,
       commentId: row.id,
     });

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { AppEnv, Env } from "../env";
 import { caller } from "../lib/auth";
 import { ApiError, forbidden } from "../lib/errors";
-import { audit } from "../queues/audit";
+import { audit, envOf, type AuditSource } from "../queues/audit";
 import { MSG } from "./messages";
 import { findAnyUserOr404 } from "./accounts";
 import { refusalToAct, type ModerationActionType, type Refusal } from "./moderation-rules";
@@ -69,11 +69,12 @@ export interface Moderate {
  * whose roles changed since they were read is a 409: the hierarchy must be asked again.
  */
 export async function moderate(
-  env: Env,
+  source: AuditSource,
   target: UserRow,
   action: ModerationAction,
   change: Moderate,
 ): Promise<UserRow | undefined> {
+  const env = envOf(source);
   const d = db(env);
   const at = Date.now();
   const uuid = crypto.randomUUID();
@@ -116,13 +117,16 @@ export async function moderate(
       throw new ApiError(409, MSG.targetChanged);
     return undefined;
   }
-  await announce(env, uuid, target.uuid, action, at);
+  await announce(source, uuid, target.uuid, action, at);
   return updated;
 }
 
-/** Records an action that changes no account row (a kick ends sessions only through `moderate`). */
+/**
+ * The audit event of an action: actor and target as the event's parties, and (given the
+ * route's context) the request id and the moderator's country, region and city.
+ */
 export async function announce(
-  env: Env,
+  source: AuditSource,
   actionUuid: string,
   targetUuid: string,
   a: ModerationAction,
@@ -130,7 +134,7 @@ export async function announce(
 ) {
   // The action's uuid is the event's id: a retried send stores one event.
   await audit(
-    env,
+    source,
     `moderation.${a.actionType}`,
     a.actorUuid,
     {
@@ -145,6 +149,7 @@ export async function announce(
       at,
     },
     `moderation:${actionUuid}`,
+    { actorUuid: a.actorUuid, targetUuid },
   );
 }
 

@@ -105,7 +105,7 @@ passwordRoutes.post("/users/change-password", requireUser, valid("json", changeB
   if (!rightPassword || !who.user.emailVerified) throw new ApiError(401, MSG.changePasswordRefused);
   if (newPassword === password) throw new ApiError(400, MSG.samePassword);
   const updated = await replacePassword(c.env, who.user, newPassword);
-  await audit(c.env, "user.password-changed", who.uuid);
+  await audit(c, "user.password-changed", who.uuid);
   return c.json(await issueSession(c.env, updated, who.type === "bot" ? "bot" : "user"), 201);
 });
 
@@ -142,7 +142,7 @@ passwordRoutes.post(
           subject: "Reset your Hangout password",
           text: `Hi ${user.nickname},\n\nSomeone (hopefully you) asked to reset your Hangout password. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this e-mail; your password stays the same.`,
         });
-        await audit(c.env, "user.password-reset-requested", user.uuid);
+        await audit(c, "user.password-reset-requested", user.uuid);
       }
     }
     return c.json({ message: MSG.forgotPasswordSent }, 201);
@@ -187,7 +187,7 @@ passwordRoutes.post("/users/reset-password", valid("json", resetBody), async (c)
     .get();
   if (!spent) throw new ApiError(403, MSG.resetRefused);
   await replacePassword(c.env, user, password, true);
-  await audit(c.env, "user.password-reset", user.uuid);
+  await audit(c, "user.password-reset", user.uuid);
   return c.json({ message: MSG.passwordReset }, 201);
 });
 
@@ -212,7 +212,7 @@ passwordRoutes.post(
       .returning()
       .get();
     if (!updated) throw new ApiError(403, MSG.passwordAlreadySet);
-    await audit(c.env, "user.password-set", who.uuid);
+    await audit(c, "user.password-set", who.uuid);
     return c.json(toOwnProfile(updated), 201);
   },
 );
@@ -243,7 +243,14 @@ passwordRoutes.post(
     if (holdsSuperRole(target.roles) && !isSuperUser(caller(c).roles))
       throw new ApiError(403, MSG.onlySuperUserResetsAdmins);
     const updated = await replacePassword(c.env, target, password);
-    await audit(c.env, "user.password-changed-by-admin", caller(c).uuid, { userUuid: target.uuid });
+    await audit(
+      c,
+      "user.password-changed-by-admin",
+      caller(c).uuid,
+      { userUuid: target.uuid },
+      undefined,
+      { targetUuid: target.uuid },
+    );
     return c.json(toOwnProfile(updated), 201);
   },
 );

@@ -67,7 +67,8 @@ const temporaryBanBody = z
       .optional(),
   })
   .refine((b) => (b.until === undefined) !== (b.minutes === undefined), MSG.banEndMissing);
-const unbanBody = z.strictObject({ userUuid: fields.uuid });
+// An unban's reason is optional (a ban's end needs none), kept in the log when given.
+const unbanBody = z.strictObject({ userUuid: fields.uuid, reason: reasonField.optional() });
 
 const mods = requireRole(...MODERATOR_ROLES);
 /** Whether a ban is in force on the row at the statement's time. */
@@ -79,7 +80,7 @@ banRoutes.post("/users/kick", mods, valid("json", kickBody), async (c) => {
   const { userUuid, reason } = c.req.valid("json");
   const { actor, target } = await actionTarget(c, userUuid);
   const updated = await moderate(
-    c.env,
+    c,
     target,
     { actionType: "globalKick", actorUuid: actor.uuid, reason },
     { set: endSessions, endSessions: true },
@@ -93,7 +94,7 @@ banRoutes.post("/users/kick", mods, valid("json", kickBody), async (c) => {
 async function ban(c: Context<AppEnv>, userUuid: string, reason: string, until: number | null) {
   const { actor, target } = await actionTarget(c, userUuid);
   const updated = await moderate(
-    c.env,
+    c,
     target,
     {
       actionType: until === null ? "globalBan" : "temporaryBan",
@@ -127,15 +128,16 @@ banRoutes.post("/users/temporary-ban", mods, valid("json", temporaryBanBody), as
 });
 
 banRoutes.post("/users/unban", mods, valid("json", unbanBody), async (c) => {
-  const { userUuid } = c.req.valid("json");
+  const { userUuid, reason } = c.req.valid("json");
   const { actor, target } = await actionTarget(c, userUuid);
   const now = Date.now();
   const updated = await moderate(
-    c.env,
+    c,
     target,
     {
       actionType: "globalUnBan",
       actorUuid: actor.uuid,
+      reason,
       details: { lifted: target.banReason, until: target.bannedUntil },
     },
     {

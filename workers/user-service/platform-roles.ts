@@ -37,7 +37,7 @@ async function changeRole(c: Context<AppEnv>, userUuid: string, role: GrantableR
   const roles = add ? [...target.roles, role] : target.roles.filter((r) => r !== role);
   // moderate() writes only if the roles are still the ones read: a racing change is a 409.
   const updated = await moderate(
-    c.env,
+    c,
     target,
     {
       actionType: add ? "grantRole" : "removeRole",

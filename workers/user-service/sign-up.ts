@@ -42,7 +42,7 @@ signUpRoutes.post("/users/sign-up", valid("json", credentials), async (c) => {
     MSG.tooManySignUps,
   );
   const user = await createUser(c.env, { ...body, origin: publicOrigin(c) });
-  await audit(c.env, "user.sign-up", user.uuid, { via: "email" });
+  await audit(c, "user.sign-up", user.uuid, { via: "email" });
   return c.json(await issueSession(c.env, user), 201);
 });
 
@@ -63,7 +63,9 @@ signUpRoutes.post(
     if (body.roles && holdsSuperRole(body.roles) && !isSuperUser(caller(c).roles))
       throw new ApiError(403, MSG.onlySuperUserMakesAdmins);
     const user = await createUser(c.env, { ...body, emailStatus: "CREATED_BY_ADMIN" });
-    await audit(c.env, "user.admin-sign-up", caller(c).uuid, { userUuid: user.uuid });
+    await audit(c, "user.admin-sign-up", caller(c).uuid, { userUuid: user.uuid }, undefined, {
+      targetUuid: user.uuid,
+    });
     return c.json(toOwnProfile(user), 201);
   },
 );
@@ -115,7 +117,7 @@ signUpRoutes.post("/users/sign-up-bot", requireUser, valid("json", credentials),
     ]);
     throw new ApiError(403, MSG.tooManyBots(MAX_BOTS_PER_OWNER));
   }
-  await audit(c.env, "user.bot-sign-up", owner.uuid, { botUuid: bot.uuid });
+  await audit(c, "user.bot-sign-up", owner.uuid, { botUuid: bot.uuid });
   return c.json(toOwnProfile(bot), 201);
 });
 

@@ -120,7 +120,7 @@ voucherRoutes.post("/vouchers", requireAdmin, valid("json", mintBody), async (c)
     );
     try {
       const rows = (await d.batch(batchOf(inserts))).flat();
-      await audit(c.env, "voucher.minted", who.uuid, { count: n, capability: capability ?? null });
+      await audit(c, "voucher.minted", who.uuid, { count: n, capability: capability ?? null });
       return c.json({ data: rows.map(toVoucher) }, 201);
     } catch (err) {
       if (attempt >= 3 || !isUniqueViolation(err)) throw err;
@@ -155,7 +155,7 @@ voucherRoutes.delete("/vouchers/:id", requireAdmin, valid("param", idParam), asy
     .returning()
     .get();
   if (revoked) {
-    await audit(c.env, "voucher.revoked", caller(c).uuid, { voucherId: id });
+    await audit(c, "voucher.revoked", caller(c).uuid, { voucherId: id });
     return c.json(toVoucher(revoked));
   }
   const row = await d.select().from(vouchers).where(eq(vouchers.id, id)).get();
@@ -176,7 +176,7 @@ voucherRoutes.patch(
     const user = voucher.capability
       ? await grantCapability(c.env, who.user.id, voucher.capability)
       : who.user;
-    await audit(c.env, "voucher.redeemed", who.uuid, { voucherId: voucher.id });
+    await audit(c, "voucher.redeemed", who.uuid, { voucherId: voucher.id });
     return c.json({ voucher: toVoucher(voucher), capabilities: user.capabilities });
   },
 );
@@ -232,6 +232,6 @@ voucherRoutes.post("/users/voucher-sign-up", valid("json", voucherSignUpBody), a
     .where(and(eq(vouchers.id, voucher.id), eq(vouchers.redeemedBy, claim)))
     .run();
   if (voucher.capability) user = await grantCapability(c.env, user.id, voucher.capability);
-  await audit(c.env, "user.sign-up", user.uuid, { via: "voucher", voucherId: voucher.id });
+  await audit(c, "user.sign-up", user.uuid, { via: "voucher", voucherId: voucher.id });
   return c.json(await issueSession(c.env, user), 201);
 });
