@@ -205,9 +205,8 @@ describe("platform moderation pages", () => {
     await ctx.close();
   });
 
-  // Enable when the audit-service's GET /audit-events lands (issue 15, built in parallel):
-  // the admin filters by Kim's nickname and topic moderation.globalBan and sees the ban.
-  it.skip("the audit page lists the ban", async () => {
+  // The admin filters by Kim's nickname and topic moderation.globalBan and sees the ban.
+  it("the audit page lists the ban", async () => {
     const ctx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
     const admin = await logIn(ctx, ADMIN, `/admin/audit`, "admin-password");
     await admin.goto(
