@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { banMessage, kickNotice, platformRemoval } from "../shared/platform-removal";
 import type { UserRole } from "../shared/roles";
 import {
   GRANTABLE_ROLES,
@@ -81,5 +82,28 @@ describe("granting and removing roles", () => {
   it("user and bot are not grants", () => {
     expect(GRANTABLE_ROLES).not.toContain("user");
     expect(GRANTABLE_ROLES).not.toContain("bot");
+  });
+});
+
+describe("what a removed person reads", () => {
+  it("the web app reads back exactly the ban and kick the server wrote, and nothing else", () => {
+    const until = Date.UTC(2027, 0, 2, 3, 4, 5);
+    expect(platformRemoval(banMessage({ until, reason: "Spam. Again: links" }))).toEqual({
+      kind: "platformBan",
+      until: new Date(until).toISOString(),
+      reason: "Spam. Again: links",
+    });
+    expect(platformRemoval(banMessage({ until: null, reason: null }))).toEqual({
+      kind: "platformBan",
+      until: null,
+      reason: null,
+    });
+    expect(platformRemoval(kickNotice("take a break"))).toEqual({
+      kind: "platformKick",
+      reason: "take a break",
+    });
+    // A room's own kick, or a forged prefix with more after it, is not a platform removal.
+    expect(platformRemoval("You were kicked from this room.")).toBeNull();
+    expect(platformRemoval("Your account is banned until soon")).toBeNull();
   });
 });

@@ -50,27 +50,8 @@ export const BAN_DURATIONS = [
   365 * 24 * 60,
 ] as const;
 
-/**
- * A platform removal read from the room's kick notice or the API's 403. The texts are the
- * user-service's own (workers/lib/bans.ts banMessage, messages.ts kickNotice): "Your account is
- * banned[ until <ISO>]. Reason: ..." and "You were signed out of hangout by a moderator.
- * Reason: ...". Anything else (a room's own kick) is null.
- */
-export type PlatformRemoval =
-  | { kind: "platformBan"; until: string | null; reason: string | null }
-  | { kind: "platformKick"; reason: string | null };
-
-const BAN = /^Your account is banned(?: until (\S+?))?\.(?: Reason: ([\s\S]*))?$/;
-const KICK = /^You were signed out of hangout by a moderator\.(?: Reason: ([\s\S]*))?$/;
-
-export function platformRemoval(text: string | null | undefined): PlatformRemoval | null {
-  if (!text) return null;
-  const ban = BAN.exec(text);
-  if (ban) return { kind: "platformBan", until: ban[1] ?? null, reason: ban[2] || null };
-  const kick = KICK.exec(text);
-  if (kick) return { kind: "platformKick", reason: kick[1] || null };
-  return null;
-}
+// The removal texts and their reader live with the writer (shared/platform-removal.ts).
+export { platformRemoval, type PlatformRemoval } from "../../shared/platform-removal";
 
 /** The audit-service's event (GET /audit-events). */
 export interface AuditEvent {

@@ -1,6 +1,7 @@
 import type { AppLoadContext } from "@remix-run/cloudflare";
 import { redirect } from "@remix-run/cloudflare";
 import { userApi } from "./api.server";
+import { BANNED_PREFIX } from "../../shared/platform-removal";
 import { GUEST_COOKIE, readCookie, serializeCookie, sessionCookieName } from "./cookies";
 import type { UserRole } from "../../shared/roles";
 import { isAdmin, type SessionInfo, type User } from "./types";
@@ -109,9 +110,6 @@ export interface Session {
    */
   banned?: string | null;
 }
-
-/** How the API's ban refusal starts (workers/lib/bans.ts banMessage). */
-const BANNED_PREFIX = "Your account is banned";
 
 /** Who is calling, from `GET /auth/session`. Never throws. */
 export async function getSession(args: Args): Promise<Session> {

@@ -26,10 +26,4 @@ export function activeBan(user: BanColumns, now = Date.now()): ActiveBan | null 
 }
 
 /** What a banned person reads, everywhere: the API's 403, sign-in, the room's close. */
-export function banMessage(ban: ActiveBan): string {
-  const when =
-    ban.until === null
-      ? "Your account is banned."
-      : `Your account is banned until ${new Date(ban.until).toISOString()}.`;
-  return ban.reason ? `${when} Reason: ${ban.reason}` : when;
-}
+export { banMessage } from "../../shared/platform-removal";

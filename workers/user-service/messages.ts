@@ -1,3 +1,4 @@
+import { kickNotice } from "../../shared/platform-removal";
 /**
  * The seeds' error catalogue for the user-service, word for word (seed 000, section 8),
  * plus the messages we chose where the seeds name none. Routes import these; tests assert
@@ -74,8 +75,7 @@ export const MSG = {
   targetChanged: "This account's roles changed while you acted; look at it again and retry.",
   notBanned: "This user is not banned.",
   roleNotHeld: "This user does not have this role.",
-  kickNotice: (reason?: string | null) =>
-    `You were signed out of hangout by a moderator.${reason ? ` Reason: ${reason}` : ""}`,
+  kickNotice,
   banTooLong: "A temporary ban ends at least 1 minute and at most 1 year from now.",
   banEndMissing: "Give the temporary ban's end: until (a date) or minutes, not both.",
   // Deactivation (deactivation.ts).
