@@ -1,7 +1,5 @@
 import { createRequestHandler, type ServerBuild } from "@remix-run/cloudflare";
 import { routePartykitRequest } from "partyserver";
-// The vite-built Remix server bundle (`npm run build` makes it; tests build first).
-import * as build from "../build/server/index.js";
 import { api } from "./api";
 import type { Env } from "./env";
 import { consumeAudit } from "./queues/audit";
@@ -20,7 +18,16 @@ export { TokenAccount } from "../durable/token-account";
 export { Leaderboard } from "../durable/leaderboard";
 export { RateLimiter } from "../durable/rate-limiter";
 
-const remix = createRequestHandler(build as unknown as ServerBuild, "production");
+/**
+ * The Remix handler, made on the first page request: the vite-built server bundle
+ * (`npm run build` makes it; tests build first) is the React renderer and every route, most
+ * of the Worker's start-up, and API, socket, queue and cron invocations never need it.
+ */
+let remixHandler: Promise<ReturnType<typeof createRequestHandler>> | undefined;
+const remix = (...args: Parameters<ReturnType<typeof createRequestHandler>>) =>
+  (remixHandler ??= import("../build/server/index.js").then((build) =>
+    createRequestHandler(build as unknown as ServerBuild, "production"),
+  )).then((handle) => handle(...args));
 
 /**
  * The one Worker: `/api/*` to the Hono gateway, `/parties/*` to the room objects
