@@ -9,6 +9,7 @@ import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-lette
 import { authorizeRoomConnection } from "./room-connect";
 import { announceStartingEvents } from "./room-service/event-starts";
 import { purgeExpiredAuditEvents } from "./audit-service/retention";
+import { purgePhoneData } from "./user-service/phone-validation";
 import { makeNonce, withSecurityHeaders } from "./security-headers";
 import { guardWebRequest } from "./web-guard";
 import { mintWebToken } from "./lib/web-sessions";
@@ -71,13 +72,15 @@ export default {
 
   /**
    * The cron (wrangler.toml `[triggers]`, every minute): events starting now are announced,
-   * and audit events past their retention are purged, a bounded batch a run.
+   * and audit events past their retention, phone validations past theirs and dead sign-in
+   * codes are purged, a bounded batch a run.
    */
   async scheduled(_controller, env, ctx) {
     ctx.waitUntil(announceStartingEvents(env));
     ctx.waitUntil(
       purgeExpiredAuditEvents(env).catch((err) => console.error("audit purge failed", err)),
     );
+    ctx.waitUntil(purgePhoneData(env).catch((err) => console.error("phone purge failed", err)));
   },
 
   async queue(batch, env) {

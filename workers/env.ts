@@ -45,6 +45,21 @@ export interface Env {
   EMAIL_API_KEY?: string;
   EMAIL_FROM?: string;
   /**
+   * Text messages (workers/adapters/text-messages.ts): an HTTP API per channel taking JSON;
+   * unset means the dev outbox in development, and the channel is off in production.
+   */
+  SMS_API_URL?: string;
+  SMS_API_KEY?: string;
+  WHATSAPP_API_URL?: string;
+  WHATSAPP_API_KEY?: string;
+  /**
+   * The carrier lookup behind phone validation (workers/adapters/phone-lookup.ts): a
+   * Twilio Lookup v2-style `GET <url>/<E.164>?Fields=line_type_intelligence`; unset means
+   * libphonenumber's own line types.
+   */
+  PHONE_LOOKUP_URL?: string;
+  PHONE_LOOKUP_KEY?: string;
+  /**
    * Music providers (workers/adapters/music/): each is on only when its settings are all
    * present; unset, search answers from the local catalogue and says the provider is "off".
    */

@@ -185,7 +185,7 @@ export const devOutbox = sqliteTable(
   "dev_outbox",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    channel: text("channel").$type<"email" | "sms" | "push">().notNull(),
+    channel: text("channel").$type<"email" | "sms" | "whatsapp" | "push">().notNull(),
     to: text("to").notNull(),
     subject: text("subject").notNull(),
     text: text("text").notNull(),
@@ -577,3 +577,4 @@ export * from "./social-schema";
 export * from "./notify-schema";
 export * from "./moderation-schema";
 export * from "./audit-schema";
+export * from "./phone-schema";

@@ -49,6 +49,20 @@ export const RULES = {
   roomNotification: { limit: 5, periodMs: HOUR },
   /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
   fanAnnouncement: { limit: 1, periodMs: HOUR },
+  /** Sign-in codes texted to one number (send-code), whoever asks. */
+  textCodePerPhone: { limit: 5, periodMs: HOUR },
+  /** Sign-in codes asked for from one client network, whatever the numbers. */
+  textCodePerIp: { limit: 10, periodMs: HOUR },
+  /**
+   * Sign-in codes texted into one number range (lib/phones.ts `phonePrefix`, "+44 740"):
+   * the toll-fraud stop. A pumping attack spreads over many networks and numbers but texts
+   * one range of premium or hijacked numbers; past this, that range gets no more texts.
+   */
+  textCodePerPrefix: { limit: 30, periodMs: HOUR },
+  /** Wrong sign-in codes for one number, across resends (each code also dies after 5). */
+  codeGuessPerPhone: { limit: 10, periodMs: DAY },
+  /** Phone validations from one client network: each may cost a carrier lookup. */
+  phoneValidatePerIp: { limit: 60, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

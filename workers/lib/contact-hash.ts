@@ -1,6 +1,7 @@
 import type { ContactKind } from "../db/social-schema";
 import type { Env } from "../env";
 import { hex } from "./crypto";
+import { normalisePhone } from "./phones";
 import { hasRootSecret, purposeKey } from "./purpose-keys";
 
 /**
@@ -18,16 +19,12 @@ import { hasRootSecret, purposeKey } from "./purpose-keys";
 export const normaliseEmail = (s: string) => s.trim().toLowerCase();
 
 /**
- * Phones, to E.164 by a small documented rule (libphonenumber-js is not a dependency):
- * spaces, dashes, dots and brackets are dropped, a leading "00" counts as "+", and what is
- * left must be "+" and 8 to 15 digits. Anything else (a local number without its country
- * code, letters) is not a usable contact: null. A national number cannot be matched without
- * knowing the owner's country, so it is skipped rather than guessed.
+ * Phones are read by lib/phones.ts (libphonenumber-js, full metadata): a valid international
+ * number becomes E.164; anything else (a local number without its country code, a number no
+ * plan issues) is not a usable contact. A national number cannot be matched without knowing
+ * the owner's country, so it is skipped rather than guessed.
  */
-export function normalisePhone(s: string): string | null {
-  const compact = s.replace(/[\s\-.()[\]]/g, "").replace(/^00/, "+");
-  return /^\+[1-9]\d{7,14}$/.test(compact) ? compact : null;
-}
+export { normalisePhone };
 
 /** The hash of an already-normalised value. 503 without ROOT_SECRET (purposeKey). */
 export async function contactHash(
@@ -48,5 +45,9 @@ export async function contactHash(
  * The hash to store on a new user_emails row, or null when no ROOT_SECRET is set: adding an
  * address must not fail for want of it; matching fills null rows later (contact-book.ts).
  */
+/** The same for a verified number's user_phones row (E.164 already). */
+export const phoneContactHashOrNull = (env: Pick<Env, "ROOT_SECRET">, phone: string) =>
+  hasRootSecret(env) ? contactHash(env, "phone", phone) : Promise.resolve(null);
+
 export const emailContactHashOrNull = (env: Pick<Env, "ROOT_SECRET">, email: string) =>
   hasRootSecret(env) ? contactHash(env, "email", normaliseEmail(email)) : Promise.resolve(null);

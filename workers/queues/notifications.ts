@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { mailMode, sendEmail } from "../adapters/email";
+import { sendText } from "../adapters/text-messages";
 import type { Env } from "../env";
 import { consumeFansMessage, fansMessage } from "./fan-notifications";
 import { consumeUsersMessage, usersHousekeeping, usersMessage } from "./user-notifications";
@@ -19,6 +20,15 @@ export const notificationMessage = z.discriminatedUnion("channel", [
     text: z.string(),
     html: z.string().optional(),
   }),
+  // A text (a sign-in code) to one number, by SMS or WhatsApp (adapters/text-messages.ts).
+  ...(["sms", "whatsapp"] as const).map((channel) =>
+    z.object({
+      channel: z.literal(channel),
+      id: z.string().min(1),
+      to: z.string().regex(/^\+[1-9]\d{6,14}$/),
+      text: z.string().min(1).max(1000),
+    }),
+  ),
   // A notification to up to 100 users: in-app row and push (user-notifications.ts; its
   // producer is `notifyUsers`, not `notify`).
   usersMessage,
@@ -59,6 +69,10 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
       switch (parsed.data.channel) {
         case "email":
           await sendEmail(env, parsed.data);
+          break;
+        case "sms":
+        case "whatsapp":
+          await sendText(env, parsed.data);
           break;
         case "users":
           users = true;

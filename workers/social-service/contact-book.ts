@@ -22,8 +22,8 @@ import { iso, paged, peoplePage, uuidParam, visibleTo, type Page } from "./peopl
  *   itself, so concurrent posts cannot pass the cap together.
  * - A value that cannot be normalised (a phone without its +country code, a malformed
  *   e-mail) is skipped and counted, not a 400: real address books hold such entries.
- * - Matching is against users' VERIFIED e-mails (user_emails.contact_hash); phones are
- *   stored ready for the day accounts have verified phones (see matchedUserIds).
+ * - Matching is against users' VERIFIED e-mails (user_emails.contact_hash) and verified
+ *   phones (user_phones.contact_hash, written by mobile sign-in: user-service/mobile-auth.ts).
  */
 export const contactBookRoutes = new Hono<AppEnv>();
 
@@ -218,14 +218,18 @@ async function backfillEmailHashes(env: Env) {
 }
 
 /**
- * The ids of accounts whose verified contact is in `me`'s book. Phones join here, as a
- * `union select user_id from <verified phones> where contact_hash in (...)`, once accounts
- * have verified phones (another issue); the book's phone hashes are already stored.
+ * The ids of accounts whose verified contact is in `me`'s book: a verified e-mail or the
+ * account's verified number (every user_phones row is verified: a number is stored only
+ * when its code was).
  */
 const matchedUserIds = (me: string) =>
   sql`select e.user_id from user_contact_hashes h
       join user_emails e on e.contact_hash = h.hash and e.status = 'VERIFIED'
-      where h.user_uuid = ${me} and h.kind = 'email'`;
+      where h.user_uuid = ${me} and h.kind = 'email'
+      union
+      select p.user_id from user_contact_hashes h
+      join user_phones p on p.contact_hash = h.hash
+      where h.user_uuid = ${me} and h.kind = 'phone'`;
 
 /** Matches as public profiles, by nickname; never the matched address. */
 async function matches(env: Env, me: string, page: Page, notFriends: boolean) {

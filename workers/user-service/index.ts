@@ -6,8 +6,11 @@ import { capabilityRoutes } from "./capabilities";
 import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
+import { mobileAuthRoutes } from "./mobile-auth";
 import { moderationCommentRoutes } from "./moderation-comments";
 import { passwordRoutes } from "./passwords";
+import { phoneValidationRoutes } from "./phone-validation";
+import { phoneWhitelistRoutes } from "./phone-whitelist";
 import { banRoutes } from "./platform-bans";
 import { platformRoleRoutes } from "./platform-roles";
 import { profileRoutes } from "./profiles";
@@ -17,7 +20,8 @@ import { webSessionRoutes } from "./web-sessions";
 
 /**
  * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
- * platform moderation (bans, roles, badges, notes, deactivation).
+ * platform moderation (bans, roles, badges, notes, deactivation), phone validation and
+ * mobile sign-in.
  */
 export const userService = serviceApp("user-service");
 for (const routes of [
@@ -36,6 +40,9 @@ for (const routes of [
   adminProfileRoutes,
   moderationCommentRoutes,
   deactivationRoutes,
+  phoneValidationRoutes,
+  mobileAuthRoutes,
+  phoneWhitelistRoutes,
 ]) {
   userService.route("/", routes);
 }

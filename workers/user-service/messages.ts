@@ -84,4 +84,25 @@ export const MSG = {
   alreadyDeactivated: "This account is already deactivated.",
   notDeactivated: "This account is not deactivated.",
   deactivationCancelled: "The deactivation request was cancelled.",
+  // Phones (phone-validation.ts, mobile-auth.ts, phone-whitelist.ts).
+  phoneInvalid: "Phone number is invalid. Only real, non-VoIP mobile numbers are allowed.",
+  phoneCheckFailed: "We could not check this phone number just now. Please try again in a minute.",
+  textChannelOff: (channel: string) =>
+    `Sign-in codes by ${channel === "sms" ? "SMS" : "WhatsApp"} are not available; try the other channel.`,
+  codeSent: "We sent you a code. It works once, for 10 minutes.",
+  phoneCodeWrong: "This code is incorrect or has expired. Ask for a new one.",
+  tooManyPhoneGuesses: (wait: string) =>
+    `Too many wrong codes for this number. Please try again in ${wait}.`,
+  tooManyCodes: (wait: string, rule: string) =>
+    rule === "textCodePerPhone"
+      ? `Too many codes were sent to this number. Please try again in ${wait}.`
+      : rule === "textCodePerPrefix"
+        ? `Too many codes were sent to numbers like this one. Please try again in ${wait}.`
+        : `Too many codes were asked for from your network. Please try again in ${wait}.`,
+  tooManyValidations: (wait: string) =>
+    `Too many phone numbers checked from your network. Please try again in ${wait}.`,
+  phoneTaken: "This phone number belongs to another account.",
+  accountDeactivated: "This account is deactivated.",
+  whitelistTaken: "This phone number is already on the whitelist.",
+  whitelistNotFound: "This phone number is not on the whitelist.",
 } as const;

@@ -1,6 +1,6 @@
 import type { loader } from "~/routes/dev.outbox";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { Filter, Inbox, Mail, MessageSquare, Smartphone } from "lucide-react";
+import { Filter, Inbox, Mail, MessageCircle, MessageSquare, Smartphone } from "lucide-react";
 import { Fragment } from "react";
 import { buttonClass, Field, PageTitle } from "~/components/ui";
 import { useLocale, useT } from "~/i18n";
@@ -30,7 +30,12 @@ function Linkified({ text }: { text: string }) {
   );
 }
 
-const ICONS = { email: Mail, sms: MessageSquare, push: Smartphone } as const;
+const ICONS = {
+  email: Mail,
+  sms: MessageSquare,
+  whatsapp: MessageCircle,
+  push: Smartphone,
+} as const;
 
 export function OutboxScreen() {
   const t = useT();
