@@ -1,10 +1,11 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
 import { phoneCodes, userPhones, users } from "../workers/db/schema";
 import { MSG } from "../workers/user-service/messages";
 import { admin, call, callWith, countRows, signUp, uniqueIp, user } from "./helpers";
+import { consume, stubFetch } from "./notify-helpers";
 import { codeFor, mobileNumber, sendCode, textedCode, textsTo, verifyCode } from "./phone-helpers";
 
 const codeRow = (phone: string) =>
@@ -166,6 +167,35 @@ describe("mobile sign-in", () => {
     expect(res).toMatchObject({ status: 503, body: { message: MSG.textChannelOff("whatsapp") } });
     expect(res.body.message).toContain("WhatsApp");
     expect(await codeRow(phone)).toBeUndefined();
+  });
+});
+
+describe("the text adapter", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("posts each text to the configured provider once, keyed by its id, and retries a failure", async () => {
+    const seen = stubFetch(
+      (c) =>
+        new Response(null, { status: c.headers.get("Idempotency-Key") === "t-fail" ? 502 : 202 }),
+    );
+    const over = { SMS_API_URL: "https://sms.example/send", SMS_API_KEY: "sk" };
+    const to = mobileNumber();
+    const ok = await consume(
+      [{ channel: "sms", id: "t-ok", to, text: "Your code is 123456" }],
+      over,
+    );
+    expect(ok.acked).toEqual(ok.ids);
+    expect(seen[0].url).toBe("https://sms.example/send");
+    expect(seen[0].headers.get("Authorization")).toBe("Bearer sk");
+    expect(JSON.parse(new TextDecoder().decode(seen[0].body))).toEqual({
+      channel: "sms",
+      to,
+      text: "Your code is 123456",
+    });
+    const failed = await consume([{ channel: "sms", id: "t-fail", to, text: "x" }], over);
+    expect(failed.retried).toEqual(failed.ids);
+    // Nothing reached the dev outbox while a provider was set.
+    expect(await textsTo(to, 0)).toEqual([]);
   });
 });
 
