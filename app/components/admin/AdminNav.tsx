@@ -6,6 +6,7 @@ const SECTIONS: { to: string; label: MessageKey }[] = [
   { to: "/admin/users", label: "adminNav.users" },
   { to: "/admin/audit", label: "adminNav.audit" },
   { to: "/admin/deactivations", label: "adminNav.deactivations" },
+  { to: "/admin/phones", label: "adminNav.phones" },
   { to: "/admin/consumables", label: "adminNav.consumables" },
   { to: "/admin/token-bundles", label: "adminNav.tokenBundles" },
   { to: "/admin/seasons", label: "adminNav.seasons" },

@@ -1,5 +1,6 @@
 import type { action } from "~/routes/login";
 import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
+import { Smartphone } from "lucide-react";
 import {
   Alert,
   AuthLayout,
@@ -40,6 +41,14 @@ export function LoginScreen() {
         </div>
         <SubmitButton label="login.submit" pendingLabel="login.pending" className="w-full" />
       </Form>
+      <Link
+        to={withRedirectTo("/login/phone", redirectTo)}
+        className={`${buttonClass.secondary} mt-3 w-full`}
+        data-testid="phone-login-link"
+      >
+        <Smartphone aria-hidden className="size-4" />
+        {t("phone.loginLink")}
+      </Link>
       <p className="mt-6 text-center text-ink-200">
         {t("login.noAccount")}{" "}
         <Link to={withRedirectTo("/signup", redirectTo)} className={buttonClass.link}>
