@@ -218,6 +218,31 @@ describe("moderation comments and history", () => {
     expect((await user(`/moderation-comments/${kim.uuid}`)).status).toBe(401);
   });
 
+  it("stops a moderator's flood of notes at 60 an hour (429) and stores no more", async () => {
+    const m = await mod();
+    const kim = await signUp();
+    const note = () =>
+      user("/moderation-comments", {
+        token: m.token,
+        body: { userUuid: kim.uuid, comment: "spam" },
+      });
+    const results = await Promise.all(Array.from({ length: 62 }, note));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(60);
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(2);
+    expect(refused[0].body.message).toMatch(/^Too many moderator notes in a short time/);
+    // Another moderator still writes.
+    const other = await mod();
+    expect(
+      (
+        await user("/moderation-comments", {
+          token: other.token,
+          body: { userUuid: kim.uuid, comment: "seen" },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
   it("bad notes are 400s and store nothing", async () => {
     const m = await mod();
     const kim = await signUp();

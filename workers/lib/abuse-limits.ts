@@ -49,6 +49,8 @@ export const RULES = {
   roomNotification: { limit: 5, periodMs: HOUR },
   /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
   fanAnnouncement: { limit: 1, periodMs: HOUR },
+  /** Moderator notes (POST /moderation-comments), per moderator. */
+  moderationComment: { limit: 60, periodMs: HOUR },
   /** Sign-in codes texted to one number (send-code), whoever asks. */
   textCodePerPhone: { limit: 5, periodMs: HOUR },
   /** Sign-in codes asked for from one client network, whatever the numbers. */

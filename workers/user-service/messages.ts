@@ -84,6 +84,8 @@ export const MSG = {
   alreadyDeactivated: "This account is already deactivated.",
   notDeactivated: "This account is not deactivated.",
   deactivationCancelled: "The deactivation request was cancelled.",
+  tooManyModerationComments: (wait: string) =>
+    `Too many moderator notes in a short time. Please try again in ${wait}.`,
   // Phones (phone-validation.ts, mobile-auth.ts, phone-whitelist.ts).
   phoneInvalid: "Phone number is invalid. Only real, non-VoIP mobile numbers are allowed.",
   phoneCheckFailed: "We could not check this phone number just now. Please try again in a minute.",

@@ -6,11 +6,13 @@ import { db } from "../db/client";
 import { moderationComments, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireRole } from "../lib/auth";
+import { takeAttempt } from "../lib/rate-limit";
 import { cleanText, fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
 import { findAnyUserOr404, toModeratedProfile } from "./accounts";
 import { historyOf, refuseIf } from "./moderation-log";
 import { GRANTABLE_ROLES, refusalToAct, refusalToChangeRole } from "./moderation-rules";
+import { MSG } from "./messages";
 import { idOrUuid } from "./profiles";
 
 /**
@@ -50,6 +52,12 @@ moderationCommentRoutes.post(
     const target = await findAnyUserOr404(c.env, userUuid);
     // Notes are about others: a moderator's own file is for the others to keep.
     if (target.uuid === author.uuid) refuseIf("self");
+    // A budget per moderator: a stolen or scripted moderator token cannot bury a file in notes.
+    await takeAttempt(
+      c.env,
+      [{ rule: "moderationComment", key: author.uuid }],
+      MSG.tooManyModerationComments,
+    );
     const row = await db(c.env)
       .insert(moderationComments)
       .values({ targetUuid: target.uuid, authorUuid: author.uuid, comment })
