@@ -49,6 +49,10 @@ export const RULES = {
   roomNotification: { limit: 5, periodMs: HOUR },
   /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
   fanAnnouncement: { limit: 1, periodMs: HOUR },
+  /** Direct messages one account sends, to anyone (a flood fills someone's inbox). */
+  dmPerSender: { limit: 30, periodMs: MINUTE },
+  /** New conversations one account starts (writing to strangers is how spam works). */
+  dmNewConversationPerSender: { limit: 20, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

@@ -46,12 +46,13 @@ export interface AccessToken2Input {
   services: AgoraService[];
 }
 
+type Bytes = Uint8Array<ArrayBuffer>;
 const HEX32 = /^[0-9a-fA-F]{32}$/;
 const utf8 = new TextEncoder();
 
 /** A little-endian writer in Agora's packing. */
 class Packer {
-  private parts: Uint8Array[] = [];
+  private parts: Bytes[] = [];
   u16(v: number) {
     const b = new Uint8Array(2);
     new DataView(b.buffer).setUint16(0, v, true);
@@ -64,24 +65,24 @@ class Packer {
     this.parts.push(b);
     return this;
   }
-  bytes(b: Uint8Array) {
+  bytes(b: Bytes) {
     this.u16(b.length);
     this.parts.push(b);
     return this;
   }
   str(s: string) {
-    return this.bytes(utf8.encode(s));
+    return this.bytes(utf8.encode(s) as Bytes);
   }
-  raw(b: Uint8Array) {
+  raw(b: Bytes) {
     this.parts.push(b);
     return this;
   }
-  done(): Uint8Array {
+  done(): Bytes {
     return concat(this.parts);
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
+function concat(parts: Bytes[]): Bytes {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -91,25 +92,25 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-async function hmac(key: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
+async function hmac(key: Bytes, message: Bytes): Promise<Bytes> {
   const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, [
     "sign",
   ]);
   return new Uint8Array(await crypto.subtle.sign("HMAC", k, message));
 }
 
-async function deflate(data: Uint8Array): Promise<Uint8Array> {
+async function deflate(data: Bytes): Promise<Bytes> {
   const stream = new Blob([data]).stream().pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-function base64(bytes: Uint8Array): string {
+function base64(bytes: Bytes): string {
   let s = "";
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s);
 }
 
-function packService(s: AgoraService): Uint8Array {
+function packService(s: AgoraService): Bytes {
   const p = new Packer().u16(s.type);
   const keys = Object.keys(s.privileges)
     .map(Number)
@@ -129,7 +130,7 @@ export async function buildAccessToken2(input: AccessToken2Input): Promise<strin
   const salt = input.salt ?? 1 + Math.floor(Math.random() * 99_999_999);
   const signing = await hmac(
     new Packer().u32(salt).done(),
-    await hmac(new Packer().u32(issueTs).done(), utf8.encode(appCertificate)),
+    await hmac(new Packer().u32(issueTs).done(), utf8.encode(appCertificate) as Bytes),
   );
   // Stable by type (the published builder sorts the same way before packing).
   const services = [...input.services].sort((a, b) => a.type - b.type);

@@ -1,8 +1,10 @@
 import { serviceApp } from "../lib/service";
 import { adminProfileRoutes } from "./admin-profiles";
 import { adminUserRoutes } from "./admin-users";
+import { agoraRoutes } from "./agora";
 import { authRoutes } from "./auth";
 import { capabilityRoutes } from "./capabilities";
+import { cometChatRoutes } from "./comet-chat";
 import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
@@ -17,7 +19,8 @@ import { webSessionRoutes } from "./web-sessions";
 
 /**
  * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
- * platform moderation (bans, roles, badges, notes, deactivation).
+ * platform moderation (bans, roles, badges, notes, deactivation), and the client tokens
+ * (Agora live audio, chat, ghost).
  */
 export const userService = serviceApp("user-service");
 for (const routes of [
@@ -36,6 +39,8 @@ for (const routes of [
   adminProfileRoutes,
   moderationCommentRoutes,
   deactivationRoutes,
+  agoraRoutes,
+  cometChatRoutes,
 ]) {
   userService.route("/", routes);
 }

@@ -84,4 +84,9 @@ export const MSG = {
   alreadyDeactivated: "This account is already deactivated.",
   notDeactivated: "This account is not deactivated.",
   deactivationCancelled: "The deactivation request was cancelled.",
+  // Client tokens (agora.ts, comet-chat.ts).
+  agoraOff:
+    "Live audio is not configured on this server: set AGORA_APP_ID and AGORA_APP_CERTIFICATE.",
+  agoraNotPublisher:
+    "Only the room's DJs and owner may publish live audio, and only while the room's live audio is on.",
 } as const;
