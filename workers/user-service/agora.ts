@@ -61,13 +61,19 @@ agoraRoutes.post("/agora/token", requireAnyToken, valid("json", agoraBody), asyn
       throw forbidden(ROOM_MSG.joinPasswordRequired);
   }
   const state = await liveState(c.env, room);
-  if (!privileged && rolesOf(activeRoles(state), who.uuid).has("banned"))
-    throw forbidden(ROOM_MSG.chatBanned);
-  // Only accounts speak: a guest or ghost listens whatever seat the room shows.
+  const held = rolesOf(activeRoles(state), who.uuid);
+  if (!privileged && held.has("banned")) throw forbidden(ROOM_MSG.chatBanned);
+  // The room's DJs: while live audio is on the booth is closed (durable/room/actions.ts), so
+  // they are the holders of the room's `dj` role (granted by the owner), plus anyone still
+  // on the stage; the owner and co-owners speak too. Only accounts speak: a guest or ghost
+  // listens whatever the room shows.
   const speaks =
     room.liveAudio &&
     (who.type === "user" || who.type === "bot") &&
-    (room.ownerUuid === who.uuid || (state.djs ?? []).some((d) => d.uuid === who.uuid));
+    (room.ownerUuid === who.uuid ||
+      held.has("coOwner") ||
+      held.has("dj") ||
+      (state.djs ?? []).some((d) => d.uuid === who.uuid));
   if (body.role === "PUBLISHER" && !speaks) throw forbidden(MSG.agoraNotPublisher);
   const role: AgoraRole = body.role ?? (speaks ? "PUBLISHER" : "SUBSCRIBER");
   const issueTs = Math.floor(Date.now() / 1000);
