@@ -1,4 +1,9 @@
+import { env } from "cloudflare:test";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { db } from "../workers/db/client";
+import { users } from "../workers/db/schema";
+import { STAGE_MSG } from "../durable/room/messages";
 import { LIB_MSG } from "../workers/lib/messages";
 import { MSG as ROOM_MSG } from "../workers/room-service/messages";
 import { call, guestToken, signUp, user } from "./helpers";
@@ -90,8 +95,8 @@ describe("a ghost token reads only", () => {
     const roomUuid = crypto.randomUUID();
     const watcher = await connect(roomUuid, { uuid: g.uid, token: g.authToken });
     expect(watcher.state!.allUsers.map((u) => u.uuid)).not.toContain(g.uid);
-    expect(await watcher.refused({ action: "sendChat", message: "hi", clientId: "c1" })).toMatch(
-      /cannot/i,
+    expect(await watcher.refused({ action: "sendChat", message: "hi", clientId: "c1" })).toBe(
+      STAGE_MSG.ghost,
     );
     expect(await watcher.refused({ action: "voteOnSong", songVotes: { like: true } })).toMatch(
       /cannot/i,
@@ -128,6 +133,16 @@ describe("GET /comet-chat/user-token", () => {
     const follow = await social("/dj-fans", { token: chat, body: { djUuid: friend.uuid } });
     expect(follow.status).toBe(403);
     expect((await user("/comet-chat/user-token", { token: chat })).status).toBe(403);
+  });
+
+  it("dies with the account's sessions (a password change or logout everywhere)", async () => {
+    const me = await signUp();
+    const chat = (await user("/comet-chat/user-token", { token: me.token })).body.authToken;
+    await db(env)
+      .update(users)
+      .set({ sessionVersion: sql`${users.sessionVersion} + 1` })
+      .where(eq(users.uuid, me.uuid));
+    expect((await social("/direct-messages/conversations", { token: chat })).status).toBe(401);
   });
 });
 
