@@ -17,6 +17,8 @@ export const NOTIFICATION_KINDS = [
   "room_message",
   /** An admin or a service writing to users (the /mobileNotification family). */
   "custom",
+  /** A direct message arrived (social-service direct-messages.ts). */
+  "direct_message",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

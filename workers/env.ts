@@ -108,6 +108,12 @@ export interface Env {
   APNS_TOPIC?: string;
   /** api.push.apple.com (default) or api.sandbox.push.apple.com. */
   APNS_HOST?: string;
+  /**
+   * Agora live audio (POST /agora/token, workers/lib/agora-token.ts): the project's app id and
+   * app certificate, 32 hex digits each. Unset: the call answers 503 and rooms have no live audio.
+   */
+  AGORA_APP_ID?: string;
+  AGORA_APP_CERTIFICATE?: string;
   /** Stripe secret key; unset: checkout runs in local test mode (a local page completes it). */
   STRIPE_SECRET_KEY?: string;
   /** Verifies `POST /webhook/stripe`; in local test mode the dev key made by scripts/setup.mjs. */

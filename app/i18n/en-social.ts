@@ -94,6 +94,8 @@ export const enSocial = {
   "notif.kindHint.event_starting": "A scheduled event you follow begins.",
   "notif.kind.room_message": "Messages from rooms",
   "notif.kindHint.room_message": "A room's owner or moderators write to everyone in it.",
+  "notif.kind.direct_message": "Direct messages",
+  "notif.kindHint.direct_message": "Someone sends you a message.",
   "notif.kind.custom": "News from Hangout",
   "notif.kindHint.custom": "Announcements from the Hangout team.",
   "notif.quietTitle": "Quiet hours",

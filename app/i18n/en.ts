@@ -10,6 +10,7 @@ import { enShop } from "./en-shop";
 import { enSocial } from "./en-social";
 import { enModeration } from "./en-moderation";
 import { enPhone } from "./en-phone";
+import { enMessages } from "./en-messages";
 
 export const en = {
   ...enRooms,
@@ -20,6 +21,7 @@ export const en = {
   ...enSocial,
   ...enModeration,
   ...enPhone,
+  ...enMessages,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

@@ -98,6 +98,8 @@ export const esSocial: Record<keyof typeof enSocial, string> = {
   "notif.kindHint.event_starting": "Empieza un evento programado que sigues.",
   "notif.kind.room_message": "Mensajes de salas",
   "notif.kindHint.room_message": "El dueño o los moderadores de una sala escriben a todos.",
+  "notif.kind.direct_message": "Mensajes directos",
+  "notif.kindHint.direct_message": "Alguien te envía un mensaje.",
   "notif.kind.custom": "Novedades de Hangout",
   "notif.kindHint.custom": "Anuncios del equipo de Hangout.",
   "notif.quietTitle": "Horas de silencio",

@@ -7,6 +7,7 @@ import { esShop } from "./es-shop";
 import { esSocial } from "./es-social";
 import { esModeration } from "./es-moderation";
 import { esPhone } from "./es-phone";
+import { esMessages } from "./es-messages";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -18,6 +19,7 @@ export const es: Dictionary = {
   ...esSocial,
   ...esModeration,
   ...esPhone,
+  ...esMessages,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

@@ -22,7 +22,7 @@
 import type { ChatMessage, ClientMessage } from "../../shared/protocol";
 import { isReactionEmoji, MAX_REACTIONS_PER_MESSAGE } from "../../shared/reactions";
 import { Buckets, ROOM_CHAT, USER_CHAT } from "./budget";
-import { CHAT_MSG } from "./messages";
+import { CHAT_MSG, STAGE_MSG } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
@@ -148,7 +148,8 @@ export class ChatActions {
   #refusal(who: Who, profile: ChatProfile | null): string | null {
     const view = new RoomView(this.storage, this.now());
     if (!view.settings.hasChat) return CHAT_MSG.noChat;
-    if (who.tokenType === "guest" || who.tokenType === "ghost") return CHAT_MSG.guest;
+    if (who.tokenType === "ghost") return STAGE_MSG.ghost;
+    if (who.tokenType === "guest") return CHAT_MSG.guest;
     if (!profile) return CHAT_MSG.noProfile;
     if (view.rolesOf(who.uuid).has("chatDisabled") || view.rolesOf(who.uuid).has("banned"))
       return CHAT_MSG.disabled;

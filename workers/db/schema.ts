@@ -578,3 +578,4 @@ export * from "./notify-schema";
 export * from "./moderation-schema";
 export * from "./audit-schema";
 export * from "./phone-schema";
+export * from "./chat-schema";

@@ -65,6 +65,10 @@ export const RULES = {
   codeGuessPerPhone: { limit: 10, periodMs: DAY },
   /** Phone validations from one client network: each may cost a carrier lookup. */
   phoneValidatePerIp: { limit: 60, periodMs: HOUR },
+  /** Direct messages one account sends, to anyone (a flood fills someone's inbox). */
+  dmPerSender: { limit: 30, periodMs: MINUTE },
+  /** New conversations one account starts (writing to strangers is how spam works). */
+  dmNewConversationPerSender: { limit: 20, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

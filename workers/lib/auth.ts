@@ -40,6 +40,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
     const claims = await verifyToken(c.env, token);
     const who = claims ? await currentCaller(c.env, claims) : null;
     if (!who) throw unauthorized(LIB_MSG.invalidToken);
+    if (claims?.scope === "chat" && !c.req.path.startsWith(CHAT_SCOPE_PREFIX))
+      throw forbidden(LIB_MSG.chatTokenOnlyChat);
     c.set("caller", who);
   } else {
     // No bearer: a browser's own call from our pages may stand on its session cookie
@@ -51,6 +53,35 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
   }
   await next();
 });
+
+/** The only calls a chat-scoped token (GET /comet-chat/user-token) opens. */
+export const CHAT_SCOPE_PREFIX = "/api/social-service/direct-messages";
+
+/**
+ * The POSTs a ghost may make, because they only read: entering a public room as a spectator
+ * and a live-audio listener's token. (POST /rooms/list is not one: it finds private rooms.)
+ */
+const GHOST_READS = [
+  /^\/api\/room-service\/rooms\/[^/]+\/join$/,
+  /^\/api\/user-service\/agora\/token$/,
+];
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A ghost reads public state only (issue 16): every write it attempts is a 403, here, once
+ * for every service (lib/service.ts), so no route can forget it. Runs after `authenticate`.
+ */
+export const ghostReadOnly: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
+  async (c, next) => {
+    if (
+      c.get("caller")?.type === "ghost" &&
+      !READ_METHODS.has(c.req.method) &&
+      !GHOST_READS.some((r) => r.test(c.req.path))
+    )
+      throw forbidden(LIB_MSG.ghostReadOnly);
+    await next();
+  },
+);
 
 /** Whether an account-backed token (user, bot) is read from D1; guests and ghosts have no row. */
 export const hasAccount = (claims: TokenClaims) => claims.type === "user" || claims.type === "bot";

@@ -27,6 +27,11 @@ export interface TokenClaims {
    * and never leave the server.
    */
   sid?: string;
+  /**
+   * "chat": a token from GET /comet-chat/user-token, good only for the direct-message calls
+   * (lib/auth.ts refuses it elsewhere), so handing one to a chat client hands over no account.
+   */
+  scope?: "chat";
 }
 
 export const ISSUER = "hangout/user-service";
@@ -169,6 +174,7 @@ export async function verifyToken(
     roles: payload.roles as UserRole[],
     sv: payload.sv as number | undefined,
     sid: typeof payload.sid === "string" ? payload.sid : undefined,
+    scope: payload.scope === "chat" ? "chat" : undefined,
     exp: payload.exp,
   };
 }

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { db } from "../db/client";
 import type { AppEnv, Env } from "../env";
-import { authenticate } from "./auth";
+import { authenticate, ghostReadOnly } from "./auth";
 import { onError, onNotFound } from "./errors";
 
 /** Name and version of each service behind the gateway (DESIGN.md, "Gateway paths"). */
@@ -21,7 +21,7 @@ export type ServiceName = keyof typeof SERVICES;
 
 /**
  * A service's Hono app with the plumbing every service shares: the error body, the JSON
- * 404 for unknown paths, bearer-token authentication, and the public health check
+ * 404 for unknown paths, bearer-token authentication, ghosts kept to reading, and the public health check
  * `GET /info-admin/<service>-status` (`extra` adds a service's own fields to it, e.g. which
  * push channels are on; they never make it unhealthy).
  */
@@ -30,6 +30,7 @@ export function serviceApp(name: ServiceName, extra?: (env: Env) => Record<strin
   app.onError(onError);
   app.notFound(onNotFound);
   app.use(authenticate);
+  app.use(ghostReadOnly);
   app.get(`/info-admin/${name}-status`, async (c) => {
     // A cheap read proves the database answers; a failure is a 503, not a 500.
     const dbOk = await db(c.env)

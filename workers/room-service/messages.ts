@@ -33,6 +33,7 @@ export const MSG = {
   clearRefused: "Only the room's owner, co-owners, moderators and admins can clear the chat.",
   chatOff: "Chat is turned off in this room.",
   chatBanned: "You are banned from this room.",
+  ghostPublicOnly: "A ghost token watches public rooms only; this room has a password.",
   chatJoinFirst: "This room is password protected: join the room before its chat.",
   // Roles and moderation (room-roles.ts, room-moderation.ts).
   changeOwnerOnly: "Use PUT /roomUserRoles/change-owner/{roomId} to change the room's owner.",

@@ -271,6 +271,7 @@ roomListRoutes.get(
     const privileged = room.ownerUuid === who.uuid || isAdmin(who);
     if (!privileged && (room.passwordHash !== null || room.guestPasswordHash !== null)) {
       if (who.type === "guest") throw forbidden(MSG.roomStateGuest);
+      if (who.type === "ghost") throw forbidden(MSG.ghostPublicOnly);
       const ticket = c.req.valid("query").ticket ?? null;
       if (!(await ticketAdmits(c.env, ticket, room.uuid, who.uuid)))
         throw forbidden(MSG.joinPasswordRequired);

@@ -89,6 +89,9 @@ async function checkEntry(
   body: z.output<typeof joinBody>,
 ) {
   if (room.ownerUuid === who.uuid || isAdmin(who as never)) return;
+  // A ghost watches public rooms only (issue 16): no password admits one.
+  if (who.type === "ghost" && (room.passwordHash !== null || room.guestPasswordHash !== null))
+    throw forbidden(MSG.ghostPublicOnly);
   const passwordOk =
     room.passwordHash !== null && body.password
       ? await verifyPassword(body.password, room.passwordHash)

@@ -4,6 +4,7 @@ import { adminDjRoutes } from "./admin-djs";
 import { blockedUserRoutes } from "./blocked-users";
 import { contactBookRoutes } from "./contact-book";
 import { deviceRoutes } from "./devices";
+import { directMessageRoutes } from "./direct-messages";
 import { djFanRoutes } from "./dj-fans";
 import { fanNotificationRoutes } from "./fan-notifications";
 import { friendInvitationRoutes } from "./friend-invitations";
@@ -16,7 +17,8 @@ import { webNotificationRoutes } from "./web-notifications";
 
 /**
  * The social-service: the graph (DJ fans, friends and invitations, blocks, the contact book),
- * devices, web push, the notification centre and settings, and the sending calls. Other code
+ * devices, web push, the notification centre and settings, the sending calls, and direct
+ * messages (direct-messages.ts, dm-store.ts). Other code
  * asks about blocks through ./blocks.ts (blockedEitherWay, blocksOf) and notifies people
  * through workers/queues/user-notifications.ts (notifyUsers). Its status says which push
  * channels are on; push off is not unhealthy (the in-app centre gets every notification).
@@ -37,6 +39,7 @@ for (const routes of [
   notificationCentreRoutes,
   notificationSettingsRoutes,
   mobileNotificationRoutes,
+  directMessageRoutes,
 ]) {
   socialService.route("/", routes);
 }

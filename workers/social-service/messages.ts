@@ -24,4 +24,12 @@ export const SOCIAL_MSG = {
   contactBookFull: (max: number) =>
     `A contact book holds at most ${max} entries; delete it or send fewer contacts.`,
   contactOneOf: "Each contact must have exactly one of phone or email.",
+  // Direct messages (direct-messages.ts, dm-store.ts).
+  dmSelf: "You cannot send a message to yourself.",
+  dmBlocked: "You cannot send messages to this user.",
+  dmFriendsOnly: "This user accepts messages from friends only.",
+  dmNotFound: "Conversation not found.",
+  dmTooMany: (wait: string) => `You are sending messages too fast; try again in ${wait}.`,
+  dmTooManyPeople: (wait: string) =>
+    `You have started too many new conversations; try again in ${wait}.`,
 } as const;

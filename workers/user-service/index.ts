@@ -1,8 +1,10 @@
 import { serviceApp } from "../lib/service";
 import { adminProfileRoutes } from "./admin-profiles";
 import { adminUserRoutes } from "./admin-users";
+import { agoraRoutes } from "./agora";
 import { authRoutes } from "./auth";
 import { capabilityRoutes } from "./capabilities";
+import { cometChatRoutes } from "./comet-chat";
 import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
@@ -21,7 +23,7 @@ import { webSessionRoutes } from "./web-sessions";
 /**
  * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
  * platform moderation (bans, roles, badges, notes, deactivation), phone validation and
- * mobile sign-in.
+ * mobile sign-in, and the client tokens (Agora live audio, chat, ghost).
  */
 export const userService = serviceApp("user-service");
 for (const routes of [
@@ -43,6 +45,8 @@ for (const routes of [
   phoneValidationRoutes,
   mobileAuthRoutes,
   phoneWhitelistRoutes,
+  agoraRoutes,
+  cometChatRoutes,
 ]) {
   userService.route("/", routes);
 }

@@ -107,4 +107,9 @@ export const MSG = {
   accountDeactivated: "This account is deactivated.",
   whitelistTaken: "This phone number is already on the whitelist.",
   whitelistNotFound: "This phone number is not on the whitelist.",
+  // Client tokens (agora.ts, comet-chat.ts).
+  agoraOff:
+    "Live audio is not configured on this server: set AGORA_APP_ID and AGORA_APP_CERTIFICATE.",
+  agoraNotPublisher:
+    "Only the room's DJs and owner may publish live audio, and only while the room's live audio is on.",
 } as const;

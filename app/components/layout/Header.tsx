@@ -16,6 +16,7 @@ import type { User } from "~/lib/types";
 import { Avatar } from "~/components/Avatar";
 import { TokenBalanceBadge } from "~/components/shop/TokenBalance";
 import { buttonClass, button } from "~/components/ui";
+import { MessagesLink } from "~/components/messages/MessagesLink";
 import { NotificationBell } from "./NotificationBell";
 
 /** The brand mark: a record lit in the venue colours. */
@@ -196,6 +197,7 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         >
           {user ? (
             <>
+              <MessagesLink />
               <NotificationBell />
               <TokenBalanceBadge />
               <Link

@@ -1,4 +1,5 @@
-import { useRevalidator } from "@remix-run/react";
+import { Link, useRevalidator } from "@remix-run/react";
+import { MessageCircle } from "lucide-react";
 import { useState, type ReactNode } from "react";
 import { useT, type MessageKey } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
@@ -8,6 +9,7 @@ import type { Follower, ProfileSocial } from "~/lib/social.server";
 import type { PublicProfile, User } from "~/lib/types";
 import { ProfileView } from "~/components/profile/ProfileView";
 import { useToast } from "~/components/Toaster";
+import { button } from "~/components/ui";
 import { PeopleList } from "./PeopleList";
 import { ProfileActions } from "./ProfileActions";
 
@@ -172,6 +174,14 @@ export function SocialProfile({
         }
       />
     ) : null;
+  // Blocked either way, nobody writes; the conversation page says why for the rest.
+  const message =
+    !own && social?.mine && !blocked ? (
+      <Link to={`/messages/${profile.uuid}`} className={button("secondary")} data-testid="message">
+        <MessageCircle aria-hidden className="size-4" />
+        {t("messages.button")}
+      </Link>
+    ) : null;
 
   const load = (path: string) => (skip: number) =>
     apiRequest<PeoplePage<Follower>>(`${SOCIAL}${path}?take=${PEOPLE_PAGE}&skip=${skip}`);
@@ -186,6 +196,7 @@ export function SocialProfile({
           actions || buttons ? (
             <>
               {actions}
+              {message}
               {buttons}
             </>
           ) : undefined
