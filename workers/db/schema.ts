@@ -577,3 +577,4 @@ export * from "./social-schema";
 export * from "./notify-schema";
 export * from "./moderation-schema";
 export * from "./audit-schema";
+export * from "./linked-schema";

@@ -49,6 +49,10 @@ export const RULES = {
   roomNotification: { limit: 5, periodMs: HOUR },
   /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
   fanAnnouncement: { limit: 1, periodMs: HOUR },
+  /** OAuth link requests (GET /auth/{provider}/authorize-url), per account: each writes a state row. */
+  oauthLinkPerAccount: { limit: 30, periodMs: HOUR },
+  /** Discord sign-in requests and code exchanges without an account, per client network. */
+  oauthSignInPerIp: { limit: 30, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

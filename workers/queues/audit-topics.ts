@@ -31,6 +31,9 @@ export const AUDIT_TOPICS = [
   "user.password-reset",
   "user.password-set",
   "user.geolocate",
+  // A provider account linked or unlinked (issue 16; the provider is in the event).
+  "user.link",
+  "user.unlink",
   "voucher.minted",
   "voucher.revoked",
   "voucher.redeemed",

@@ -6,6 +6,12 @@ import { capabilityRoutes } from "./capabilities";
 import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
+import { linkedAccountRoutes } from "./linked-accounts";
+import { appleRoutes } from "./linked-apple";
+import { discordRoutes } from "./linked-discord";
+import { soundcloudRoutes } from "./linked-soundcloud";
+import { spotifyRoutes } from "./linked-spotify";
+import { youtubeRoutes } from "./linked-youtube";
 import { moderationCommentRoutes } from "./moderation-comments";
 import { passwordRoutes } from "./passwords";
 import { banRoutes } from "./platform-bans";
@@ -17,7 +23,8 @@ import { webSessionRoutes } from "./web-sessions";
 
 /**
  * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
- * platform moderation (bans, roles, badges, notes, deactivation).
+ * platform moderation (bans, roles, badges, notes, deactivation), and linked provider
+ * accounts (Discord, Spotify, YouTube, SoundCloud, Apple Music).
  */
 export const userService = serviceApp("user-service");
 for (const routes of [
@@ -36,6 +43,12 @@ for (const routes of [
   adminProfileRoutes,
   moderationCommentRoutes,
   deactivationRoutes,
+  linkedAccountRoutes,
+  discordRoutes,
+  spotifyRoutes,
+  youtubeRoutes,
+  soundcloudRoutes,
+  appleRoutes,
 ]) {
   userService.route("/", routes);
 }
