@@ -160,7 +160,9 @@ export function oauthClient(
             joinUrl(base, "channels", { part: "snippet", mine: "true" }),
             asToken(token),
           );
-          const ch = (body.items as { id?: unknown; snippet?: { title?: unknown } }[] | undefined)?.[0];
+          const ch = (
+            body.items as { id?: unknown; snippet?: { title?: unknown } }[] | undefined
+          )?.[0];
           const id = str(ch?.id);
           if (!id) throw new ProviderError("YouTube", 0, "the account has no channel");
           return { id, displayName: str(ch?.snippet?.title) };

@@ -102,7 +102,8 @@ for (const t of TARGETS) {
     const ids = await crateProviderIds(c.env, crate.id, adapter.key);
     const found = ids.filter((id): id is string => !!id);
     const name = body.name ?? crate.crateName;
-    const token = body.accessToken ?? (await linkedSource(c.env, who.user.id, t.path, adapter.name));
+    const token =
+      body.accessToken ?? (await linkedSource(c.env, who.user.id, t.path, adapter.name));
     const playlistUrl = await outside(adapter.name, async () => {
       try {
         return await t.create(c.env, token, name, crate.description ?? "", found);

@@ -37,7 +37,9 @@ linkedAccountRoutes.get(
   valid(
     "query",
     z.object({
-      intent: z.enum(["link", "sign-in"], { error: "intent must be link or sign-in" }).default("link"),
+      intent: z
+        .enum(["link", "sign-in"], { error: "intent must be link or sign-in" })
+        .default("link"),
       mobile: z.enum(["true", "false"], { error: "mobile must be true or false" }).optional(),
     }),
   ),
@@ -90,7 +92,9 @@ linkedAccountRoutes.delete(
   valid("param", providerParam),
   valid(
     "query",
-    z.object({ mobile: z.enum(["true", "false"], { error: "mobile must be true or false" }).optional() }),
+    z.object({
+      mobile: z.enum(["true", "false"], { error: "mobile must be true or false" }).optional(),
+    }),
   ),
   async (c) => {
     const me = caller(c, ["user"]);

@@ -76,7 +76,10 @@ appleRoutes.post(
       me.user.id,
       { provider: "apple", variant: "web", name: NAME },
       // Apple names no account; the token's hash stands for it (one token links one account).
-      { id: `mut-${(await sha256(mut)).slice(0, 32)}`, displayName: `${NAME} (${storefront.toUpperCase()})` },
+      {
+        id: `mut-${(await sha256(mut)).slice(0, 32)}`,
+        displayName: `${NAME} (${storefront.toUpperCase()})`,
+      },
       { refresh: null, access: { token: mut, expiresAt: Date.now() + MUT_LIFETIME_MS } },
     );
     await audit(c, "user.link", me.uuid, { provider: "apple" });

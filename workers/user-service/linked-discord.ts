@@ -38,7 +38,9 @@ export const discordRoutes = new Hono<AppEnv>();
  * to an address nobody proved).
  */
 const discordAddress = (who: Identity) =>
-  who.email && who.emailVerified ? who.email.toLowerCase().slice(0, 254) : `${who.id}@discord.invalid`;
+  who.email && who.emailVerified
+    ? who.email.toLowerCase().slice(0, 254)
+    : `${who.id}@discord.invalid`;
 
 /** Makes the account's `discord` e-mail row say `who` (one per account). */
 async function recordDiscordEmail(env: Env, userId: number, who: Identity) {

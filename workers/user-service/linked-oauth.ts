@@ -190,7 +190,9 @@ async function sealedColumns(
   refresh: string | null,
   access: { token: string; expiresAt: number } | null,
 ) {
-  const r = refresh ? await seal(env, "providerTokens", refresh, aad(userId, provider, variant, "refresh")) : null;
+  const r = refresh
+    ? await seal(env, "providerTokens", refresh, aad(userId, provider, variant, "refresh"))
+    : null;
   const a = access
     ? await seal(env, "providerTokens", access.token, aad(userId, provider, variant, "access"))
     : null;
@@ -282,7 +284,13 @@ export function findLink(env: Env, userId: number, provider: LinkProvider, varia
 export const openSecret = (env: Env, row: LinkedAccountRow, column: "refresh" | "access") => {
   const value = column === "refresh" ? row.refreshTokenEnc : row.accessTokenEnc;
   return value
-    ? open(env, "providerTokens", row.keyId, value, aad(row.userId, row.provider, row.variant, column))
+    ? open(
+        env,
+        "providerTokens",
+        row.keyId,
+        value,
+        aad(row.userId, row.provider, row.variant, column),
+      )
     : Promise.resolve(null);
 };
 
@@ -303,7 +311,12 @@ async function refresh(env: Env, row: LinkedAccountRow) {
     // Revoked at the provider: the dead secrets go (only if no newer link replaced them).
     await db(env)
       .update(linkedAccounts)
-      .set({ refreshTokenEnc: null, accessTokenEnc: null, accessExpiresAt: null, updatedAt: Date.now() })
+      .set({
+        refreshTokenEnc: null,
+        accessTokenEnc: null,
+        accessExpiresAt: null,
+        updatedAt: Date.now(),
+      })
       .where(
         and(
           eq(linkedAccounts.id, row.id),
@@ -372,7 +385,12 @@ export function linkedTokenSource(
 }
 
 /** Removes a link (its secrets with it). Answers whether there was one. */
-export async function unlink(env: Env, userId: number, provider: LinkProvider, variant: LinkVariant) {
+export async function unlink(
+  env: Env,
+  userId: number,
+  provider: LinkProvider,
+  variant: LinkVariant,
+) {
   const gone = await db(env)
     .delete(linkedAccounts)
     .where(

@@ -68,7 +68,10 @@ async function linkedToken(c: Context<AppEnv>, id: string, mobile: boolean) {
   const target = await ownOrService(c, id);
   requireClient(c.env, "soundcloud", variant);
   if (target.deactivated) throw new ApiError(404, "User profile not found.");
-  return { userUuid: target.uuid, ...accessAnswer(await accessToken(c.env, target.id, "soundcloud", variant)) };
+  return {
+    userUuid: target.uuid,
+    ...accessAnswer(await accessToken(c.env, target.id, "soundcloud", variant)),
+  };
 }
 
 /**

@@ -76,7 +76,12 @@ async function load(env: Env, client: OAuthClient, name: string): Promise<Held> 
         const sealed = await seal(env, "providerTokens", held.token, `app-token:${name}`);
         await d
           .update(appTokens)
-          .set({ tokenEnc: sealed.value, keyId: sealed.keyId, expiresAt: held.expiresAt, leaseUntil: 0 })
+          .set({
+            tokenEnc: sealed.value,
+            keyId: sealed.keyId,
+            expiresAt: held.expiresAt,
+            leaseUntil: 0,
+          })
           .where(eq(appTokens.name, name));
         return held;
       } catch (err) {
