@@ -72,7 +72,6 @@ describe("Connected accounts", () => {
     const rows = Array.isArray(emails) ? emails : emails.data;
     expect(rows.map((e) => e.type)).toContain("discord");
 
-    // Going back to the callback with the same code and state changes nothing (state spent).
     await page.getByTestId("unlink-discord").click();
     await expect.poll(() => discord.getAttribute("data-linked")).toBe("no");
     await shot(page, "linked-unlinked-1440");
