@@ -110,4 +110,31 @@ describe("Connected accounts", () => {
     await page.goto(`${base()}/settings/connections?lang=en`);
     await context.close();
   });
+
+  it("signs up with Discord from the log-in page and lands signed in", async () => {
+    const context = await getBrowser().newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${base()}/login`);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === "/oauth2/authorize"),
+      page.getByTestId("discord-sign-in").click(),
+    ]);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === "/"),
+      page.locator("#authorize").click(),
+    ]);
+    // Signed in: the new account's Connected accounts page shows Discord linked.
+    await page.goto(`${base()}/settings/connections`);
+    await expect
+      .poll(() => page.getByTestId("connection-discord").getAttribute("data-linked"))
+      .toBe("yes");
+    await shot(page, "linked-discord-sign-up-1440");
+    // Its only way in is Discord: unlinking is refused, and the page says why.
+    await page.getByTestId("unlink-discord").click();
+    await expect
+      .poll(() => page.getByTestId("toasts").textContent())
+      .toContain("You sign in with Discord");
+    expect(await page.getByTestId("connection-discord").getAttribute("data-linked")).toBe("yes");
+    await context.close();
+  });
 });

@@ -1,5 +1,6 @@
 /** English strings of the Connected accounts page (issue 16); spread into en.ts. */
 export const enLinked = {
+  "login.discord": "Continue with Discord",
   "linked.title": "Connected accounts",
   "linked.short": "Connected accounts",
   "linked.lede":

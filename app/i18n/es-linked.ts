@@ -2,6 +2,7 @@ import type { enLinked } from "./en-linked";
 
 /** Spanish strings of the Connected accounts page (issue 16). */
 export const esLinked: Record<keyof typeof enLinked, string> = {
+  "login.discord": "Continuar con Discord",
   "linked.title": "Cuentas conectadas",
   "linked.short": "Cuentas conectadas",
   "linked.lede":

@@ -8,6 +8,8 @@ import { readCookie, serializeCookie } from "./cookies";
  * top-level GET, which carries Lax cookies; the path keeps it off every other page.
  */
 export const STATE_COOKIE = "tt_oauth";
+/** The cookie's provider part for a Discord sign-in (a link uses the provider's name). */
+export const SIGN_IN = "discord-sign-in";
 const PATH = "/settings/connections";
 
 export function stateCookie(request: Request, provider: string, state: string): string {

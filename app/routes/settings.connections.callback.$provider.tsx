@@ -1,8 +1,8 @@
 import { redirect, type LoaderFunctionArgs } from "@remix-run/cloudflare";
 import { userApi } from "~/lib/api.server";
 import { OAUTH_PROVIDERS, type Failure } from "~/lib/connections";
-import { clearStateCookie, stateMatches } from "~/lib/connections.server";
-import { requireUser } from "~/lib/session.server";
+import { clearStateCookie, SIGN_IN, stateMatches } from "~/lib/connections.server";
+import { requireUser, startSession } from "~/lib/session.server";
 
 /** The API call that finishes a link, per provider (issue 16). */
 const FINISH: Record<string, string> = {
@@ -12,6 +12,32 @@ const FINISH: Record<string, string> = {
   soundcloud: "/soundcloud/refresh-token",
 };
 
+const reason = (status: number): Failure =>
+  status === 400
+    ? "state"
+    : status === 409
+      ? "elsewhere"
+      : status === 503
+        ? "unavailable"
+        : "generic";
+
+/** Finishes a Discord sign-in (or sign-up): a session cookie and home, or back to log in. */
+async function signInWithDiscord(args: LoaderFunctionArgs, q: URLSearchParams) {
+  const headers = new Headers({ "Set-Cookie": clearStateCookie(args.request) });
+  const back = (f: Failure) => redirect(`/login?failed=${f}`, { headers });
+  const code = q.get("code");
+  if (q.get("error") || !code) return back("denied");
+  const res = await userApi<{ token: string }>(args, "/auth/discord-auth", {
+    method: "POST",
+    json: { code: code.slice(0, 2048), state: q.get("state") },
+  });
+  if (!res.ok) return back(reason(res.status));
+  const cookie = await startSession(args, res.data.token);
+  if (!cookie) return back("generic");
+  headers.append("Set-Cookie", cookie);
+  return redirect("/", { headers });
+}
+
 /**
  * Where the provider sends the browser back (the redirect URI the API registers):
  * `?code&state`, or `?error=access_denied` when the person said no. The state must be the
@@ -20,9 +46,12 @@ const FINISH: Record<string, string> = {
  * saying what happened.
  */
 export async function loader(args: LoaderFunctionArgs) {
-  const { token } = await requireUser(args);
   const provider = args.params.provider ?? "";
   const q = new URL(args.request.url).searchParams;
+  // A Discord sign-in started on the log-in page (its cookie says so): no account yet.
+  if (provider === "discord" && stateMatches(args.request, SIGN_IN, q.get("state")))
+    return signInWithDiscord(args, q);
+  const { token } = await requireUser(args);
   const headers = { "Set-Cookie": clearStateCookie(args.request) };
   const back = (failed: Failure | null) =>
     redirect(
@@ -42,13 +71,5 @@ export async function loader(args: LoaderFunctionArgs) {
     json: { code: code.slice(0, 2048), state },
   });
   if (res.ok) return back(null);
-  return back(
-    res.status === 400
-      ? "state"
-      : res.status === 409
-        ? "elsewhere"
-        : res.status === 503
-          ? "unavailable"
-          : "generic",
-  );
+  return back(reason(res.status));
 }

@@ -67,6 +67,12 @@ linkedAccountRoutes.get(
   },
 );
 
+/** GET /auth/sign-in-providers: which providers the log-in page may offer (public). */
+linkedAccountRoutes.get("/auth/sign-in-providers", (c) => {
+  const client = oauthClient(c.env, "discord");
+  return c.json({ discord: !!client && !!redirectUri(c, client) });
+});
+
 /**
  * GET /linked-accounts: the caller's links (never a token) and, for the page, each
  * provider's availability on this server.

@@ -1,5 +1,7 @@
-import type { action } from "~/routes/login";
-import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
+import type { action, loader } from "~/routes/login";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { DiscordSignIn } from "~/components/auth/DiscordSignIn";
+import { FAILURES, failureKey, type Failure } from "~/lib/connections";
 import {
   Alert,
   AuthLayout,
@@ -19,6 +21,11 @@ export function LoginScreen() {
   const [params] = useSearchParams();
   const redirectTo = params.get("redirectTo") ?? "";
   const fe = result?.fieldErrors ?? {};
+  const { discord } = useLoaderData<typeof loader>() ?? { discord: false };
+  const failed = params.get("failed");
+  const discordFailed = FAILURES.includes(failed as Failure)
+    ? t(failureKey(failed as Failure), { name: "Discord" })
+    : null;
   return (
     <AuthLayout title={t("login.heading")} lede={t("login.lede")}>
       <Form method="post" noValidate className="space-y-5">
@@ -40,6 +47,7 @@ export function LoginScreen() {
         </div>
         <SubmitButton label="login.submit" pendingLabel="login.pending" className="w-full" />
       </Form>
+      {discord && <DiscordSignIn failed={discordFailed} />}
       <p className="mt-6 text-center text-ink-200">
         {t("login.noAccount")}{" "}
         <Link to={withRedirectTo("/signup", redirectTo)} className={buttonClass.link}>
