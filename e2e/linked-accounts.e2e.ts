@@ -115,6 +115,7 @@ describe("Connected accounts", () => {
     const context = await getBrowser().newContext({ viewport: DESKTOP });
     const page = await context.newPage();
     await page.goto(`${base()}/login`);
+    await shot(page, "linked-login-discord-1440");
     await Promise.all([
       page.waitForURL((u) => u.pathname === "/oauth2/authorize"),
       page.getByTestId("discord-sign-in").click(),

@@ -202,7 +202,9 @@ describe("POST /auth/exchange-code (Embedded App SDK)", () => {
     expect((await us(over, "/auth/exchange-code", { body: {} })).status).toBe(400);
   });
 
-  it("answers 503 when Discord is not configured", async () => {
+  it("answers 503 when Discord is not configured, and the log-in page is told not to offer it", async () => {
+    expect((await us({}, "/auth/sign-in-providers")).body).toEqual({ discord: false });
+    expect((await us(discord().over, "/auth/sign-in-providers")).body).toEqual({ discord: true });
     const res = await us({}, "/auth/exchange-code", { body: { code: "c" } });
     expect(res.status).toBe(503);
     expect(res.body.message).toBe(LINK_MSG.notConfigured("Discord"));
