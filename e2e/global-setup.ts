@@ -5,6 +5,8 @@ import type { TestProject } from "vitest/node";
 import { ensureDevVars } from "../scripts/setup.mjs";
 import { migrateAndSeed } from "../scripts/seed.mjs";
 import { seedDemoSongs } from "../scripts/seed-songs.mjs";
+import type { Server } from "node:http";
+import { startOAuthStub, stubVars } from "./oauth-stub";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -32,6 +34,7 @@ const freePort = () =>
   });
 
 let server: ChildProcess | undefined;
+let oauthStub: Server | undefined;
 
 export default async function setup(project: TestProject) {
   ensureChromium();
@@ -41,6 +44,10 @@ export default async function setup(project: TestProject) {
   mkdirSync(state, { recursive: true });
   migrateAndSeed({ persistTo: state, quiet: true });
   const port = await freePort();
+  // Discord's OAuth endpoints, stood in for (e2e/oauth-stub.ts): the dev server is pointed at
+  // them with --var, so the Connected accounts page links Discord for real in Chromium.
+  const stubPort = await freePort();
+  oauthStub = await startOAuthStub(stubPort);
   server = spawn(
     "npx",
     [
@@ -53,6 +60,8 @@ export default async function setup(project: TestProject) {
       "--persist-to",
       state,
       "--show-interactive-dev-session=false",
+      "--var",
+      ...stubVars(stubPort),
     ],
     {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
@@ -101,6 +110,7 @@ export default async function setup(project: TestProject) {
         /* already gone */
       }
     }
+    oauthStub?.close();
     rmSync(state, { recursive: true, force: true });
   };
 }

@@ -40,6 +40,11 @@ export interface Env {
    * features answer 503.
    */
   ROOT_SECRET?: string;
+  /**
+   * The root before the last rotation: provider tokens sealed under it still open (their
+   * key id names it) and are re-sealed under ROOT_SECRET when next written (lib/sealed.ts).
+   */
+  ROOT_SECRET_PREVIOUS?: string;
   /** E-mail provider (an HTTP API taking JSON); unset means the dev outbox. */
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;
@@ -76,6 +81,33 @@ export interface Env {
   APPLE_MUSIC_API_URL?: string;
   /** Apple Music developer token (a JWT made outside this service). */
   APPLE_MUSIC_TOKEN?: string;
+  /**
+   * Account linking (issue 16; adapters/oauth.ts). Each provider is on when its client id
+   * and secret are set; unset, its link routes answer 503 and the Connected accounts page
+   * shows it as unavailable. Redirect URIs are `${PUBLIC_HOST}/settings/connections/callback/<provider>`
+   * (the request's origin only in development).
+   */
+  DISCORD_CLIENT_ID?: string;
+  DISCORD_CLIENT_SECRET?: string;
+  /** Discord's API base (token and users/@me); default https://discord.com/api. */
+  DISCORD_API_URL?: string;
+  /** Where the browser is sent to authorize; default https://discord.com/oauth2/authorize. */
+  DISCORD_AUTHORIZE_URL?: string;
+  /** Google OAuth client for YouTube linking; hosts default to Google's own. */
+  GOOGLE_CLIENT_ID?: string;
+  GOOGLE_CLIENT_SECRET?: string;
+  GOOGLE_AUTHORIZE_URL?: string;
+  GOOGLE_TOKEN_URL?: string;
+  /** SoundCloud's auth host (authorize, oauth/token): not its API host; default https://secure.soundcloud.com. */
+  SOUNDCLOUD_AUTH_URL?: string;
+  /** The mobile app's own SoundCloud client, and its redirect URI (an app scheme). */
+  SOUNDCLOUD_MOBILE_CLIENT_ID?: string;
+  SOUNDCLOUD_MOBILE_CLIENT_SECRET?: string;
+  SOUNDCLOUD_MOBILE_REDIRECT_URI?: string;
+  /** Apple Music developer token made here: the team's MusicKit key (PKCS#8 PEM, ES256), its key id and team id. */
+  APPLE_MUSIC_KEY?: string;
+  APPLE_MUSIC_KEY_ID?: string;
+  APPLE_MUSIC_TEAM_ID?: string;
   SEVEN_DIGITAL_API_URL?: string;
   SEVEN_DIGITAL_KEY?: string;
   /** Signs 7digital stream and preview URLs (OAuth 1.0); without it they carry the key only. */

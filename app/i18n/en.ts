@@ -11,6 +11,7 @@ import { enSocial } from "./en-social";
 import { enModeration } from "./en-moderation";
 import { enPhone } from "./en-phone";
 import { enMessages } from "./en-messages";
+import { enLinked } from "./en-linked";
 
 export const en = {
   ...enRooms,
@@ -22,6 +23,7 @@ export const en = {
   ...enModeration,
   ...enPhone,
   ...enMessages,
+  ...enLinked,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

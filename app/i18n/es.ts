@@ -8,6 +8,7 @@ import { esSocial } from "./es-social";
 import { esModeration } from "./es-moderation";
 import { esPhone } from "./es-phone";
 import { esMessages } from "./es-messages";
+import { esLinked } from "./es-linked";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -20,6 +21,7 @@ export const es: Dictionary = {
   ...esModeration,
   ...esPhone,
   ...esMessages,
+  ...esLinked,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

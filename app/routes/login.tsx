@@ -15,7 +15,10 @@ import { LoginScreen } from "~/components/auth/LoginScreen";
 export const meta = pageMeta("login.title");
 
 export async function loader(args: LoaderFunctionArgs) {
-  return redirectSignedIn(args);
+  await redirectSignedIn(args);
+  // Whether "Continue with Discord" is offered (issue 16): only when Discord is configured.
+  const providers = await userApi<{ discord: boolean }>(args, "/auth/sign-in-providers");
+  return { discord: providers.ok && providers.data.discord };
 }
 
 export async function action(args: ActionFunctionArgs) {

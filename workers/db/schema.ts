@@ -579,3 +579,4 @@ export * from "./moderation-schema";
 export * from "./audit-schema";
 export * from "./phone-schema";
 export * from "./chat-schema";
+export * from "./linked-schema";

@@ -69,6 +69,10 @@ export const RULES = {
   dmPerSender: { limit: 30, periodMs: MINUTE },
   /** New conversations one account starts (writing to strangers is how spam works). */
   dmNewConversationPerSender: { limit: 20, periodMs: HOUR },
+  /** OAuth link requests (GET /auth/{provider}/authorize-url), per account: each writes a state row. */
+  oauthLinkPerAccount: { limit: 30, periodMs: HOUR },
+  /** Discord sign-in requests and code exchanges without an account, per client network. */
+  oauthSignInPerIp: { limit: 30, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

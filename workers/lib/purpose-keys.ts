@@ -27,6 +27,11 @@ export const KEY_PURPOSES = {
   roomPasswordBucket: "hangout/room-password-bucket/v1",
   /** Contact-book hashes of phones and e-mails (lib/contact-hash.ts). */
   contactBook: "hangout/contact-book/v1",
+  /**
+   * AES-256-GCM sealing of linked providers' tokens (lib/sealed.ts). Not an HMAC key:
+   * sealed.ts derives it with its own key id; purposeKey() never hands it out.
+   */
+  providerTokens: "hangout/provider-tokens/v1",
 } as const;
 export type KeyPurpose = keyof typeof KEY_PURPOSES;
 

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { MusicProvider } from "../../shared/songs";
 import { outside, ProviderError, requireEnabled, type MusicAdapter } from "../adapters/music";
+import type { TokenSource } from "../adapters/music/http";
 import { apple, appleCreatePlaylist } from "../adapters/music/apple";
 import { spotify, spotifyCreatePlaylist } from "../adapters/music/spotify";
 import { db } from "../db/client";
@@ -12,14 +13,16 @@ import { caller, requireUser } from "../lib/auth";
 import { ApiError, forbidden } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { audit } from "../queues/audit";
+import { findLink, linkedTokenSource, openSecret } from "../user-service/linked-oauth";
 import { readableCrate } from "./crate-repo";
 import { MSG } from "./messages";
 
 /**
  * POST /exports/spotify and POST /exports/apple: copy a crate into a new playlist in the
  * person's provider account. Only the crate's owner may export it. The provider token is
- * the person's own (`accessToken`: a Spotify user token, or an Apple Music-User-Token)
- * until account linking stores it; it is used for this call only and never kept.
+ * the person's own: `accessToken` when they send one (a Spotify user token, or an Apple
+ * Music-User-Token; used for this call only and never kept), else the account they linked
+ * (user-service/linked-*.ts; Spotify's token is refreshed once on a 401). Neither: 400.
  */
 export const exportRoutes = new Hono<AppEnv>();
 
@@ -34,20 +37,43 @@ const exportBody = z.object({
   accessToken: z
     .string({ error: "accessToken must be a string" })
     .min(1, "accessToken should not be empty")
-    .max(4096, "accessToken must be at most 4096 characters"),
+    .max(4096, "accessToken must be at most 4096 characters")
+    .optional(),
 });
 
 type CreatePlaylist = (
   env: Env,
-  userToken: string,
+  userToken: string | TokenSource,
   name: string,
   description: string,
   ids: string[],
 ) => Promise<string>;
-const TARGETS: { path: string; adapter: MusicAdapter; create: CreatePlaylist }[] = [
+const TARGETS: { path: "spotify" | "apple"; adapter: MusicAdapter; create: CreatePlaylist }[] = [
   { path: "spotify", adapter: spotify, create: spotifyCreatePlaylist },
-  { path: "apple", adapter: apple, create: appleCreatePlaylist },
+  {
+    path: "apple",
+    adapter: apple,
+    create: (env, token, ...rest) =>
+      typeof token === "string"
+        ? appleCreatePlaylist(env, token, ...rest)
+        : token.get(false).then((mut) => appleCreatePlaylist(env, mut, ...rest)),
+  },
 ];
+
+/** The person's linked account as a token source, or a 400 saying how to give one. */
+async function linkedSource(
+  env: Env,
+  userId: number,
+  path: "spotify" | "apple",
+  name: string,
+): Promise<TokenSource> {
+  const row = await findLink(env, userId, path, "web");
+  if (path === "spotify" && row)
+    return linkedTokenSource(env, userId, "spotify", (t) => ({ Authorization: `Bearer ${t}` }));
+  const mut = row ? await openSecret(env, row, "access") : null;
+  if (!mut) throw new ApiError(400, MSG.noLinkedAccount(name));
+  return { retryOn: [], get: async () => mut, header: () => ({}) };
+}
 
 /** The crate's songs in order, each with its id at `provider` (undefined when it has none). */
 async function crateProviderIds(
@@ -76,9 +102,11 @@ for (const t of TARGETS) {
     const ids = await crateProviderIds(c.env, crate.id, adapter.key);
     const found = ids.filter((id): id is string => !!id);
     const name = body.name ?? crate.crateName;
+    const token =
+      body.accessToken ?? (await linkedSource(c.env, who.user.id, t.path, adapter.name));
     const playlistUrl = await outside(adapter.name, async () => {
       try {
-        return await t.create(c.env, body.accessToken, name, crate.description ?? "", found);
+        return await t.create(c.env, token, name, crate.description ?? "", found);
       } catch (err) {
         // The provider refusing the person's token is their input to fix, not our outage.
         if (err instanceof ProviderError && (err.status === 401 || err.status === 403))

@@ -17,6 +17,8 @@ export const MSG = {
   providerOff: (name: string) => `${name} is not configured on this server.`,
   noAdapter: (name: string) => `${name} links cannot be looked up on this server.`,
   providerFailed: (name: string) => `${name} did not answer; please try again.`,
+  noLinkedAccount: (name: string) =>
+    `Link your ${name} account under Connected accounts (or send accessToken) to export to it.`,
   refusedToken: (name: string) =>
     `${name} refused the access token; link your ${name} account again.`,
   trackNotFound: (name: string) => `${name} has no such track.`,

@@ -36,6 +36,9 @@ export const AUDIT_TOPICS = [
   "user.phone-removed",
   "phone.whitelisted",
   "phone.unwhitelisted",
+  // A provider account linked or unlinked (issue 16; the provider is in the event).
+  "user.link",
+  "user.unlink",
   "voucher.minted",
   "voucher.revoked",
   "voucher.redeemed",

@@ -9,6 +9,12 @@ import { deactivationRoutes } from "./deactivation";
 import { emailRoutes } from "./emails";
 import { imageRoutes } from "./images";
 import { mobileAuthRoutes } from "./mobile-auth";
+import { linkedAccountRoutes } from "./linked-accounts";
+import { appleRoutes } from "./linked-apple";
+import { discordRoutes } from "./linked-discord";
+import { soundcloudRoutes } from "./linked-soundcloud";
+import { spotifyRoutes } from "./linked-spotify";
+import { youtubeRoutes } from "./linked-youtube";
 import { moderationCommentRoutes } from "./moderation-comments";
 import { passwordRoutes } from "./passwords";
 import { phoneValidationRoutes } from "./phone-validation";
@@ -23,7 +29,8 @@ import { webSessionRoutes } from "./web-sessions";
 /**
  * The user-service: accounts, sessions, e-mails, passwords, profiles, images, vouchers, and
  * platform moderation (bans, roles, badges, notes, deactivation), phone validation and
- * mobile sign-in, and the client tokens (Agora live audio, chat, ghost).
+ * mobile sign-in, the client tokens (Agora live audio, chat, ghost), and linked provider
+ * accounts (Discord, Spotify, YouTube, SoundCloud, Apple Music).
  */
 export const userService = serviceApp("user-service");
 for (const routes of [
@@ -47,6 +54,12 @@ for (const routes of [
   phoneWhitelistRoutes,
   agoraRoutes,
   cometChatRoutes,
+  linkedAccountRoutes,
+  discordRoutes,
+  spotifyRoutes,
+  youtubeRoutes,
+  soundcloudRoutes,
+  appleRoutes,
 ]) {
   userService.route("/", routes);
 }

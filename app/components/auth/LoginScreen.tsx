@@ -1,6 +1,8 @@
-import type { action } from "~/routes/login";
-import { Form, Link, useActionData, useSearchParams } from "@remix-run/react";
+import type { action, loader } from "~/routes/login";
 import { Smartphone } from "lucide-react";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { DiscordSignIn } from "~/components/auth/DiscordSignIn";
+import { FAILURES, failureKey, type Failure } from "~/lib/connections";
 import {
   Alert,
   AuthLayout,
@@ -20,6 +22,11 @@ export function LoginScreen() {
   const [params] = useSearchParams();
   const redirectTo = params.get("redirectTo") ?? "";
   const fe = result?.fieldErrors ?? {};
+  const { discord } = useLoaderData<typeof loader>() ?? { discord: false };
+  const failed = params.get("failed");
+  const discordFailed = FAILURES.includes(failed as Failure)
+    ? t(failureKey(failed as Failure), { name: "Discord" })
+    : null;
   return (
     <AuthLayout title={t("login.heading")} lede={t("login.lede")}>
       <Form method="post" noValidate className="space-y-5">
@@ -49,6 +56,7 @@ export function LoginScreen() {
         <Smartphone aria-hidden className="size-4" />
         {t("phone.loginLink")}
       </Link>
+      {discord && <DiscordSignIn failed={discordFailed} />}
       <p className="mt-6 text-center text-ink-200">
         {t("login.noAccount")}{" "}
         <Link to={withRedirectTo("/signup", redirectTo)} className={buttonClass.link}>

@@ -55,13 +55,22 @@ export function EditProfileScreen() {
       </Link>
       <div className="mt-2 flex flex-wrap items-center justify-between gap-3">
         <PageTitle>{t("edit.heading")}</PageTitle>
-        <Link
-          to="/settings/notifications"
-          className={buttonClass.link}
-          data-testid="edit-notification-settings"
-        >
-          {t("notif.settingsTitle")}
-        </Link>
+        <div className="flex flex-wrap gap-4">
+          <Link
+            to="/settings/connections"
+            className={buttonClass.link}
+            data-testid="edit-connections"
+          >
+            {t("linked.short")}
+          </Link>
+          <Link
+            to="/settings/notifications"
+            className={buttonClass.link}
+            data-testid="edit-notification-settings"
+          >
+            {t("notif.settingsTitle")}
+          </Link>
+        </div>
       </div>
 
       <section aria-labelledby="pictures" className="mt-8">

@@ -174,6 +174,13 @@ export function ProfileView({
                   >
                     {t("notif.settingsShort")}
                   </Link>
+                  <Link
+                    to="/settings/connections"
+                    className={buttonClass.link}
+                    data-testid="profile-connections"
+                  >
+                    {t("linked.short")}
+                  </Link>
                 </>
               )}
             </p>

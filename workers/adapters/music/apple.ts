@@ -1,11 +1,13 @@
 import type { Env } from "../../env";
+import { appleDeveloperToken, appleKeyConfigured } from "../apple-developer-token";
 import { joinUrl, providerJson, ProviderError, type TokenSource } from "./http";
 import { defined, seconds, str, type MusicAdapter, type ProviderSong } from "./types";
 
 /**
  * Apple Music API (seed 001, Third-party provider calls): catalog search (limit 25, types
  * songs, term, offset) with the developer token. The developer token is a long-lived JWT
- * made outside this service, so there is nothing to refresh: a 401 is an error.
+ * made here from the team's key (adapters/apple-developer-token.ts) or given ready-made
+ * (APPLE_MUSIC_TOKEN), so there is nothing to refresh: a 401 is an error.
  */
 const NAME = "Apple Music";
 /** Apple's catalog search answers at most 25 per page (the spec's "limit 25"). */
@@ -13,9 +15,13 @@ export const APPLE_SEARCH_LIMIT = 25;
 
 const developer = (env: Env): TokenSource => ({
   retryOn: [],
-  get: async () => env.APPLE_MUSIC_TOKEN!,
+  get: async () => (await appleDeveloperToken(env)) ?? "",
   header: (t) => ({ Authorization: `Bearer ${t}` }),
 });
+
+/** Whether the catalogue API can be called: its URL and a developer token (made or given). */
+export const appleEnabled = (env: Env) =>
+  !!(env.APPLE_MUSIC_API_URL && (env.APPLE_MUSIC_TOKEN || appleKeyConfigured(env)));
 
 interface AppleSong {
   id?: string;
@@ -58,7 +64,7 @@ export const apple: MusicAdapter = {
   key: "apple",
   name: NAME,
   hosts: ["apple"],
-  enabled: (env) => !!(env.APPLE_MUSIC_API_URL && env.APPLE_MUSIC_TOKEN),
+  enabled: appleEnabled,
 
   async search(env, p) {
     const url = joinUrl(env.APPLE_MUSIC_API_URL!, `v1/catalog/${storefront(p.country)}/search`, {
@@ -116,7 +122,7 @@ export async function appleCreatePlaylist(
 ) {
   const auth: TokenSource = {
     retryOn: [],
-    get: async () => env.APPLE_MUSIC_TOKEN!,
+    get: async () => (await appleDeveloperToken(env)) ?? "",
     header: (t) => ({ Authorization: `Bearer ${t}`, "Music-User-Token": userToken }),
   };
   const created = (await providerJson(

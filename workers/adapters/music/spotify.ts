@@ -150,20 +150,25 @@ export const spotify: MusicAdapter & {
 
 /**
  * Creates a private playlist in the user's account and adds `trackIds` (100 per call, the
- * API's limit). `userToken` is the person's own Spotify token: a playlist belongs to them.
+ * API's limit). `userToken` is the person's own Spotify token (or their linked account's
+ * token source): a playlist belongs to them.
  */
 export async function spotifyCreatePlaylist(
   env: Env,
-  userToken: string,
+  userToken: string | TokenSource,
   name: string,
   description: string,
   trackIds: string[],
 ) {
-  const user: TokenSource = {
-    retryOn: [],
-    get: async () => userToken,
-    header: (t) => ({ Authorization: `Bearer ${t}` }),
-  };
+  // A token the person sent is used as is; their linked account's source refreshes once on 401.
+  const user: TokenSource =
+    typeof userToken === "string"
+      ? {
+          retryOn: [],
+          get: async () => userToken,
+          header: (t) => ({ Authorization: `Bearer ${t}` }),
+        }
+      : userToken;
   const me = (await providerJson(NAME, joinUrl(env.SPOTIFY_API_URL!, "v1/me"), {}, user)) as {
     id?: string;
   } | null;

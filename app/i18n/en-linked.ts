@@ -1,0 +1,33 @@
+/** English strings of the Connected accounts page (issue 16); spread into en.ts. */
+export const enLinked = {
+  "login.discord": "Continue with Discord",
+  "linked.title": "Connected accounts",
+  "linked.short": "Connected accounts",
+  "linked.lede":
+    "Link your music and Discord accounts: play from your own Spotify, export crates to your library, unlock Discord-only avatars. Hangout never shows your provider passwords or tokens to anyone.",
+  "linked.back": "Back to your profile",
+  "linked.link": "Link",
+  "linked.linking": "Opening {name}…",
+  "linked.unlink": "Unlink",
+  "linked.unlinking": "Unlinking…",
+  "linked.relink": "Link again",
+  "linked.linkedAs": "Linked as {name}",
+  "linked.linkedSince": "since {date}",
+  "linked.notLinked": "Not linked",
+  "linked.unavailable": "Not available on this server",
+  "linked.revoked": "{name} stopped accepting this link. Link it again to keep using it.",
+  "linked.done": "{name} is linked.",
+  "linked.removed": "{name} is unlinked.",
+  "linked.failed.state":
+    "That link request expired or was started in another window. Please start again.",
+  "linked.failed.denied": "You didn't allow Hangout at {name}, so nothing was linked.",
+  "linked.failed.elsewhere": "This {name} account is already linked to another Hangout account.",
+  "linked.failed.unavailable": "{name} is not available on this server right now.",
+  "linked.failed.generic": "Linking {name} didn't work. Please try again.",
+  "linked.appleHint": "Apple Music links from the Hangout app on your iPhone or Mac.",
+  "linked.discordPerk": "Unlocks Discord-only avatars.",
+  "linked.spotifyPerk": "Export crates to your Spotify playlists.",
+  "linked.youtubePerk": "Bring your YouTube channel.",
+  "linked.soundcloudPerk": "Play SoundCloud tracks as yourself.",
+  "linked.applePerk": "Export crates to your Apple Music library.",
+} as const;

@@ -1,0 +1,84 @@
+import { createServer, type Server } from "node:http";
+import { randomUUID } from "node:crypto";
+
+/**
+ * A stand-in for Discord's OAuth endpoints in the browser tests (issue 16). The harness
+ * (global-setup.ts) starts it on a free port and points the dev server's DISCORD_* settings
+ * at it with `wrangler dev --var`, so the real link flow runs end to end: the page sends the
+ * browser to /oauth2/authorize here, the "Authorize" button comes back to our callback with
+ * a code, and the Worker trades the code at /api/oauth2/token and asks /api/users/@me, as
+ * it would at discord.com. Codes are single-use; each authorization is a new Discord person.
+ */
+export const STUB_CLIENT_ID = "e2e-discord-client";
+export const STUB_CLIENT_SECRET = "e2e-discord-secret";
+
+export function startOAuthStub(port: number): Promise<Server> {
+  const codes = new Map<string, { used: boolean; id: string; name: string }>();
+  const tokens = new Map<string, { id: string; name: string }>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", `http://127.0.0.1:${port}`);
+    const send = (status: number, body: unknown, type = "application/json") => {
+      res.writeHead(status, { "Content-Type": type });
+      res.end(typeof body === "string" ? body : JSON.stringify(body));
+    };
+    if (req.method === "GET" && url.pathname === "/oauth2/authorize") {
+      const redirect = url.searchParams.get("redirect_uri") ?? "";
+      const state = url.searchParams.get("state") ?? "";
+      const code = randomUUID();
+      const id = String(1e17 + Math.floor(Math.random() * 1e16));
+      codes.set(code, { used: false, id, name: `Discord Tester ${id.slice(-4)}` });
+      const back = (q: string) => `${redirect}?${q}&state=${encodeURIComponent(state)}`;
+      return send(
+        200,
+        `<!doctype html><title>Discord (test stand-in)</title><h1>Authorize Hangout?</h1>
+<p>client ${url.searchParams.get("client_id")}, scope ${url.searchParams.get("scope")}</p>
+<a id="authorize" href="${back(`code=${code}`)}">Authorize</a>
+<a id="cancel" href="${back("error=access_denied")}">Cancel</a>`,
+        "text/html",
+      );
+    }
+    if (req.method === "POST" && url.pathname === "/api/oauth2/token") {
+      let raw = "";
+      req.on("data", (d) => (raw += d));
+      req.on("end", () => {
+        const form = new URLSearchParams(raw);
+        const basic = Buffer.from(`${STUB_CLIENT_ID}:${STUB_CLIENT_SECRET}`).toString("base64");
+        if (req.headers.authorization !== `Basic ${basic}`)
+          return send(401, { error: "invalid_client" });
+        const c = codes.get(form.get("code") ?? "");
+        if (!c || c.used) return send(400, { error: "invalid_grant" });
+        c.used = true;
+        const access = randomUUID();
+        tokens.set(access, c);
+        send(200, {
+          access_token: access,
+          refresh_token: randomUUID(),
+          expires_in: 604800,
+          scope: "identify email",
+        });
+      });
+      return;
+    }
+    if (req.method === "GET" && url.pathname === "/api/users/@me") {
+      const who = tokens.get((req.headers.authorization ?? "").replace(/^Bearer /, ""));
+      if (!who) return send(401, { message: "401: Unauthorized" });
+      return send(200, {
+        id: who.id,
+        username: who.name,
+        global_name: who.name,
+        email: null,
+        verified: false,
+      });
+    }
+    send(404, { message: "not here" });
+  });
+  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+}
+
+/** The dev server's settings that point Discord at the stub. */
+export const stubVars = (port: number) => [
+  `DISCORD_CLIENT_ID:${STUB_CLIENT_ID}`,
+  `DISCORD_CLIENT_SECRET:${STUB_CLIENT_SECRET}`,
+  `DISCORD_API_URL:http://127.0.0.1:${port}/api`,
+  `DISCORD_AUTHORIZE_URL:http://127.0.0.1:${port}/oauth2/authorize`,
+];
