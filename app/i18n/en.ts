@@ -9,6 +9,7 @@ import { enPoints } from "./en-points";
 import { enShop } from "./en-shop";
 import { enSocial } from "./en-social";
 import { enModeration } from "./en-moderation";
+import { enUx } from "./en-ux";
 
 export const en = {
   ...enRooms,
@@ -18,6 +19,7 @@ export const en = {
   ...enShop,
   ...enSocial,
   ...enModeration,
+  ...enUx,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

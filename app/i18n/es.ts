@@ -6,6 +6,7 @@ import { esPoints } from "./es-points";
 import { esShop } from "./es-shop";
 import { esSocial } from "./es-social";
 import { esModeration } from "./es-moderation";
+import { esUx } from "./es-ux";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -16,6 +17,7 @@ export const es: Dictionary = {
   ...esShop,
   ...esSocial,
   ...esModeration,
+  ...esUx,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

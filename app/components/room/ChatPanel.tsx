@@ -395,6 +395,7 @@ export function ChatPanel({
             <button
               type="submit"
               aria-label={t("room.chatSend")}
+              data-testid="chat-send"
               className="grid size-10 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover"
             >
               <Send aria-hidden className="size-4" />

@@ -393,6 +393,21 @@ function PlayerBar({
     setDuration(0);
   }, [song]);
 
+  // The bar is fixed over the bottom of the page: its height (0 when hidden) goes to the
+  // `--player-space` CSS variable, which the room's chat column keeps clear (issue 20).
+  const barRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = barRef.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const set = () =>
+      root.style.setProperty("--player-space", `${visible ? el.offsetHeight : 0}px`);
+    set();
+    const ro = new ResizeObserver(set);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [visible]);
+
   const total = duration || song?.duration || 0;
   const shown = seeking ?? time;
   const percent = total > 0 ? Math.min(100, (shown / total) * 100) : 0;
@@ -402,6 +417,7 @@ function PlayerBar({
 
   return (
     <section
+      ref={barRef}
       aria-label={t("player.label")}
       data-testid="player"
       data-state={state}
