@@ -19,4 +19,8 @@ export const enUx = {
   "adminHome.deadLetters": "Points that could not be counted, to retry.",
   "adminHome.avatars": "The avatars people can wear and how they get them.",
   "adminHome.products": "The products on sale and their prices.",
+  "verifyBanner.label": "E-mail verification",
+  "verifyBanner.text": "Verify your e-mail {email}: we sent you a 6-digit code.",
+  "verifyBanner.resend": "Send the code again",
+  "verifyBanner.enterCode": "Enter the code",
 } as const;

@@ -21,4 +21,8 @@ export const esUx: Record<keyof typeof enUx, string> = {
   "adminHome.deadLetters": "Puntos que no se pudieron contar, para reintentar.",
   "adminHome.avatars": "Los avatares que se pueden llevar y cómo se consiguen.",
   "adminHome.products": "Los productos a la venta y sus precios.",
+  "verifyBanner.label": "Verificación del correo",
+  "verifyBanner.text": "Verifica tu correo {email}: te enviamos un código de 6 dígitos.",
+  "verifyBanner.resend": "Enviar el código otra vez",
+  "verifyBanner.enterCode": "Escribir el código",
 };
