@@ -19,6 +19,7 @@ import type { PlayContext } from "~/lib/rooms";
 import { useAudioPlayTracking } from "~/hooks/usePlayTracking";
 import { useRootData } from "~/hooks/useRootData";
 import { Artwork } from "~/components/songs/Artwork";
+import { VolumeControl } from "~/components/songs/VolumeControl";
 
 export type PlayerState = "playing" | "paused" | "loading" | "error";
 
@@ -408,7 +409,9 @@ function PlayerBar({
     return () => ro.disconnect();
   }, [visible]);
 
-  const total = duration || song?.duration || 0;
+  // The song's own length first (what every list and the room show), the element's
+  // (a stream's is a few ms off it) only for a song that has none.
+  const total = song?.duration || duration || 0;
   const shown = seeking ?? time;
   const percent = total > 0 ? Math.min(100, (shown / total) * 100) : 0;
   const playing = state === "playing";
@@ -513,7 +516,7 @@ function PlayerBar({
           )}
         </div>
 
-        <div className="flex w-full items-center gap-2.5 text-xs tabular-nums text-ink-300 sm:flex-1">
+        <div className="flex w-full items-center gap-2.5 text-xs tabular-nums text-ink-300 max-sm:order-last sm:flex-1">
           <span className="w-10 text-right" data-testid="player-time">
             {formatDuration(shown)}
           </span>
@@ -548,6 +551,7 @@ function PlayerBar({
           </div>
           <span className="w-10">{formatDuration(total || null)}</span>
         </div>
+        <VolumeControl audioRef={audioRef} />
       </div>
     </section>
   );
