@@ -429,7 +429,7 @@ export const en = {
   "crates.lede": "Crates are your playlists: stack them with songs for your next set.",
   "crates.mine": "Crates",
   "crates.newName": "Crate name",
-  "crates.newPlaceholder": "Name your crate (optional)",
+  "crates.newPlaceholder": "Name your new crate",
   "crates.create": "New crate",
   "crates.naming": "New crate…",
   "crates.created": "Created “{name}”.",

@@ -435,7 +435,7 @@ export const es: Dictionary = {
   "crates.lede": "Las listas son tus playlists: llénalas de canciones para tu próxima sesión.",
   "crates.mine": "Listas",
   "crates.newName": "Nombre de la lista",
-  "crates.newPlaceholder": "Ponle nombre (opcional)",
+  "crates.newPlaceholder": "Ponle nombre a tu nueva lista",
   "crates.create": "Nueva lista",
   "crates.naming": "Nueva lista…",
   "crates.created": "«{name}» creada.",
