@@ -142,7 +142,8 @@ function MusicNav() {
                 }`
               }
             >
-              <Icon aria-hidden className="size-5 sm:size-4" />
+              {/* 1280-1535 px: the words alone, so the header keeps one row. */}
+              <Icon aria-hidden className="size-5 sm:size-4 xl:max-2xl:hidden" />
               <span>{t(label)}</span>
             </NavLink>
           </li>
