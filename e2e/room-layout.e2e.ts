@@ -9,10 +9,11 @@ import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 const SAM = "dj.sam@hangout.local";
 const KIM = "kim@hangout.local";
 const LOU = "lou@hangout.local";
+// The two smaller sizes read the room in Spanish (longer labels, the same rule).
 const SIZES = [
-  { width: 1440, height: 900 },
-  { width: 1280, height: 720 },
-  { width: 390, height: 844 },
+  { width: 1440, height: 900, locale: "en-GB" },
+  { width: 1280, height: 720, locale: "es-ES" },
+  { width: 390, height: 844, locale: "es-ES" },
 ] as const;
 
 const getBrowser = useBrowser();
@@ -67,11 +68,15 @@ describe("room layout: nothing covers the chat or the menus", () => {
     }
 
     for (const size of SIZES) {
-      const ctx = await getBrowser().newContext({ viewport: size });
+      const ctx = await getBrowser().newContext({
+        viewport: { width: size.width, height: size.height },
+        locale: size.locale,
+      });
       const sam = await logIn(ctx, SAM, roomPath);
       sam.on("pageerror", (e) => errors.push(`sam ${size.width}: ${e}`));
       await expect.poll(() => statusOf(sam), { timeout: 15_000 }).toBe("open");
-      const where = `${size.width}x${size.height}`;
+      const where = `${size.width}x${size.height}-${size.locale.slice(0, 2)}`;
+      expect(await sam.getAttribute("html", "lang")).toBe(size.locale.slice(0, 2));
       const phone = size.width < 1024;
 
       // The chat: beside the stage on desktop (visible without scrolling), a drawer on phones.
@@ -90,6 +95,8 @@ describe("room layout: nothing covers the chat or the menus", () => {
         await sam.evaluate(() => window.scrollTo(0, 0));
       }
       await shot(sam, `room-layout-chat-${where}`);
+      // What the window shows (the full-page shot unrolls the sticky and fixed parts).
+      await sam.screenshot({ path: `.e2e/shots/room-layout-chat-${where}-window.png` });
       if (phone) await sam.keyboard.press("Escape");
 
       // Every menu item on each listener on the floor.
@@ -110,7 +117,10 @@ describe("room layout: nothing covers the chat or the menus", () => {
           const label = (await items.nth(k).textContent())?.trim();
           expect(await coveredBy(items.nth(k)), `"${label}" at ${where}`).toBeNull();
         }
-        if (i === 0) await shot(sam, `room-layout-menu-${where}`);
+        if (i === 0) {
+          await shot(sam, `room-layout-menu-${where}`);
+          await sam.screenshot({ path: `.e2e/shots/room-layout-menu-${where}-window.png` });
+        }
         await sam.keyboard.press("Escape");
         await expect.poll(() => menu.count()).toBe(0);
       }
