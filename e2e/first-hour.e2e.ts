@@ -75,6 +75,21 @@ describe("first hour: chat @mentions", () => {
     expect(await kim.getByTestId("room-name").isVisible()).toBe(true);
     expect(await kim.getAttribute("html", "lang")).toBe("es");
     await shot(kim, "first-hour-mentioned-es-1440");
+
+    // The menu on Kim: "View profile" goes to her profile, "Send a gift" opens the room's shop.
+    const kimUuid = (await lou
+      .getByTestId("floor-user")
+      .filter({ has: lou.getByTestId("person-menu-trigger") })
+      .first()
+      .getAttribute("data-user"))!;
+    await lou.getByTestId("floor").getByTestId("person-menu-trigger").first().click();
+    expect(await lou.getByTestId("menu-view-profile").getAttribute("href")).toBe(
+      `/profile/${kimUuid}`,
+    );
+    await lou.getByTestId("menu-send-gift").click();
+    await lou.locator('dialog[data-testid="shop-drawer"][open]').waitFor();
+    expect(await lou.getByTestId("mod-menu").count()).toBe(0);
+    await shot(lou, "first-hour-send-gift-1280");
     expect(errors).toEqual([]);
     await kimCtx.close();
     await louCtx.close();
