@@ -12,6 +12,7 @@ import {
 } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { RouteErrorBoundary } from "./components/ErrorPage";
+import { VerifyEmailBanner } from "~/components/layout/VerifyEmailBanner";
 import { Header, LanguageSwitch, Logo } from "./components/layout/Header";
 import { PlayerProvider } from "./components/songs/Player";
 import { ToastProvider } from "./components/Toaster";
@@ -99,8 +100,12 @@ export default function App() {
       <PlayerProvider>
         <TokenBalanceProvider initial={tokens} signedIn={user !== null}>
           {/* Room at the bottom for the fixed player bar (signed-in pages show it). */}
-          <div className={`flex min-h-dvh flex-col ${user ? "pb-28 sm:pb-20" : ""}`}>
+          {/* --banner-space: the verify-your-e-mail banner's height, which the room's chat column keeps clear. */}
+          <div
+            className={`flex min-h-dvh flex-col has-[[data-testid=verify-banner]]:[--banner-space:3.5rem] ${user ? "pb-28 sm:pb-20" : ""}`}
+          >
             <Header user={user} isAdmin={isAdmin} />
+            <VerifyEmailBanner user={user} />
             <main id="main" tabIndex={-1} className="flex-1 outline-none">
               {banned ? <BannedScreen message={banned} /> : <Outlet />}
             </main>

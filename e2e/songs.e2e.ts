@@ -187,16 +187,15 @@ describe("songs: search, queue, reorder, upload and play", () => {
     await page.getByTestId("search-result").first().waitFor();
     await shot(page, "songs-11-search-390");
 
-    // The crate menu opens, lists "New crate", and adding there makes a crate named by the server.
+    // The crate menu opens, lists "New crate", which asks for the new crate's name (issue 20).
     await page.getByTestId("search-result").first().getByTestId("add-to-crate").click();
     await page.getByRole("menuitem", { name: "New crate" }).waitFor();
     await shot(page, "songs-12-crate-menu-390");
     await page.getByRole("menuitem", { name: "New crate" }).click();
-    await page
-      .getByTestId("toast-success")
-      .filter({ hasText: /New Playlist #\d+/ })
-      .first()
-      .waitFor();
+    const crateName = `Road trip ${Date.now().toString(36)}`;
+    await page.getByTestId("new-crate-inline-name").fill(crateName);
+    await page.getByTestId("new-crate-inline-name").press("Enter");
+    await page.getByTestId("toast-success").filter({ hasText: crateName }).first().waitFor();
 
     await page.goto(`${base()}/crates`);
     await page.getByTestId("crate-row").first().waitFor();

@@ -6,8 +6,10 @@ export const enPayments = {
     "Tokens buy treats you send into a room: confetti, stickers, a spotlight for the DJ.",
   "tokens.balance": "Your balance",
   "tokens.balanceValue": "{count} tokens",
+  "tokens.balanceValue.one": "{count} token",
   "tokens.balanceUnknown": "No token account yet",
   "tokens.bundleTokens": "{count} tokens",
+  "tokens.bundleTokens.one": "{count} token",
   "tokens.buy": "Buy for {price}",
   "tokens.buying": "Opening checkout…",
   "tokens.empty": "No token bundles are on sale right now. Check back soon.",
@@ -15,8 +17,11 @@ export const enPayments = {
   "tokens.pending": "Thanks! Your payment is being confirmed; your balance updates in a moment.",
   "tokens.canceled": "Checkout canceled. Nothing was charged.",
   "tokens.debtValue": "You owe {count} tokens",
+  "tokens.debtValue.one": "You owe {count} token",
   "tokens.debt":
     "A payment for tokens was refunded or disputed after some of them were spent. We took back what was left of them, and the {count} tokens already spent are owed. Until that is settled you can't spend tokens: the next tokens you buy pay it first, and the rest goes to your balance.",
+  "tokens.debt.one":
+    "A payment for tokens was refunded or disputed after some of them were spent. We took back what was left of them, and the {count} token already spent is owed. Until that is settled you can't spend tokens: the next tokens you buy pay it first, and the rest goes to your balance.",
   "tokens.subscriptionLink": "Looking for perks? See the subscription plans",
 
   "checkout.title": "Checkout (test mode)",
@@ -108,4 +113,5 @@ export const enPayments = {
   "adminProducts.deleting": "Deleting…",
   "adminProducts.saved": "Saved.",
   "adminProducts.bundleNote": "Sold as the token bundle “{name}” ({count} tokens).",
+  "adminProducts.bundleNote.one": "Sold as the token bundle “{name}” ({count} token).",
 } as const;

@@ -24,6 +24,7 @@ export const enPhone = {
   "validation.phoneFormat": "Enter your mobile number with its country code, starting with +.",
   "validation.phoneCode": "Enter the 6-digit code from the text.",
   "adminNav.phones": "Phone whitelist",
+  "adminHome.phones": "Numbers that sign in with a fixed code, for app review and demo devices.",
   "phones.title": "Phone whitelist",
   "phones.lede":
     "Numbers here sign in with a fixed code and get no text: for app store review and demo devices.",

@@ -31,6 +31,7 @@ export const enRooms = {
   "room.skip": "Skip my song",
   "room.leaveSeat": "Leave seat",
   "room.seats": "{count} DJ seats",
+  "room.seats.one": "{count} DJ seat",
   "room.playingNow": "Playing now",
   "room.seatNumber": "Seat {n}",
   "room.takeSeat": "Take a seat",

@@ -10,9 +10,11 @@ export const enShop = {
   "shop.findRoom": "Find a room",
   "shop.yourBalance": "Your tokens",
   "shop.balanceLabel": "{count} tokens",
+  "shop.balanceLabel.one": "{count} token",
   "shop.balanceUnknown": "Token balance unavailable",
   "shop.getTokens": "Get tokens",
   "shop.cost": "{count} tokens",
+  "shop.cost.one": "{count} token",
   "shop.send": "Send",
   "shop.sending": "Sending…",
   "shop.sent": "{name} sent to the room.",
@@ -23,7 +25,9 @@ export const enShop = {
   "shop.empty": "Nothing in the shop yet. Check back soon.",
   "shop.confirmTitle": "Send {name}?",
   "shop.confirmBody": "This costs {count} tokens. You have {balance}.",
+  "shop.confirmBody.one": "This costs {count} token. You have {balance}.",
   "shop.confirmButton": "Send for {count} tokens",
+  "shop.confirmButton.one": "Send for {count} token",
   /** Seed 000, section 8: the token account is missing. */
   "shop.noAccount": "We were unable to find your token account. Please try again.",
   "shop.chatSent": "{name} sent {item}",
@@ -105,5 +109,6 @@ export const enShop = {
   "adminDebts.col.user": "User",
   "adminDebts.col.debt": "Owes",
   "adminDebts.tokens": "{count} tokens",
+  "adminDebts.tokens.one": "{count} token",
   "adminDebts.more": "The {count} largest of {total} debts.",
 } as const;

@@ -12,6 +12,7 @@ import { enModeration } from "./en-moderation";
 import { enPhone } from "./en-phone";
 import { enMessages } from "./en-messages";
 import { enLinked } from "./en-linked";
+import { enUx } from "./en-ux";
 
 export const en = {
   ...enRooms,
@@ -24,6 +25,7 @@ export const en = {
   ...enPhone,
   ...enMessages,
   ...enLinked,
+  ...enUx,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",
@@ -433,7 +435,7 @@ export const en = {
   "crates.lede": "Crates are your playlists: stack them with songs for your next set.",
   "crates.mine": "Crates",
   "crates.newName": "Crate name",
-  "crates.newPlaceholder": "Name your crate (optional)",
+  "crates.newPlaceholder": "Name your new crate",
   "crates.create": "New crate",
   "crates.naming": "New crate…",
   "crates.created": "Created “{name}”.",

@@ -8,8 +8,10 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
     "Con los tokens envías detalles a una sala: confeti, pegatinas, un foco para el DJ.",
   "tokens.balance": "Tu saldo",
   "tokens.balanceValue": "{count} tokens",
+  "tokens.balanceValue.one": "{count} token",
   "tokens.balanceUnknown": "Aún no tienes cuenta de tokens",
   "tokens.bundleTokens": "{count} tokens",
+  "tokens.bundleTokens.one": "{count} token",
   "tokens.buy": "Comprar por {price}",
   "tokens.buying": "Abriendo el pago…",
   "tokens.empty": "Ahora mismo no hay paquetes de tokens a la venta. Vuelve pronto.",
@@ -17,8 +19,11 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "tokens.pending": "¡Gracias! Estamos confirmando tu pago; tu saldo se actualizará en un momento.",
   "tokens.canceled": "Pago cancelado. No se ha cobrado nada.",
   "tokens.debtValue": "Debes {count} tokens",
+  "tokens.debtValue.one": "Debes {count} token",
   "tokens.debt":
     "Un pago de tokens se reembolsó o se disputó cuando ya habías gastado parte de ellos. Retiramos los que quedaban, y los {count} tokens ya gastados quedan como deuda. Hasta saldarla no puedes gastar tokens: los próximos tokens que compres la pagan primero, y el resto va a tu saldo.",
+  "tokens.debt.one":
+    "Un pago de tokens se reembolsó o se disputó cuando ya habías gastado parte de ellos. Retiramos los que quedaban, y el {count} token ya gastado queda como deuda. Hasta saldarla no puedes gastar tokens: los próximos tokens que compres la pagan primero, y el resto va a tu saldo.",
   "tokens.subscriptionLink": "¿Buscas ventajas? Mira los planes de suscripción",
 
   "checkout.title": "Pago (modo de prueba)",
@@ -111,4 +116,5 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "adminProducts.deleting": "Eliminando…",
   "adminProducts.saved": "Guardado.",
   "adminProducts.bundleNote": "Se vende como el paquete de tokens «{name}» ({count} tokens).",
+  "adminProducts.bundleNote.one": "Se vende como el paquete de tokens «{name}» ({count} token).",
 };

@@ -26,6 +26,8 @@ export const esPhone: Record<keyof typeof enPhone, string> = {
   "validation.phoneFormat": "Escribe tu móvil con el prefijo del país, empezando por +.",
   "validation.phoneCode": "Escribe el código de 6 cifras del mensaje.",
   "adminNav.phones": "Teléfonos permitidos",
+  "adminHome.phones":
+    "Números que entran con un código fijo, para la revisión de apps y las demos.",
   "phones.title": "Teléfonos permitidos",
   "phones.lede":
     "Estos números entran con un código fijo y no reciben mensajes: para la revisión de las tiendas de apps y los dispositivos de demostración.",

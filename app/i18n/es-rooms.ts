@@ -33,6 +33,7 @@ export const esRooms: Record<keyof typeof enRooms, string> = {
   "room.skip": "Saltar mi canción",
   "room.leaveSeat": "Dejar el puesto",
   "room.seats": "{count} puestos de DJ",
+  "room.seats.one": "{count} puesto de DJ",
   "room.playingNow": "Sonando",
   "room.seatNumber": "Puesto {n}",
   "room.takeSeat": "Ocupar puesto",

@@ -9,6 +9,7 @@ import { esModeration } from "./es-moderation";
 import { esPhone } from "./es-phone";
 import { esMessages } from "./es-messages";
 import { esLinked } from "./es-linked";
+import { esUx } from "./es-ux";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -22,6 +23,7 @@ export const es: Dictionary = {
   ...esPhone,
   ...esMessages,
   ...esLinked,
+  ...esUx,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",
@@ -439,7 +441,7 @@ export const es: Dictionary = {
   "crates.lede": "Las listas son tus playlists: llénalas de canciones para tu próxima sesión.",
   "crates.mine": "Listas",
   "crates.newName": "Nombre de la lista",
-  "crates.newPlaceholder": "Ponle nombre (opcional)",
+  "crates.newPlaceholder": "Ponle nombre a tu nueva lista",
   "crates.create": "Nueva lista",
   "crates.naming": "Nueva lista…",
   "crates.created": "«{name}» creada.",

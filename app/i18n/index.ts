@@ -20,9 +20,39 @@ export const isLocale = (v: unknown): v is Locale =>
 export type Vars = Record<string, string | number>;
 export type T = (key: MessageKey, vars?: Vars) => string;
 
-/** The text for `key` in `locale`, with `{name}` placeholders filled from `vars`. */
+const pluralRules: Record<Locale, Intl.PluralRules> = {
+  en: new Intl.PluralRules("en"),
+  es: new Intl.PluralRules("es"),
+};
+
+/** A `count` var as a number: a number, or a string of plain digits (else not a count). */
+const countOf = (v: string | number | undefined): number | null =>
+  typeof v === "number" && Number.isFinite(v)
+    ? v
+    : typeof v === "string" && /^\d+$/.test(v)
+      ? Number(v)
+      : null;
+
+/**
+ * The form of `key` for `count` (issue 20: "1 tokens" must read "1 token"): `key.zero` for
+ * 0 when the dictionary has it, then `key.<rule>` by `Intl.PluralRules` for the locale
+ * (`one`, `many`, ...), else `key` itself (the "other" form).
+ */
+function pluralForm(locale: Locale, key: MessageKey, count: number | null): string {
+  if (count === null) return key;
+  const has = (k: string) => k in dictionaries[locale] || k in en;
+  if (count === 0 && has(`${key}.zero`)) return `${key}.zero`;
+  const rule = `${key}.${pluralRules[locale].select(count)}`;
+  return has(rule) ? rule : key;
+}
+
+/**
+ * The text for `key` in `locale`, with `{name}` placeholders filled from `vars`; a numeric
+ * `count` picks the plural form (`pluralForm`).
+ */
 export function translate(locale: Locale, key: MessageKey, vars?: Vars): string {
-  const text = dictionaries[locale][key] ?? en[key] ?? key;
+  const form = pluralForm(locale, key, countOf(vars?.count)) as MessageKey;
+  const text = dictionaries[locale][form] ?? en[form] ?? key;
   return vars
     ? text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m))
     : text;
@@ -59,10 +89,9 @@ export function pageMeta(key: MessageKey) {
 }
 
 /**
- * A count in words: `key.zero` / `key.one` for 0 / 1 and the dictionary has it, else `key`,
- * with `{count}` filled in. `plural(t, "crate.songCount", 3)` → "3 songs".
+ * A count in words (`translate` picks the plural form by `Intl.PluralRules`), with
+ * `{count}` filled in. `plural(t, "crate.songCount", 3)` → "3 songs".
  */
 export function plural(t: T, key: MessageKey, count: number, vars?: Vars): string {
-  const special = count === 0 ? `${key}.zero` : count === 1 ? `${key}.one` : null;
-  return special && hasKey(special) ? t(special, { count, ...vars }) : t(key, { count, ...vars });
+  return t(key, { count, ...vars });
 }

@@ -132,10 +132,15 @@ export function songKey(s: AnySong, i: number): string {
   return p ? `${p}:${s.musicProviders?.[p]}` : `row-${i}`;
 }
 
-/** `3:07`, or `1:02:03` past the hour; an em dash when unknown. */
+/**
+ * `3:07`, or `1:02:03` past the hour; an em dash when unknown. The one duration format of
+ * the app (issue 20: a 29.6 s song read 0:30 in one place and 0:29 in another): every
+ * length and position goes through here, rounded to the nearest second, so a song's
+ * length reads the same on every page and the clock reaches it at the end.
+ */
 export function formatDuration(seconds: number | null | undefined): string {
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) return "–:––";
-  const s = Math.floor(seconds);
+  const s = Math.round(seconds);
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const sec = String(s % 60).padStart(2, "0");

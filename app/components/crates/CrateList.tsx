@@ -64,6 +64,7 @@ export function CrateList({ initial }: { initial: CrateDto[] }) {
   async function create(e: FormEvent) {
     e.preventDefault();
     const wanted = name.trim();
+    if (!wanted) return;
     const temp = placeholder(wanted || t("crates.naming"));
     setCrates((cs) => [temp, ...cs]);
     setName("");
@@ -154,6 +155,8 @@ export function CrateList({ initial }: { initial: CrateDto[] }) {
           onChange={(e) => setName(e.target.value)}
           placeholder={t("crates.newPlaceholder")}
           maxLength={100}
+          // A crate is named when it is made (issue 20), not left as "New Playlist #1".
+          required
           data-testid="new-crate-name"
           className="block min-w-0 flex-1 rounded-full border border-line bg-ink-900/70 px-4 py-2.5 text-ink-50 placeholder:text-ink-300 transition hover:border-white/30 focus:border-brand-light"
         />

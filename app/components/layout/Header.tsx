@@ -127,7 +127,7 @@ const MUSIC_NAV: {
 function MusicNav() {
   const t = useT();
   return (
-    <nav aria-label={t("nav.music")} className="min-w-0 flex-1 lg:flex-none">
+    <nav aria-label={t("nav.music")} className="min-w-0 flex-1 xl:flex-none">
       <ul className="flex items-center justify-end gap-0.5 sm:justify-start sm:gap-1">
         {MUSIC_NAV.map(({ to, label, icon: Icon, testId, wideOnly }) => (
           <li key={to} className={wideOnly ? "max-sm:hidden" : undefined}>
@@ -136,14 +136,15 @@ function MusicNav() {
               prefetch="intent"
               data-testid={testId}
               className={({ isActive }) =>
-                `flex flex-col items-center gap-0.5 rounded-xl px-2 py-1 text-[11px] font-semibold leading-tight transition sm:flex-row sm:gap-2 sm:rounded-full sm:px-3.5 sm:py-2 sm:text-sm ${
+                `flex flex-col items-center gap-0.5 rounded-xl px-2 py-1 text-[11px] font-semibold leading-tight transition sm:flex-row sm:gap-2 sm:rounded-full sm:px-3.5 sm:py-2 sm:text-sm xl:gap-1.5 xl:px-2.5 2xl:px-3.5 ${
                   isActive
                     ? "bg-white/12 text-white ring-1 ring-white/20"
                     : "text-ink-200 hover:bg-white/8 hover:text-white"
                 }`
               }
             >
-              <Icon aria-hidden className="size-5 sm:size-4" />
+              {/* 1280-1535 px: the words alone, so the header keeps one row. */}
+              <Icon aria-hidden className="size-5 sm:size-4 xl:max-2xl:hidden" />
               <span>{t(label)}</span>
             </NavLink>
           </li>
@@ -163,7 +164,7 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
       >
         {t("nav.skip")}
       </a>
-      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6">
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:px-6 xl:gap-x-2.5">
         <Link
           to="/"
           className="flex shrink-0 items-center gap-2 rounded-full text-xl font-extrabold tracking-tight text-white"
@@ -180,19 +181,20 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
         {user && (
           <>
             <MusicNav />
-            {/* Below lg the language and account drop to a second row. */}
-            <div aria-hidden className="h-0 basis-full lg:hidden" />
+            {/* Below xl the language and account drop to a second row; from 1280 px it is
+                one row (issue 20), the account's words giving way to icons until 2xl. */}
+            <div aria-hidden className="h-0 basis-full xl:hidden" />
           </>
         )}
 
-        <div className={user ? "lg:ml-auto" : "ml-auto"}>
+        <div className={user ? "xl:ml-auto" : "ml-auto"}>
           <LanguageSwitch />
         </div>
 
         <nav
           aria-label={t("nav.main")}
           className={`flex items-center justify-between gap-2 text-sm sm:text-base ${
-            user ? "min-w-0 flex-1 justify-end lg:flex-none" : "w-full sm:w-auto sm:justify-end"
+            user ? "min-w-0 flex-1 justify-end xl:flex-none" : "w-full sm:w-auto sm:justify-end"
           }`}
         >
           {user ? (
@@ -211,22 +213,25 @@ export function Header({ user, isAdmin }: { user: User | null; isAdmin: boolean 
                   color={user.color}
                   size={32}
                 />
-                <span className="max-w-[14ch] truncate font-semibold" data-testid="header-nickname">
+                <span
+                  className="max-w-[14ch] truncate font-semibold xl:max-2xl:sr-only"
+                  data-testid="header-nickname"
+                >
                   {user.nickname}
                 </span>
               </Link>
               <div className="flex shrink-0 items-center gap-1">
                 {isAdmin && (
-                  <Link to="/admin/users" className={buttonClass.ghost}>
+                  <Link to="/admin" className={buttonClass.ghost} data-testid="nav-admin">
                     <ShieldCheck aria-hidden className="size-4" />
-                    <span className="max-sm:sr-only">{t("nav.admin")}</span>
+                    <span className="max-sm:sr-only xl:max-2xl:sr-only">{t("nav.admin")}</span>
                   </Link>
                 )}
                 <Form method="post" action="/logout">
                   <button type="submit" className={buttonClass.ghost} title={t("nav.logout")}>
                     <LogOut aria-hidden className="size-4" />
                     {/* Phones keep the icon (the name gets the room); the words stay for screen readers. */}
-                    <span className="max-sm:sr-only">{t("nav.logout")}</span>
+                    <span className="max-sm:sr-only xl:max-2xl:sr-only">{t("nav.logout")}</span>
                   </button>
                 </Form>
               </div>

@@ -1,6 +1,6 @@
 import { CornerUpLeft, Pencil, Pin, Send, Trash2, X } from "lucide-react";
 import { useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { useT } from "~/i18n";
+import { useLocale, useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
 import { ROOM_SERVICE } from "~/lib/rooms";
@@ -14,6 +14,8 @@ import { Avatar } from "../Avatar";
 import { UserAvatar } from "./UserAvatar";
 import { SendSomething } from "../shop/SendSomething";
 import { ConsumableMessage } from "./ConsumableMessage";
+import { useMentionPicker } from "./MentionPicker";
+import { splitMentions } from "./mentions";
 
 /** Reactions offered on every line (any emoji the room accepts would do). */
 export const REACTIONS = ["❤️", "🔥", "😂", "👏"] as const;
@@ -85,6 +87,31 @@ export function ChatPanel({
   const [pending, setPending] = useState<Pending[]>([]);
   const listRef = useRef<HTMLOListElement>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const locale = useLocale();
+  // Chat lines show their time, short and in the reader's own clock and language.
+  const clock = useMemo(
+    () => new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" }),
+    [locale],
+  );
+  // The names @mentions match: everyone with an account in the room now, by the chat name
+  // the room knows them by (what it matches when it notifies, durable/room/notices.ts).
+  const state = conn.state;
+  const roomNames = useMemo(() => {
+    const out = new Map<string, string>();
+    for (const u of state?.allUsers ?? []) {
+      if (u.tokenRole === "guest") continue;
+      const n = state?.allUserData?.[u.uuid]?.userProfile.nickname || profiles[u.uuid]?.nickname;
+      if (n) out.set(u.uuid, n);
+    }
+    return out;
+  }, [state?.allUsers, state?.allUserData, profiles]);
+  const myName = me ? (roomNames.get(me.uuid) ?? me.nickname) : null;
+  const allNames = useMemo(() => [...new Set(roomNames.values())], [roomNames]);
+  const others = useMemo(
+    () => [...new Set([...roomNames].filter(([u]) => u !== me?.uuid).map(([, n]) => n))],
+    [roomNames, me?.uuid],
+  );
+  const picker = useMentionPicker({ names: others, text, setText, inputRef });
 
   // The room's copy arrived: drop the pending one.
   useEffect(() => {
@@ -208,8 +235,18 @@ export function ChatPanel({
           const mine = !!me && m.userUuid === me.uuid;
           const quoted = m.replyTo ? byId.get(m.replyTo) : null;
           const color = `#${(m.color ?? profiles[m.userUuid ?? ""]?.color ?? "562DF9").replace(/^#/, "")}`;
+          const parts = splitMentions(m.message ?? "", allNames);
+          const forMe =
+            !mine &&
+            !!myName &&
+            parts.some((x) => x.mention?.toLowerCase() === myName.toLowerCase());
           return (
-            <li key={m.id} className="group flex gap-2.5" data-testid="chat-line">
+            <li
+              key={m.id}
+              className={`group flex gap-2.5 ${forMe ? "-mx-2 rounded-xl bg-amber-300/10 px-2 py-1 ring-1 ring-amber-300/40" : ""}`}
+              data-testid="chat-line"
+              data-mentions-me={forMe || undefined}
+            >
               {m.userUuid && profiles[m.userUuid] ? (
                 <UserAvatar profile={profiles[m.userUuid]} fallbackName={nameOf(m)} size={32} />
               ) : (
@@ -220,6 +257,14 @@ export function ChatPanel({
                   <span className="font-bold" style={{ color: readable(color) }}>
                     {nameOf(m)}
                   </span>
+                  <time
+                    dateTime={new Date(m.date).toISOString()}
+                    className="ml-1.5 text-xs tabular-nums text-ink-300"
+                    data-testid="chat-time"
+                  >
+                    {clock.format(m.date)}
+                  </time>
+                  {forMe && <span className="sr-only"> ({t("room.mentionsYou")})</span>}
                   {m.edited && (
                     <span className="ml-1.5 text-xs text-ink-200">{t("room.chatEdited")}</span>
                   )}
@@ -229,7 +274,21 @@ export function ChatPanel({
                     {t("room.chatReplyTo", { name: nameOf(quoted) })}: {quoted.message}
                   </p>
                 )}
-                <p className="whitespace-pre-wrap break-words text-sm text-ink-50">{m.message}</p>
+                <p className="whitespace-pre-wrap break-words text-sm text-ink-50">
+                  {parts.map((x, i) =>
+                    x.mention ? (
+                      <mark
+                        key={i}
+                        className="rounded bg-brand/40 px-0.5 font-semibold text-white"
+                        data-testid="chat-mention"
+                      >
+                        {x.text}
+                      </mark>
+                    ) : (
+                      x.text
+                    ),
+                  )}
+                </p>
                 <div className="mt-1 flex flex-wrap items-center gap-1">
                   {Object.entries(m.reactions ?? {})
                     .filter(([, who]) => who.length > 0)
@@ -370,7 +429,8 @@ export function ChatPanel({
               </button>
             </div>
           )}
-          <div className="flex items-end gap-2">
+          <div className="relative flex items-end gap-2">
+            {picker.list}
             <label className="sr-only" htmlFor="chat-input">
               {t("room.chatLabel")}
             </label>
@@ -378,8 +438,13 @@ export function ChatPanel({
               id="chat-input"
               ref={inputRef}
               value={text}
-              onChange={(e) => setText(e.target.value)}
+              {...picker.inputProps}
+              onChange={(e) => {
+                setText(e.target.value);
+                picker.track(e.target);
+              }}
               onKeyDown={(e) => {
+                if (picker.onKeyDown(e)) return;
                 if (e.key === "Enter" && !e.shiftKey) {
                   e.preventDefault();
                   e.currentTarget.form?.requestSubmit();
@@ -395,6 +460,7 @@ export function ChatPanel({
             <button
               type="submit"
               aria-label={t("room.chatSend")}
+              data-testid="chat-send"
               className="grid size-10 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover"
             >
               <Send aria-hidden className="size-4" />

@@ -35,7 +35,7 @@ export function ChatAside(props: ChatProps) {
   return (
     <aside
       aria-label={t("room.chat")}
-      className="hidden lg:sticky lg:top-20 lg:block lg:h-[calc(100dvh-17.5rem)] lg:min-h-[24rem]"
+      className="hidden lg:sticky lg:top-20 lg:block lg:h-[calc(100dvh-var(--player-space)-var(--banner-space,0rem)-6.5rem)] lg:min-h-[20rem] lg:self-start"
       data-testid="chat-panel"
     >
       <RoomChat {...props} />

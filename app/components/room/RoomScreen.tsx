@@ -214,44 +214,49 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
       data-status={status}
       data-design={room.design}
     >
-      <div className="mx-auto max-w-7xl px-4 pb-10 pt-5 sm:px-6">
-        <div className="flex flex-wrap items-center justify-between gap-3">
-          <div className="min-w-0">
-            <Link
-              to="/rooms"
-              className="inline-flex items-center gap-1.5 rounded-full text-sm font-medium text-ink-100 hover:text-white"
+      {/* Lined up with the header (max-w-6xl). On desktop the chat column starts at the top
+          of the page and is sized to the window less the header and the fixed player bar, so
+          neither ever covers its input (issue 20). */}
+      <div className="mx-auto grid max-w-6xl gap-5 px-4 pb-10 pt-5 sm:px-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
+        <div className="min-w-0">
+          <div className="flex flex-wrap items-center justify-between gap-3">
+            <div className="min-w-0">
+              <Link
+                to="/rooms"
+                className="inline-flex items-center gap-1.5 rounded-full text-sm font-medium text-ink-100 hover:text-white"
+              >
+                <ArrowLeft aria-hidden className="size-4" />
+                {t("room.backToRooms")}
+              </Link>
+              <PageTitle className="mt-1 break-words" data-testid="room-name">
+                {state?.settings.name ?? room.name}
+              </PageTitle>
+              {room.description && (
+                <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>
+              )}
+            </div>
+            <div className="flex flex-wrap items-center gap-2">
+              <ChatDrawer conn={conn} me={me} profiles={profiles} mod={chatMod} />
+              <span className={ROOM_PILL}>
+                <Users aria-hidden className="size-4" />
+                {t("room.listeners", { count: listeners })}
+              </span>
+              <StatusPill status={status} />
+            </div>
+          </div>
+
+          {stale && (
+            <p
+              role="status"
+              className="mt-4 flex items-center gap-2 rounded-xl bg-black/55 px-4 py-2.5 text-sm font-medium text-white"
             >
-              <ArrowLeft aria-hidden className="size-4" />
-              {t("room.backToRooms")}
-            </Link>
-            <PageTitle className="mt-1 break-words" data-testid="room-name">
-              {state?.settings.name ?? room.name}
-            </PageTitle>
-            {room.description && <p className="mt-1 max-w-2xl text-ink-100">{room.description}</p>}
-          </div>
-          <div className="flex flex-wrap items-center gap-2">
-            <ChatDrawer conn={conn} me={me} profiles={profiles} mod={chatMod} />
-            <span className={ROOM_PILL}>
-              <Users aria-hidden className="size-4" />
-              {t("room.listeners", { count: listeners })}
-            </span>
-            <StatusPill status={status} />
-          </div>
-        </div>
+              <WifiOff aria-hidden className="size-4" />
+              {t("room.reconnecting")}
+            </p>
+          )}
 
-        {stale && (
-          <p
-            role="status"
-            className="mt-4 flex items-center gap-2 rounded-xl bg-black/55 px-4 py-2.5 text-sm font-medium text-white"
-          >
-            <WifiOff aria-hidden className="size-4" />
-            {t("room.reconnecting")}
-          </p>
-        )}
-
-        <div className="mt-5 grid gap-5 lg:grid-cols-[minmax(0,1fr)_20rem]">
           <div
-            className={`min-w-0 space-y-5 transition ${stale ? "pointer-events-none opacity-50 grayscale" : ""}`}
+            className={`mt-5 min-w-0 space-y-5 transition ${stale ? "pointer-events-none opacity-50 grayscale" : ""}`}
             aria-busy={connecting || stale}
           >
             <Stage
@@ -294,9 +299,9 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               />
             )}
           </div>
-
-          <ChatAside conn={conn} me={me} profiles={profiles} mod={chatMod} />
         </div>
+
+        <ChatAside conn={conn} me={me} profiles={profiles} mod={chatMod} />
       </div>
     </div>
   );

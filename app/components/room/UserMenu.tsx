@@ -2,6 +2,7 @@ import { Link } from "@remix-run/react";
 import {
   Ban,
   Crown,
+  Gift,
   UserRound,
   MicOff,
   Shield,
@@ -11,7 +12,15 @@ import {
   UserX,
   Volume2,
 } from "lucide-react";
-import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import {
+  useEffect,
+  useId,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from "react";
 import { useT } from "~/i18n";
 import { apiRequest } from "~/lib/api.client";
 import { errorText } from "~/lib/errors";
@@ -21,6 +30,7 @@ import type { RoomConnection } from "~/hooks/useRoom";
 import { useToast } from "../Toaster";
 import { MenuItem } from "./MenuItem";
 import { MenuCancel } from "./MenuCancel";
+import { ShopDrawer } from "../shop/SendSomething";
 
 /** Chat mutes last this long (issue 4, "Mute chat 15 min"). */
 export const MUTE_MS = 15 * 60_000;
@@ -75,6 +85,8 @@ export function UserMenu({
   const [giving, setGiving] = useState(false);
   // Blocking asks once more inside the menu, saying what a block does.
   const [blocking, setBlocking] = useState(false);
+  // "Send a gift" opens the room's shop (a gift is bought for and played in the room).
+  const [gifting, setGifting] = useState(false);
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
   // Open toward the side with room (a 15 rem menu off a left- or right-edge avatar).
@@ -107,6 +119,31 @@ export function UserMenu({
     };
     document.addEventListener("mousedown", onDown);
     return () => document.removeEventListener("mousedown", onDown);
+  }, [open, kicking, giving, blocking]);
+
+  // Where the open menu fits whole (issue 20: nothing may hide "Kick…"): below the avatar if
+  // the space above the fixed player bar takes it, else above (below the sticky header), else
+  // the page scrolled just enough (down, or up at the end of the page). Measured, since the items vary by viewer.
+  useLayoutEffect(() => {
+    const menu = menuRef.current;
+    const r = triggerRef.current?.getBoundingClientRect();
+    if (!open || !menu || !r) return;
+    const h = menu.offsetHeight + 8;
+    const bar = document.querySelector<HTMLElement>('[data-testid="player"]');
+    const barTop = bar && !bar.hidden ? bar.getBoundingClientRect().top : innerHeight;
+    const headerBottom = document.querySelector("header")?.getBoundingClientRect().bottom ?? 0;
+    const below = Math.min(innerHeight, barTop) - r.bottom;
+    const above = r.top - Math.max(0, headerBottom);
+    const canDown = document.documentElement.scrollHeight - innerHeight - scrollY;
+    if (h <= below) setUp(false);
+    else if (h <= above) setUp(true);
+    else if (h - below <= canDown || h - above > scrollY) {
+      setUp(false);
+      window.scrollBy({ top: h - below, behavior: "instant" });
+    } else {
+      setUp(true);
+      window.scrollBy({ top: above - h, behavior: "instant" });
+    }
   }, [open, kicking, giving, blocking]);
 
   const onKey = (e: KeyboardEvent) => {
@@ -304,6 +341,17 @@ export function UserMenu({
               )}
               {!target.guest && (
                 <MenuItem
+                  icon={Gift}
+                  label={t("room.sendGift")}
+                  onClick={() => {
+                    close(false);
+                    setGifting(true);
+                  }}
+                  testId="menu-send-gift"
+                />
+              )}
+              {!target.guest && (
+                <MenuItem
                   icon={Ban}
                   label={t("social.blockEllipsis")}
                   onClick={() => setBlocking(true)}
@@ -422,6 +470,7 @@ export function UserMenu({
           )}
         </div>
       )}
+      {gifting && <ShopDrawer roomUuid={roomUuid} open onClose={() => setGifting(false)} />}
     </span>
   );
 }

@@ -16,12 +16,46 @@ import { ConsumableGrid } from "./ConsumableGrid";
  */
 export function SendSomething({ roomUuid }: { roomUuid: string }) {
   const t = useT();
+  const signedIn = !!useRootData()?.user;
+  const [open, setOpen] = useState(false);
+  if (!signedIn) return null;
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => setOpen(true)}
+        aria-label={t("shop.sendSomething")}
+        title={t("shop.sendSomething")}
+        className="grid size-10 shrink-0 place-items-center rounded-full border border-amber-300/40 bg-amber-300/10 text-amber-200 hover:bg-amber-300/20"
+        data-testid="send-something"
+      >
+        <Gift aria-hidden className="size-4" />
+      </button>
+      <ShopDrawer roomUuid={roomUuid} open={open} onClose={() => setOpen(false)} />
+    </>
+  );
+}
+
+/**
+ * The room's shop as a drawer (a native modal dialog): opened by the chat's gift button and
+ * by "Send a gift" in the menu on a person (UserMenu.tsx).
+ */
+export function ShopDrawer({
+  roomUuid,
+  open,
+  onClose,
+}: {
+  roomUuid: string;
+  open: boolean;
+  onClose: () => void;
+}) {
+  const t = useT();
   const locale = useLocale();
   const signedIn = !!useRootData()?.user;
   const { account } = useTokenBalance();
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const [open, setOpen] = useState(false);
+  const setOpen = (v: false) => v || onClose();
   const [offset, setOffset] = useState(0);
   const [page, setPage] = useState<ShopPage<Consumable> | null>(null);
   const [error, setError] = useState<DisplayError | null>(null);
@@ -55,16 +89,6 @@ export function SendSomething({ roomUuid }: { roomUuid: string }) {
   const pages = page ? Math.max(1, Math.ceil(page.total / SHOP_PAGE)) : 1;
   return (
     <>
-      <button
-        type="button"
-        onClick={() => setOpen(true)}
-        aria-label={t("shop.sendSomething")}
-        title={t("shop.sendSomething")}
-        className="grid size-10 shrink-0 place-items-center rounded-full border border-amber-300/40 bg-amber-300/10 text-amber-200 hover:bg-amber-300/20"
-        data-testid="send-something"
-      >
-        <Gift aria-hidden className="size-4" />
-      </button>
       <dialog
         ref={ref}
         aria-labelledby={titleId}

@@ -19,6 +19,7 @@ import type { PlayContext } from "~/lib/rooms";
 import { useAudioPlayTracking } from "~/hooks/usePlayTracking";
 import { useRootData } from "~/hooks/useRootData";
 import { Artwork } from "~/components/songs/Artwork";
+import { VolumeControl } from "~/components/songs/VolumeControl";
 
 export type PlayerState = "playing" | "paused" | "loading" | "error";
 
@@ -393,7 +394,24 @@ function PlayerBar({
     setDuration(0);
   }, [song]);
 
-  const total = duration || song?.duration || 0;
+  // The bar is fixed over the bottom of the page: its height (0 when hidden) goes to the
+  // `--player-space` CSS variable, which the room's chat column keeps clear (issue 20).
+  const barRef = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const el = barRef.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const set = () =>
+      root.style.setProperty("--player-space", `${visible ? el.offsetHeight : 0}px`);
+    set();
+    const ro = new ResizeObserver(set);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [visible]);
+
+  // The song's own length first (what every list and the room show), the element's
+  // (a stream's is a few ms off it) only for a song that has none.
+  const total = song?.duration || duration || 0;
   const shown = seeking ?? time;
   const percent = total > 0 ? Math.min(100, (shown / total) * 100) : 0;
   const playing = state === "playing";
@@ -402,6 +420,7 @@ function PlayerBar({
 
   return (
     <section
+      ref={barRef}
       aria-label={t("player.label")}
       data-testid="player"
       data-state={state}
@@ -497,7 +516,7 @@ function PlayerBar({
           )}
         </div>
 
-        <div className="flex w-full items-center gap-2.5 text-xs tabular-nums text-ink-300 sm:flex-1">
+        <div className="flex w-full items-center gap-2.5 text-xs tabular-nums text-ink-300 max-sm:order-last sm:flex-1">
           <span className="w-10 text-right" data-testid="player-time">
             {formatDuration(shown)}
           </span>
@@ -532,6 +551,7 @@ function PlayerBar({
           </div>
           <span className="w-10">{formatDuration(total || null)}</span>
         </div>
+        <VolumeControl audioRef={audioRef} />
       </div>
     </section>
   );

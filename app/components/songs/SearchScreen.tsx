@@ -74,7 +74,11 @@ export function SearchScreen() {
     setTimeout(now, 0);
   }
 
-  const providerList = Object.entries(providers).filter(([p]) => p !== CATALOGUE);
+  // Providers that are off (no key here) are not offered (issue 20: six "(off)" pills
+  // locally); one that is on but failing stays, marked, and so does one the URL picked.
+  const providerList = Object.entries(providers).filter(
+    ([p, state]) => p !== CATALOGUE && (state !== "off" || p === picked),
+  );
   const resultKey = `${q}|${provider}|${clean}`;
 
   return (

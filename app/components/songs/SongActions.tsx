@@ -71,13 +71,13 @@ export function useSongActions() {
   );
 
   const addToNewCrate = useCallback(
-    async (song: AnySong): Promise<boolean> => {
+    async (song: AnySong, name?: string): Promise<boolean> => {
       try {
-        const crate = await client.createCrate();
+        const crate = await client.createCrate(name?.trim() || undefined);
         updateMyCrates((cs) => [crate, ...cs]);
         return add(song, { id: crate.crateUuid, name: crate.crateName });
       } catch (err) {
-        toast.error(errorText(err, t), () => void addToNewCrate(song));
+        toast.error(errorText(err, t), () => void addToNewCrate(song, name));
         return false;
       }
     },
@@ -140,12 +140,15 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [up, setUp] = useState(false);
+  // "New crate" asks for its name first (issue 20: no more "New Playlist #1").
+  const [naming, setNaming] = useState<string | null>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
 
   const close = useCallback((focus = true) => {
     setOpen(false);
+    setNaming(null);
     if (focus) trigger.current?.focus();
   }, []);
 
@@ -164,8 +167,7 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
   useEffect(() => {
     if (!open) return;
     const active = document.activeElement;
-    if (active && menu.current?.contains(active) && active.getAttribute("role") === "menuitem")
-      return;
+    if (active && menu.current?.contains(active)) return;
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not([disabled])')?.focus();
   }, [open, crates, loading]);
 
@@ -179,6 +181,8 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLDivElement>) {
+    // In the name field the arrows, Home and End move the caret; Escape still closes.
+    if ((e.target as HTMLElement).tagName === "INPUT" && e.key !== "Escape") return;
     const items = [
       ...(menu.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? []),
     ];
@@ -273,16 +277,48 @@ export function AddToCrateMenu({ song }: { song: AnySong }) {
             ))}
           </div>
           <div className="my-1 border-t border-line" />
-          <button
-            type="button"
-            role="menuitem"
-            tabIndex={-1}
-            onClick={() => void pick(() => addToNewCrate(song))}
-            className="flex w-full items-center gap-2 px-3.5 py-2 text-left text-sm font-semibold text-brand-light hover:bg-white/10 focus:bg-white/10 focus:outline-none"
-          >
-            <Plus aria-hidden className="size-4" />
-            {t("song.newCrate")}
-          </button>
+          {naming === null ? (
+            <button
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              onClick={() => setNaming("")}
+              className="flex w-full items-center gap-2 px-3.5 py-2 text-left text-sm font-semibold text-brand-light hover:bg-white/10 focus:bg-white/10 focus:outline-none"
+            >
+              <Plus aria-hidden className="size-4" />
+              {t("song.newCrate")}
+            </button>
+          ) : (
+            <form
+              className="flex items-center gap-2 px-2.5 py-1.5"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const name = naming.trim();
+                if (name) void pick(() => addToNewCrate(song, name));
+              }}
+            >
+              <input
+                autoFocus
+                value={naming}
+                onChange={(e) => setNaming(e.target.value)}
+                maxLength={100}
+                required
+                aria-label={t("crates.newName")}
+                placeholder={t("crates.newPlaceholder")}
+                className="block min-w-0 flex-1 rounded-lg border border-line bg-ink-900 px-2.5 py-1.5 text-sm text-ink-50 placeholder:text-ink-300"
+                data-testid="new-crate-inline-name"
+              />
+              <button
+                type="submit"
+                aria-label={t("crates.create")}
+                title={t("crates.create")}
+                className="grid size-8 shrink-0 place-items-center rounded-full bg-brand text-white hover:bg-brand-hover"
+                data-testid="new-crate-inline-create"
+              >
+                <Plus aria-hidden className="size-4" />
+              </button>
+            </form>
+          )}
         </div>
       )}
     </div>
