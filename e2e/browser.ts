@@ -115,3 +115,44 @@ export async function logIn(
   ]);
   return page;
 }
+
+let adminToken: Promise<string> | undefined;
+
+/**
+ * A new account made by the seeded admin (its e-mail counts as verified), with a token. The
+ * e2e files share one local "network", whose sign-up budget (5 an hour: RULES.signUpPerIp)
+ * belongs to the journeys that test signing up; every other file makes its people here.
+ */
+export async function madeAccount(nickname: string, password = "a long enough password") {
+  const email = `e2e.${nickname.toLowerCase().replace(/[^a-z0-9]/g, "")}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
+  adminToken ??= tokenFor("admin@hangout.local", "admin-password");
+  const made = await api<{ uuid: string }>("/api/user-service/users/admin/sign-up", {
+    method: "POST",
+    token: await adminToken,
+    body: JSON.stringify({ email, password, nickname }),
+  });
+  return { email, password, nickname, uuid: made.uuid, token: await tokenFor(email, password) };
+}
+
+/**
+ * The six-digit code in the newest dev-outbox message to `to` (an e-mail or a phone number),
+ * read from the /dev/outbox page as a person would, waiting up to 10 s for the queue.
+ */
+export async function outboxCode(context: BrowserContext, to: string): Promise<string> {
+  const outbox = await context.newPage();
+  let code: string | undefined;
+  for (let i = 0; i < 40 && !code; i++) {
+    await outbox.goto(`${inject("baseURL")}/dev/outbox?to=${encodeURIComponent(to)}`);
+    const text =
+      (await outbox
+        .getByTestId("outbox-message")
+        .first()
+        .textContent({ timeout: 500 })
+        .catch(() => null)) ?? "";
+    code = text.match(/\b(\d{6})\b/)?.[1];
+    if (!code) await outbox.waitForTimeout(250);
+  }
+  await outbox.close();
+  if (!code) throw new Error(`no code for ${to} in the dev outbox`);
+  return code;
+}

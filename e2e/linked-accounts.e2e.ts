@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { api, logIn, shot, useBrowser } from "./browser";
+import { api, logIn, madeAccount, shot, useBrowser } from "./browser";
 
 // Issue 16, the Connected accounts page in Debian Chromium: link Discord through the real
 // OAuth flow against the harness's Discord stand-in (e2e/oauth-stub.ts), see it, unlink it,
@@ -10,15 +10,7 @@ const getBrowser = useBrowser();
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
-async function newAccount() {
-  const email = `linker.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
-  const password = "a long enough password";
-  const { token } = await api<{ token: string }>("/api/user-service/users/sign-up", {
-    method: "POST",
-    body: JSON.stringify({ email, password, nickname: "Linker" }),
-  });
-  return { email, password, token };
-}
+const newAccount = () => madeAccount("Linker");
 
 describe("Connected accounts", () => {
   it("links Discord through the provider's page, shows it, and unlinks it", async () => {

@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { api, logIn, shot, useBrowser } from "./browser";
+import { api, logIn, madeAccount, shot, useBrowser } from "./browser";
 
 // Issue 16, direct messages in Debian Chromium: two friends in two pages; a message sent in
 // one appears in the other without a reload, and the unread count clears once it is read.
@@ -11,14 +11,7 @@ const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
 /** A fresh account (unique e-mail and nickname); its uuid, token and e-mail. */
-async function account(nickname: string) {
-  const email = `dm.${nickname.toLowerCase()}.${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
-  const r = await api<{ token: string; user: { uuid: string } }>(
-    "/api/user-service/users/sign-up",
-    { method: "POST", body: JSON.stringify({ email, password: PASSWORD, nickname }) },
-  );
-  return { email, token: r.token, uuid: r.user.uuid, nickname };
-}
+const account = (nickname: string) => madeAccount(nickname, PASSWORD);
 
 async function open(email: string, to: string, viewport = DESKTOP) {
   const context = await getBrowser().newContext({ viewport });

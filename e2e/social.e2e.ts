@@ -1,7 +1,7 @@
 import { createECDH, randomBytes } from "node:crypto";
 import type { BrowserContext, Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
+import { api, logIn, madeAccount, shot, tokenFor, useBrowser } from "./browser";
 
 // Issue 14, the social pages in Debian Chromium: follow a DJ, become friends, block, the
 // notification bell, and web push through a service worker.
@@ -33,26 +33,8 @@ async function phoneAndSpanish(context: BrowserContext, path: string, name: stri
   await page.close();
 }
 
-/** A new account whose e-mail is verified with the code from the dev outbox; its address. */
-async function verifiedAccount(nickname: string): Promise<string> {
-  const email = `contact.${Date.now().toString(36)}@example.com`;
-  const { token } = await api<{ token: string }>("/api/user-service/users/sign-up", {
-    method: "POST",
-    body: JSON.stringify({ email, password: "a long enough password", nickname }),
-  });
-  let code: string | undefined;
-  for (let i = 0; i < 40 && !code; i++) {
-    const html = await (await fetch(`${base()}/dev/outbox?to=${encodeURIComponent(email)}`)).text();
-    code = html.match(/\b(\d{6})\b/)?.[1];
-    if (!code) await new Promise((r) => setTimeout(r, 250));
-  }
-  await api("/api/user-service/users/emails/verify", {
-    method: "POST",
-    token,
-    body: JSON.stringify({ email, code }),
-  });
-  return email;
-}
+/** A new account whose e-mail is verified (made by the admin); its address. */
+const verifiedAccount = async (nickname: string) => (await madeAccount(nickname)).email;
 
 const fanCount = async (page: Page) => Number(await page.getByTestId("fan-count").textContent());
 

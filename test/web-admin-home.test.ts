@@ -15,6 +15,7 @@ const SECTIONS = [
   "/admin/users",
   "/admin/audit",
   "/admin/deactivations",
+  "/admin/phones",
   "/admin/consumables",
   "/admin/token-bundles",
   "/admin/seasons",
