@@ -55,6 +55,8 @@ export const ROOM_GENRES = [
   "mixed",
 ] as const;
 export type RoomGenre = (typeof ROOM_GENRES)[number];
+/** How room discovery orders rooms (GET /rooms/discover?sort=). */
+export const DISCOVER_SORTS = ["listeners", "activity", "newest"] as const;
 export const ROOM_ROLES = [
   "moderator",
   "owner",

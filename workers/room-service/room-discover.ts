@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { ROOM_DESIGNS, ROOM_GENRES } from "../../shared/rooms";
+import { DISCOVER_SORTS, ROOM_DESIGNS, ROOM_GENRES } from "../../shared/rooms";
 import { db } from "../db/client";
 import { rooms, users, type RoomRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -23,7 +23,6 @@ import { liveSummary, toRoomDto } from "./room-dto";
  */
 export const roomDiscoverRoutes = new Hono<AppEnv>();
 
-export const DISCOVER_SORTS = ["listeners", "activity", "newest"] as const;
 /** Rooms ranked by live listeners at most (and so the deepest a listeners page reaches). */
 export const LISTENER_POOL = 100;
 /** Friends named per card; the rest are counted in `friendInRoomUuids`. */
@@ -96,7 +95,7 @@ async function candidates(env: Env, q: DiscoverQuery, limit: number, offset: num
 interface FriendFace {
   uuid: string;
   nickname: string;
-  avatarId: string;
+  avatarId: string | null;
   color: string | null;
 }
 
