@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { db } from "../workers/db/client";
-import { recentSongPlays } from "../workers/db/schema";
-import { guestToken, signUp } from "./helpers";
+import { recentSongPlays, rooms } from "../workers/db/schema";
+import { LISTENER_POOL } from "../workers/room-service/room-discover";
+import { guestToken, signUp, uniqueIp } from "./helpers";
 import { connect, djPlaying, type RoomClient } from "./room-helpers";
 import { createRoom, room, roomName } from "./room-service-helpers";
 import { befriend } from "./social-helpers";
@@ -14,8 +15,9 @@ import { befriend } from "./social-helpers";
  * design, sorts them by listeners, by activity or newest, and shows on each card what
  * plays, its DJ, the crowd and the caller's friends in it.
  */
+// Each call from its own network, so the per-network budget tested below never trips here.
 const discover = (query: string, token?: string) =>
-  room(`/rooms/discover?${query}`, token ? { token } : undefined);
+  room(`/rooms/discover?${query}`, { token, ip: uniqueIp() });
 const slugs = (res: { body: any }) => res.body.data.map((r: any) => r.slug);
 
 /** A tag no other test's room names contain, so a search sees only this test's rooms. */
@@ -220,10 +222,25 @@ describe("bounds", () => {
   });
 
   it("a listeners page past the ranked pool is empty, not a fan-out to every room", async () => {
-    const res = await discover("sort=listeners&offset=100&limit=48");
+    // 61 listed rooms straight in D1 (no object pushed): past the pool of 60.
+    const t = tag();
+    for (let i = 0; i < 61; i++)
+      await db(env)
+        .insert(rooms)
+        .values({
+          uuid: crypto.randomUUID(),
+          slug: `${t}-${i}`,
+          name: `${t} ${i}`,
+          ownerUuid: crypto.randomUUID(),
+        })
+        .run();
+    const newest = await discover(`q=${t}&sort=newest&offset=60&limit=48`);
+    expect(newest.body.data).toHaveLength(1);
+    const res = await discover(`q=${t}&sort=listeners&offset=60&limit=48`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
-    expect(res.body.offset).toBe(100);
+    expect(res.body).toMatchObject({ offset: 60, total: 61 });
+    expect(LISTENER_POOL).toBe(60);
   });
 
   it("an empty q is no filter, and the default page holds at most 24 rooms", async () => {
@@ -233,5 +250,19 @@ describe("bounds", () => {
     expect(res.status).toBe(200);
     expect(res.body.data.length).toBeGreaterThan(0);
     expect(res.body.data.length).toBeLessThanOrEqual(24);
+  });
+});
+
+describe("floods", () => {
+  it("one network gets 120 searches a minute; the next is a 429 that says why, other networks go on", async () => {
+    const ip = uniqueIp();
+    const results = await Promise.all(
+      Array.from({ length: 121 }, () => room("/rooms/discover?sort=newest&limit=1", { ip })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(120);
+    const refused = results.find((r) => r.status === 429)!;
+    expect(JSON.stringify(refused.body)).toContain("Too many room searches");
+    expect((await room("/rooms/discover?limit=1", { ip: uniqueIp() })).status).toBe(200);
   });
 });

@@ -5,7 +5,10 @@ import { DISCOVER_SORTS, ROOM_DESIGNS, ROOM_GENRES } from "../../shared/rooms";
 import { db } from "../db/client";
 import { rooms, users, type RoomRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
+import { clientNet } from "../lib/abuse-limits";
+import { takeAttempt } from "../lib/rate-limit";
 import { valid } from "../lib/validate";
+import { MSG } from "./messages";
 import { liveSummary, toRoomDto } from "./room-dto";
 
 /**
@@ -23,8 +26,9 @@ import { liveSummary, toRoomDto } from "./room-dto";
  */
 export const roomDiscoverRoutes = new Hono<AppEnv>();
 
-/** Rooms ranked by live listeners at most (and so the deepest a listeners page reaches). */
-export const LISTENER_POOL = 100;
+/** Rooms ranked by live listeners at most (and so the deepest a listeners page reaches): the
+ * same fan-out the browse page made before (GET /rooms/public?limit=60). */
+export const LISTENER_POOL = 60;
 /** Friends named per card; the rest are counted in `friendInRoomUuids`. */
 const FRIENDS_SHOWN = 5;
 
@@ -129,6 +133,12 @@ async function friendsAmong(env: Env, me: string, present: string[]): Promise<Fr
 roomDiscoverRoutes.get("/rooms/discover", valid("query", discoverQuery), async (c) => {
   const q = c.req.valid("query");
   const env = c.env;
+  // Budgeted per network before any room is asked (RULES.roomDiscoverPerIp).
+  await takeAttempt(
+    env,
+    [{ rule: "roomDiscoverPerIp", key: clientNet(c.req.header("CF-Connecting-IP")) }],
+    MSG.tooManySearches,
+  );
   const byListeners = q.sort === "listeners";
   const [[{ total }], rows] = await Promise.all([
     db(env).select({ total: count() }).from(rooms).where(whereOf(q)).all(),
