@@ -58,6 +58,33 @@ export function RoomListScreen() {
   );
 
   const filtering = !!(d.filters.q || d.filters.genre || d.filters.design);
+  // A search in progress comes first (the form's navigation lands at the top of the page);
+  // otherwise the user's own rooms do, and finding a new one follows.
+  const searching = filtering || d.filters.sort !== "listeners";
+  const discover = (
+    <section className="mt-10" aria-labelledby="discover-heading">
+      <h2 id="discover-heading" className="text-xl font-bold text-white">
+        {t("discover.heading")}
+      </h2>
+      <RoomFilters key={JSON.stringify(d.filters)} filters={d.filters} />
+      <Section
+        title="rooms.public"
+        count={d.publicError ? undefined : d.total}
+        empty={
+          d.publicRooms.length === 0
+            ? d.publicError
+              ? "errors.generic"
+              : filtering
+                ? "discover.empty"
+                : "rooms.publicEmpty"
+            : undefined
+        }
+        testId="public-rooms"
+      >
+        {(d.publicRooms as RoomDto[]).map(card)}
+      </Section>
+    </section>
+  );
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -79,6 +106,7 @@ export function RoomListScreen() {
           </Link>
         )}
       </div>
+      {searching && discover}
       {d.promoted.length > 0 && (
         <Section title="rooms.promoted">{(d.promoted as RoomDto[]).map(card)}</Section>
       )}
@@ -94,28 +122,7 @@ export function RoomListScreen() {
       {d.recent.length > 0 && (
         <Section title="rooms.recent">{(d.recent as RoomDto[]).map(card)}</Section>
       )}
-      <section className="mt-10" aria-labelledby="discover-heading">
-        <h2 id="discover-heading" className="text-xl font-bold text-white">
-          {t("discover.heading")}
-        </h2>
-        <RoomFilters key={JSON.stringify(d.filters)} filters={d.filters} />
-        <Section
-          title="rooms.public"
-          count={d.publicError ? undefined : d.total}
-          empty={
-            d.publicRooms.length === 0
-              ? d.publicError
-                ? "errors.generic"
-                : filtering
-                  ? "discover.empty"
-                  : "rooms.publicEmpty"
-              : undefined
-          }
-          testId="public-rooms"
-        >
-          {(d.publicRooms as RoomDto[]).map(card)}
-        </Section>
-      </section>
+      {!searching && discover}
     </div>
   );
 }
