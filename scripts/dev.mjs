@@ -7,6 +7,7 @@ import { buildWebApp } from "./build-web.mjs";
 import { ensureDevVars } from "./setup.mjs";
 import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
 import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
+import { seedDemoPoints } from "./seed-demo.mjs";
 
 const port = process.env.PORT ?? "8787";
 const env = {
@@ -49,7 +50,16 @@ waitForServer(base, { timeoutMs: 180_000, alive: () => wrangler.exitCode === nul
     for (const s of r.notVerified)
       console.warn(`warning: demo song "${s.trackName}" is ${s.status}, not VERIFIED`);
   })
-  .catch((err) => console.warn(`warning: demo songs not seeded: ${err.message}`));
+  .catch((err) => console.warn(`warning: demo songs not seeded: ${err.message}`))
+  // The demo season's standings, through the points route (the board is a Durable Object).
+  .then(() =>
+    seedDemoPoints(
+      base,
+      SEED_USERS.find((u) => u.roles.includes("admin")),
+    ),
+  )
+  .then((n) => n && console.log(`seeded the demo season's points for ${n} people`))
+  .catch((err) => console.warn(`warning: demo points not seeded: ${err.message}`));
 
 let timer;
 watch(new URL("../app", import.meta.url), { recursive: true }, () => {

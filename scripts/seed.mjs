@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { avatarSeedSql, putAvatarArt } from "./seed-avatars.mjs";
 import { shopSeedSql } from "./seed-shop.mjs";
+import { demoSql, putConsumableArt } from "./seed-demo.mjs";
 
 /** The seeded logins (development only; printed by `npm run dev`). */
 export const SEED_USERS = [
@@ -92,13 +93,15 @@ export function migrateAndSeed({ persistTo, cwd = process.cwd(), quiet = false }
   const file = `${cwd}/.wrangler/seed.sql`;
   execFileSync("mkdir", ["-p", `${cwd}/.wrangler`]);
   // Demo avatars (scripts/seed-avatars.mjs): rows with the users, art in R2 in one bulk put.
-  writeFileSync(file, `${seedSql()}\n${avatarSeedSql()}`);
+  // Then the live demo (scripts/seed-demo.mjs): a season, rooms, gifts, avatars worn.
+  writeFileSync(file, `${seedSql()}\n${demoSql()}\n${avatarSeedSql()}`);
   execFileSync("npx", ["wrangler", "d1", "execute", "DB", "--local", "--file", file, ...persist], {
     cwd,
     stdio,
     env,
   });
   putAvatarArt({ persist, cwd, stdio, env });
+  putConsumableArt({ persist, cwd, stdio, env });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

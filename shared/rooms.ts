@@ -32,6 +32,31 @@ export const ROOM_DESIGNS = [
   "YACHT",
 ] as const;
 export type RoomDesign = (typeof ROOM_DESIGNS)[number];
+/**
+ * What a room mostly plays, so listeners can find their music (issue 20, "filter by
+ * genre"). A short fixed list, not the catalogue's genres: a filter needs few, stable
+ * choices, and a room is rarely one narrow genre. Null: the owner did not say.
+ */
+export const ROOM_GENRES = [
+  "pop",
+  "rock",
+  "hiphop",
+  "electronic",
+  "house",
+  "techno",
+  "indie",
+  "rnb",
+  "jazz",
+  "latin",
+  "lofi",
+  "metal",
+  "country",
+  "classical",
+  "mixed",
+] as const;
+export type RoomGenre = (typeof ROOM_GENRES)[number];
+/** How room discovery orders rooms (GET /rooms/discover?sort=). */
+export const DISCOVER_SORTS = ["listeners", "activity", "newest"] as const;
 export const ROOM_ROLES = [
   "moderator",
   "owner",

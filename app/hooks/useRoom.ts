@@ -55,6 +55,11 @@ export interface RoomConnection {
   yourVote: { playId: string | null; songVotes: SongVotes } | null;
   /** A guest's songs heard against the free-play limit (null: not a guest, or not told yet). */
   freePlays: { used: number; limit: number } | null;
+  /**
+   * Who just liked the song, by uuid: a counter bumped on each of their `jump` animations
+   * (the client sends one with every like), so a floor avatar can bob once per like.
+   */
+  jumps: Record<string, number>;
   /** Server time now (epoch ms), by the estimated clock offset. */
   serverNow: () => number;
   send: (msg: ClientMessage) => boolean;
@@ -81,6 +86,7 @@ export function useRoom(
   const [closedReason, setClosedReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
   const [freePlays, setFreePlays] = useState<RoomConnection["freePlays"]>(null);
+  const [jumps, setJumps] = useState<Record<string, number>>({});
   const clockRef = useRef(createClockEstimator());
   const socketRef = useRef<{ send: (data: string) => void; readyState: number } | null>(null);
   const docRef = useRef<{ state: RoomState | null; seq: number }>({ state: null, seq: 0 });
@@ -172,6 +178,14 @@ export function useRoom(
         case "freePlays":
           setFreePlays({ used: msg.params.used, limit: msg.params.limit });
           return;
+        case "playedOneTimeAnimation": {
+          // Votes are private to each voter (docs/DECISIONS.md), so a like reaches the others
+          // as the voter's own "jump": the room relays it to every socket, the liker's too.
+          const who = msg.params.userUuid;
+          if (msg.params.animation === "jump" && typeof who === "string")
+            setJumps((j) => ({ ...j, [who]: (j[who] ?? 0) + 1 }));
+          return;
+        }
         case "yourVote":
           // The echo carries no playId: it is about the song of the state held now (the room
           // sends it after the roomState it belongs to, on the same socket, in order).
@@ -271,6 +285,7 @@ export function useRoom(
     youAreNext,
     yourVote,
     freePlays,
+    jumps,
     serverNow,
     send,
   };

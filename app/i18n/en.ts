@@ -13,6 +13,7 @@ import { enPhone } from "./en-phone";
 import { enMessages } from "./en-messages";
 import { enLinked } from "./en-linked";
 import { enUx } from "./en-ux";
+import { enDiscover } from "./en-discover";
 
 export const en = {
   ...enRooms,
@@ -26,6 +27,7 @@ export const en = {
   ...enMessages,
   ...enLinked,
   ...enUx,
+  ...enDiscover,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

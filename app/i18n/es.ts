@@ -10,6 +10,7 @@ import { esPhone } from "./es-phone";
 import { esMessages } from "./es-messages";
 import { esLinked } from "./es-linked";
 import { esUx } from "./es-ux";
+import { esDiscover } from "./es-discover";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -24,6 +25,7 @@ export const es: Dictionary = {
   ...esMessages,
   ...esLinked,
   ...esUx,
+  ...esDiscover,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

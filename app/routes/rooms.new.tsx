@@ -7,6 +7,7 @@ import {
 import { pageMeta } from "~/i18n";
 import { callApi } from "~/lib/api.server";
 import { formString, type FormState } from "~/lib/forms";
+import { ROOM_GENRES } from "~/lib/discover";
 import { DJ_TYPES, ROOM_DESIGNS, ROOM_SERVICE, type RoomDto } from "~/lib/rooms";
 import { requireUser } from "~/lib/session.server";
 import { NewRoomScreen } from "~/components/room/NewRoomScreen";
@@ -27,6 +28,7 @@ export async function action(args: ActionFunctionArgs) {
     design: formString(form, "design"),
     numberOfDjs: formString(form, "numberOfDjs"),
     djType: formString(form, "djType"),
+    genre: formString(form, "genre"),
   };
   if (!values.name)
     return data<FormState>(
@@ -42,6 +44,7 @@ export async function action(args: ActionFunctionArgs) {
       design: (ROOM_DESIGNS as readonly string[]).includes(values.design) ? values.design : "CLUB",
       numberOfDjs: Math.min(10, Math.max(1, Number(values.numberOfDjs) || 5)),
       djType: (DJ_TYPES as readonly string[]).includes(values.djType) ? values.djType : "EVERYONE",
+      ...((ROOM_GENRES as readonly string[]).includes(values.genre) ? { genre: values.genre } : {}),
     },
   });
   if (!res.ok) return data<FormState>({ error: res, values }, { status: res.status });

@@ -16,7 +16,7 @@ import type {
   ProviderIds,
   SongStatus,
 } from "../../shared/songs";
-import type { DjType, RoomDesign, RoomSettings, RoomType } from "../../shared/rooms";
+import type { DjType, RoomDesign, RoomGenre, RoomSettings, RoomType } from "../../shared/rooms";
 
 /**
  * The D1 schema. Migrations in migrations/ are generated from this file with
@@ -413,6 +413,8 @@ export const rooms = sqliteTable(
     djType: text("dj_type").$type<DjType>().notNull().default("EVERYONE"),
     type: text("type").$type<RoomType>().notNull().default("PUBLIC"),
     design: text("design").$type<RoomDesign>().notNull().default("CLUB"),
+    /** What the room mostly plays (shared/rooms.ts ROOM_GENRES); null: not said. */
+    genre: text("genre").$type<RoomGenre>(),
     /** Providers the room plays from; empty means any. */
     musicProviderKeys: text("music_provider_keys", { mode: "json" })
       .$type<MusicProvider[]>()
@@ -454,6 +456,8 @@ export const rooms = sqliteTable(
   (t) => [
     index("rooms_owner_idx").on(t.ownerUuid, t.createdAt),
     index("rooms_listing_idx").on(t.type, t.unlisted, t.createdAt),
+    // Discovery's genre filter (GET /rooms/discover?genre=) over listed rooms.
+    index("rooms_listing_genre_idx").on(t.type, t.unlisted, t.genre, t.createdAt),
     index("rooms_promoted_idx").on(t.promoted, t.createdAt),
     index("rooms_password_bucket_idx").on(t.passwordBucket),
     index("rooms_discord_idx").on(t.discordGuildId),

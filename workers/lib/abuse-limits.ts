@@ -43,6 +43,12 @@ export const RULES = {
   /** Room edits (live state, settings), per room. */
   roomEdit: { limit: 30, periodMs: MINUTE },
   /**
+   * GET /rooms/discover, per client network: each search asks up to 60 live rooms for their
+   * crowd, so a scripted flood would land on every room's object. A person browsing,
+   * filtering and reloading stays far below two a second.
+   */
+  roomDiscoverPerIp: { limit: 120, periodMs: MINUTE },
+  /**
    * Notifications a room's staff send to the people in it, per room (owners are ordinary
    * users; each message reaches everyone in the room). Services are not counted.
    */

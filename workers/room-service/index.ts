@@ -3,6 +3,7 @@ import { roomAdminRoutes } from "./room-admin";
 import { roomChatRoutes } from "./room-chat";
 import { roomCrowdRoutes } from "./room-crowd";
 import { roomFavoriteRoutes } from "./room-favorites";
+import { roomDiscoverRoutes } from "./room-discover";
 import { roomListRoutes } from "./room-lists";
 import { roomLiveRoutes } from "./room-live";
 import { roomPosterRoutes } from "./room-poster";
@@ -28,6 +29,7 @@ roomService.route("/", roomServiceListRoutes);
 // Development and test only (404 elsewhere): the bench's synthetic crowd in a room.
 roomService.route("/", roomCrowdRoutes);
 for (const routes of [
+  roomDiscoverRoutes,
   roomListRoutes,
   roomFavoriteRoutes,
   roomPosterRoutes,

@@ -10,6 +10,7 @@ export const MSG = {
   slugTaken: "This room slug is already taken. Please choose another.",
   editRefused: "Only the room's owner, a co-owner or an admin can change this room.",
   ownerOnly: "Only the room's owner or an admin can do this.",
+  tooManySearches: (wait: string) => `Too many room searches; try again in ${wait}.`,
   tooManyEdits: (wait: string) =>
     `This room's settings were changed too often; try again in ${wait}.`,
   objectDown: "The live room is not reachable right now; please try again.",

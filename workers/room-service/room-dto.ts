@@ -47,6 +47,7 @@ export function toRoomDto(r: RoomRow, live: LiveRoomInfo = {}) {
     djType: r.djType,
     type: r.type,
     design: r.design,
+    genre: r.genre ?? null,
     musicProviderKeys: r.musicProviderKeys,
     numberOfDjs: r.numberOfDjs,
     songsPerDj: r.songsPerDj,

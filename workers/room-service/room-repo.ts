@@ -4,6 +4,7 @@ import { ADMIN_ROLES } from "../../shared/roles";
 import {
   DJ_TYPES,
   ROOM_DESIGNS,
+  ROOM_GENRES,
   ROOM_ROLES,
   ROOM_TYPES,
   type RoomRoleName,
@@ -66,6 +67,7 @@ export const roomFields = {
   djType: z.enum(DJ_TYPES, { error: `djType must be one of ${list(DJ_TYPES)}` }),
   type: z.enum(ROOM_TYPES, { error: `type must be one of ${list(ROOM_TYPES)}` }),
   design: z.enum(ROOM_DESIGNS, { error: `design must be one of ${list(ROOM_DESIGNS)}` }),
+  genre: z.enum(ROOM_GENRES, { error: `genre must be one of ${list(ROOM_GENRES)}` }).nullable(),
   musicProviderKeys: z
     .array(
       z.enum(MUSIC_PROVIDERS, {

@@ -1,4 +1,6 @@
-import { Link } from "@remix-run/react";
+import { Link, useLoaderData } from "@remix-run/react";
+import type { loader } from "~/routes/_index";
+import { LiveHome, type LiveRooms } from "./LiveHome";
 import {
   Armchair,
   AudioLines,
@@ -32,6 +34,9 @@ const FLOOR_COLORS = ["562DF9", "FF4FA3", "3EE0FF", "FFB020", "3DDC97", "B3A0FF"
 export function HomeScreen() {
   const t = useT();
   const user = useRootData()?.user;
+  const live = useLoaderData<typeof loader>()?.live;
+  // Signed in: the live rooms, not the marketing mock-up (issue 20).
+  if (user && live) return <LiveHome name={user.nickname} live={live as LiveRooms} />;
   return (
     <>
       <section className="mx-auto grid max-w-6xl items-center gap-12 px-4 pb-12 pt-10 sm:px-6 lg:grid-cols-[1.05fr_1fr] lg:pb-20 lg:pt-20">
@@ -54,8 +59,8 @@ export function HomeScreen() {
           <p className="mt-5 max-w-xl text-lg leading-relaxed text-ink-200">{t("home.lede")}</p>
           <div className="mt-8 flex flex-wrap gap-3">
             {user ? (
-              <Link to="/profile" className={button("primary", "lg")}>
-                {t("home.ctaProfile")}
+              <Link to="/rooms" className={button("primary", "lg")}>
+                {t("homeLive.ctaRooms")}
               </Link>
             ) : (
               <>

@@ -2,6 +2,7 @@ import type { loader } from "~/routes/ranking";
 import { Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { ChevronLeft, ChevronRight, Crown, Trophy } from "lucide-react";
 import { Avatar } from "~/components/Avatar";
+import { AvatarArt } from "~/components/avatars/AvatarArt";
 import { button, buttonClass, PageTitle } from "~/components/ui";
 import { plural, useLocale, useT } from "~/i18n";
 import { formatDate } from "~/lib/format";
@@ -32,7 +33,12 @@ function Row({ row, mine, points }: { row: RankingRow; mine: boolean; points: st
       className={`flex items-center gap-3 px-3 py-2.5 sm:gap-4 sm:px-5 ${mine ? "bg-brand/20 ring-1 ring-inset ring-brand-light/60" : ""}`}
     >
       <RankBadge rank={row.rank} />
-      <Avatar name={name} size={36} className="max-[359px]:hidden" />
+      {/* The avatar they wear, as in rooms (issue 20: "avatars with art"), else the initial. */}
+      {row.avatarId ? (
+        <AvatarArt slug={row.avatarId} size={36} className="max-[359px]:hidden" />
+      ) : (
+        <Avatar name={name} size={36} className="max-[359px]:hidden" />
+      )}
       <span className="min-w-0 flex-1">
         {row.nickname ? (
           <Link

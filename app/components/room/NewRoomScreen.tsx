@@ -12,6 +12,7 @@ import {
   PageTitle,
 } from "~/components/ui";
 import { useT } from "~/i18n";
+import { ROOM_GENRES } from "~/lib/discover";
 import { DJ_TYPES, paletteOf, ROOM_DESIGNS, type RoomDesign } from "~/lib/rooms";
 
 export function NewRoomScreen() {
@@ -84,6 +85,19 @@ export function NewRoomScreen() {
               {Array.from({ length: 10 }, (_, i) => (
                 <option key={i} value={i + 1}>
                   {i + 1}
+                </option>
+              ))}
+            </Select>
+            <Select
+              label={t("roomNew.genre")}
+              name="genre"
+              defaultValue={v.genre || ""}
+              data-testid="room-new-genre"
+            >
+              <option value="">{t("roomNew.genreNone")}</option>
+              {ROOM_GENRES.map((g) => (
+                <option key={g} value={g}>
+                  {t(`genre.${g}`)}
                 </option>
               ))}
             </Select>

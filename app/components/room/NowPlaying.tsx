@@ -99,6 +99,9 @@ export function NowPlaying({
       toast.error(t("room.voteOffline"));
       return;
     }
+    // A like makes the liker's avatar bob for everyone (as on turntable): the room relays
+    // the jump to every socket. Cosmetic: a refused jump (its rate) costs the vote nothing.
+    if (v.like === true) conn.send({ action: "playOneTimeAnimation", animation: "jump" });
     prevVote.current = myVote;
     setMyVote({ ...myVote, ...v });
     setDelta((p) => ({

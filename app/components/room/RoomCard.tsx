@@ -1,15 +1,20 @@
 import { Link } from "@remix-run/react";
-import { Headphones, Music2, Star, Users } from "lucide-react";
+import { Headphones, Heart, Music2, Star, Users } from "lucide-react";
 import { useT } from "~/i18n";
-import { paletteOf, type RoomDto } from "~/lib/rooms";
+import type { DiscoverRoom } from "~/lib/discover";
+import { paletteOf } from "~/lib/rooms";
+import { UserAvatar } from "./UserAvatar";
 
-/** A room in a list: its design's colours, name, listeners and what plays; a favourite star. */
+/**
+ * A room in a list: its design's colours and genre, name, listeners, what plays and its DJ,
+ * the caller's friends there (discovery's cards carry them); a favourite star.
+ */
 export function RoomCard({
   room,
   favorite,
   onToggleFavorite,
 }: {
-  room: RoomDto;
+  room: DiscoverRoom;
   favorite?: boolean;
   onToggleFavorite?: () => void;
 }) {
@@ -21,6 +26,16 @@ export function RoomCard({
     artistName?: string;
     djName?: string | null;
   } | null;
+  const friends = room.friendsInRoom ?? [];
+  const extra = room.friendInRoomUuids.length - Math.min(2, friends.length);
+  const names = friends
+    .slice(0, 2)
+    .map((f) => f.nickname)
+    .join(", ");
+  const friendsLine =
+    extra > 0
+      ? t("discover.friendsMore", { names, count: extra })
+      : t("discover.friendsHere", { names, count: friends.length });
   return (
     <li
       className="relative overflow-hidden rounded-3xl border border-white/10 shadow-xl shadow-black/30 transition hover:border-white/30"
@@ -28,11 +43,21 @@ export function RoomCard({
       data-testid="room-card"
     >
       <Link to={`/rooms/${room.slug}`} className="block h-full rounded-3xl p-5 pr-14">
-        <span
-          className="inline-block rounded-full px-2.5 py-0.5 text-xs font-bold tracking-wide text-ink-950"
-          style={{ background: palette.accent }}
-        >
-          {t(`design.${room.design}` as "design.CLUB")}
+        <span className="flex flex-wrap gap-1.5">
+          <span
+            className="inline-block rounded-full px-2.5 py-0.5 text-xs font-bold tracking-wide text-ink-950"
+            style={{ background: palette.accent }}
+          >
+            {t(`design.${room.design}` as "design.CLUB")}
+          </span>
+          {room.genre && (
+            <span
+              className="inline-block rounded-full bg-black/45 px-2.5 py-0.5 text-xs font-bold tracking-wide text-white"
+              data-testid="room-card-genre"
+            >
+              {t(`genre.${room.genre}` as "genre.pop")}
+            </span>
+          )}
         </span>
         <h3 className="mt-3 truncate text-xl font-extrabold text-white">{room.name}</h3>
         {room.description && (
@@ -56,6 +81,25 @@ export function RoomCard({
             <span className="truncate" data-testid="room-card-dj">
               {t("rooms.cardDj", { name: song.djName })}
             </span>
+          </p>
+        )}
+        {friends.length > 0 && (
+          <p
+            className="mt-3 flex min-w-0 items-center gap-2 text-sm font-semibold text-white"
+            data-testid="room-card-friends"
+          >
+            <Heart aria-hidden className="size-4 shrink-0" style={{ color: palette.accent }} />
+            <span className="flex shrink-0 -space-x-2">
+              {friends.slice(0, 3).map((f) => (
+                <UserAvatar
+                  key={f.uuid}
+                  profile={{ ...f, profilePicture: null }}
+                  fallbackName={f.nickname}
+                  size={24}
+                />
+              ))}
+            </span>
+            <span className="truncate">{friendsLine}</span>
           </p>
         )}
       </Link>

@@ -1,6 +1,7 @@
 import { useT } from "~/i18n";
 import type { RoomProfile } from "~/lib/rooms";
 import type { RoomUser, UserData } from "../../../shared/protocol";
+import { Dancer, type DanceLevel } from "./Dancer";
 import { Floor } from "./Floor";
 import type { ModMenu, NameOf } from "./people";
 import { UserAvatar } from "./UserAvatar";
@@ -13,6 +14,8 @@ export function RoomFloor({
   profiles,
   nameOf,
   modMenu,
+  dance = "still",
+  jumps = {},
 }: {
   audience: RoomUser[];
   userData: Record<string, UserData> | undefined;
@@ -20,6 +23,10 @@ export function RoomFloor({
   profiles: Record<string, RoomProfile>;
   nameOf: NameOf;
   modMenu: ModMenu;
+  /** How hard the floor dances now (Dancer.tsx danceLevel). */
+  dance?: DanceLevel;
+  /** Likes per listener, to bob on each new one (useRoom's jumps). */
+  jumps?: Record<string, number>;
 }) {
   const t = useT();
   return (
@@ -47,7 +54,13 @@ export function RoomFloor({
           render={(u) =>
             modMenu(
               u,
-              <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />,
+              <Dancer
+                level={dance}
+                jumps={jumps[u.uuid]}
+                offset={userData?.[u.uuid]?.position?.x ?? 0}
+              >
+                <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />
+              </Dancer>,
             )
           }
         />

@@ -3,6 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { Plus } from "lucide-react";
 import { useState } from "react";
 import { RoomCard } from "~/components/room/RoomCard";
+import { RoomFilters } from "~/components/room/RoomFilters";
 import { useToast } from "~/components/Toaster";
 import { button, PageTitle } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
@@ -56,6 +57,34 @@ export function RoomListScreen() {
     />
   );
 
+  const filtering = !!(d.filters.q || d.filters.genre || d.filters.design);
+  // A search in progress comes first (the form's navigation lands at the top of the page);
+  // otherwise the user's own rooms do, and finding a new one follows.
+  const searching = filtering || d.filters.sort !== "listeners";
+  const discover = (
+    <section className="mt-10" aria-labelledby="discover-heading">
+      <h2 id="discover-heading" className="text-xl font-bold text-white">
+        {t("discover.heading")}
+      </h2>
+      <RoomFilters key={JSON.stringify(d.filters)} filters={d.filters} />
+      <Section
+        title="rooms.public"
+        count={d.publicError ? undefined : d.total}
+        empty={
+          d.publicRooms.length === 0
+            ? d.publicError
+              ? "errors.generic"
+              : filtering
+                ? "discover.empty"
+                : "rooms.publicEmpty"
+            : undefined
+        }
+        testId="public-rooms"
+      >
+        {(d.publicRooms as RoomDto[]).map(card)}
+      </Section>
+    </section>
+  );
   return (
     <div className="mx-auto max-w-6xl px-4 py-8 sm:px-6">
       <div className="flex flex-wrap items-end justify-between gap-4">
@@ -77,6 +106,7 @@ export function RoomListScreen() {
           </Link>
         )}
       </div>
+      {searching && discover}
       {d.promoted.length > 0 && (
         <Section title="rooms.promoted">{(d.promoted as RoomDto[]).map(card)}</Section>
       )}
@@ -92,19 +122,7 @@ export function RoomListScreen() {
       {d.recent.length > 0 && (
         <Section title="rooms.recent">{(d.recent as RoomDto[]).map(card)}</Section>
       )}
-      <Section
-        title="rooms.public"
-        empty={
-          d.publicRooms.length === 0
-            ? d.publicError
-              ? "errors.generic"
-              : "rooms.publicEmpty"
-            : undefined
-        }
-        testId="public-rooms"
-      >
-        {(d.publicRooms as RoomDto[]).map(card)}
-      </Section>
+      {!searching && discover}
     </div>
   );
 }
@@ -114,16 +132,25 @@ function Section({
   children,
   empty,
   testId,
+  count,
 }: {
   title: MessageKey;
   children: React.ReactNode;
   empty?: MessageKey;
   testId?: string;
+  count?: number;
 }) {
   const t = useT();
   return (
     <section className="mt-10" data-testid={testId}>
-      <h2 className="mb-4 text-xl font-bold text-white">{t(title)}</h2>
+      <h2 className="mb-4 flex items-baseline gap-3 text-xl font-bold text-white">
+        {t(title)}
+        {count !== undefined && (
+          <span className="text-sm font-medium text-ink-200" data-testid="room-count">
+            {t("discover.results", { count })}
+          </span>
+        )}
+      </h2>
       {empty ? (
         <p className="rounded-2xl border border-dashed border-white/20 px-4 py-6 text-ink-200">
           {t(empty)}

@@ -23,6 +23,7 @@ import { ChatAside, ChatDrawer, type RoomMe } from "./RoomChat";
 import { RoomFace } from "./RoomFace";
 import { PlatformRemovalFace } from "./PlatformRemovalFace";
 import { platformRemoval } from "~/lib/moderation";
+import { danceLevel } from "./Dancer";
 import { RoomFloor } from "./RoomFloor";
 import { Stage, STAGE_ACTIONS } from "./Stage";
 import { ROOM_PILL, StatusPill } from "./StatusPill";
@@ -287,6 +288,8 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               profiles={profiles}
               nameOf={nameOf}
               modMenu={modMenu}
+              dance={danceLevel(!!np, state?.vibeMeter)}
+              jumps={conn.jumps}
             />
 
             {restricted.length > 0 && (

@@ -8,6 +8,7 @@ import type { Palette, RoomProfile } from "~/lib/rooms";
 import type { RoomUser } from "../../../shared/protocol";
 import type { ModMenu, NameOf } from "./people";
 import type { RoomMe } from "./RoomChat";
+import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
 import { UserAvatar } from "./UserAvatar";
 
@@ -50,6 +51,8 @@ export function Stage({
   const currentDj = np?.djUuid ?? djs[0]?.uuid ?? null;
   const onStage = !!me && djs.some((d) => d.uuid === me.uuid);
   const full = djs.length >= numberOfDjs && !onStage;
+  // DJs dance with their floor: nodding while a song plays, harder as the vibe rises.
+  const dance = danceLevel(!!np, state?.vibeMeter);
 
   // Seat and skip errors the room sends back show here (other errors are the page's).
   const [stageError, setStageError] = useState<string | null>(null);
@@ -121,7 +124,13 @@ export function Stage({
               <Seat key={dj.uuid} lit={lit} accent={palette.accent} testId="dj-seat">
                 {modMenu(
                   dj,
-                  <UserAvatar profile={profiles[dj.uuid]} fallbackName={nameOf(dj)} size={56} />,
+                  <Dancer
+                    level={dance}
+                    jumps={conn.jumps[dj.uuid]}
+                    offset={(i + 1) / (numberOfDjs + 1)}
+                  >
+                    <UserAvatar profile={profiles[dj.uuid]} fallbackName={nameOf(dj)} size={56} />
+                  </Dancer>,
                   { dj: true, playing: np?.djUuid === dj.uuid },
                 )}
                 <span className="w-full truncate text-sm font-semibold text-white">
