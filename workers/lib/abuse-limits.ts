@@ -81,7 +81,7 @@ export const RULES = {
   /** Background playlist imports one account starts (each may ask providers 100 times). */
   crateImportPerAccount: { limit: 30, periodMs: HOUR },
   /**
-   * YouTube search.list calls for the whole service (key "all"): each costs 100 of the
+   * YouTube search.list calls per API key (key: a hash of it): each costs 100 of the
    * default 10,000 daily quota units; past 90 a day, search answers without YouTube rather
    * than spending the units that video lookups need.
    */

@@ -1,6 +1,7 @@
 import { foldName } from "../../shared/songs";
 import type { MusicAdapter, SearchPage, SearchParams } from "../adapters/music";
 import type { Env } from "../env";
+import { ApiError } from "../lib/errors";
 import { takeAttempt } from "../lib/rate-limit";
 
 /**
@@ -36,12 +37,24 @@ export function deadline(ms: number): { late: Promise<typeof LATE>; clear(): voi
  * centre and a no-op on workers.dev, which only costs quota, never correctness.
  */
 export const CACHE_TTL_S = 600;
-const CACHED = new Set(["youtube"]);
+/**
+ * The providers cached and budgeted, with what names their configuration: the quota
+ * belongs to the API key (its Google project), so the cache and the day's budget are per
+ * key and URL (hashed: a secret never names a cache entry or a limiter).
+ */
+const CACHED: Partial<Record<string, (env: Env) => string>> = {
+  youtube: (env) => `${env.YOUTUBE_API_URL}|${env.YOUTUBE_API_KEY}`,
+};
 
 export const normaliseQuery = (q: string) => foldName(q).replace(/\s+/g, " ");
 
-function cacheKey(adapter: MusicAdapter, p: SearchParams): Request {
-  const u = new URL(`https://search-cache.hangout.internal/${adapter.key}/v1`);
+async function configTag(config: string): Promise<string> {
+  const h = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(config));
+  return [...new Uint8Array(h).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function cacheKey(adapter: MusicAdapter, config: string, p: SearchParams): Request {
+  const u = new URL(`https://search-cache.hangout.internal/${adapter.key}/${config}`);
   u.searchParams.set("q", normaliseQuery(p.q));
   for (const k of ["offset", "limit", "explicit", "country"] as const)
     u.searchParams.set(k, String(p[k]));
@@ -57,15 +70,19 @@ export async function cachedSearch(
   adapter: MusicAdapter,
   p: SearchParams,
 ): Promise<SearchPage> {
-  if (!CACHED.has(adapter.key)) return adapter.search(env, p);
-  const key = cacheKey(adapter, p);
+  const configOf = CACHED[adapter.key];
+  if (!configOf) return adapter.search(env, p);
+  const config = await configTag(configOf(env));
+  const key = cacheKey(adapter, config, p);
   const cache = await caches.open("provider-search");
   const hit = await cache.match(key);
   if (hit) return (await hit.json()) as SearchPage;
   try {
-    await takeAttempt(env, [{ rule: "youtubeSearchPerDay", key: "all" }], () => "budget spent");
-  } catch {
-    throw new BudgetSpent(`${adapter.name} search budget for today is spent`);
+    await takeAttempt(env, [{ rule: "youtubeSearchPerDay", key: config }], () => "budget spent");
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 429)
+      throw new BudgetSpent(`${adapter.name} search budget for today is spent`);
+    throw err;
   }
   const page = await adapter.search(env, p);
   await cache.put(
