@@ -51,8 +51,10 @@ export function normalizeApple(s: AppleSong): ProviderSong | null {
     explicit: a.contentRating === "explicit",
     albumName: str(a.albumName),
     // Apple lists "Music" after the real genre; it names no genre.
-    genre: (a.genreNames ?? []).find((g) => typeof g === "string" && g && g !== "Music") ?? null,
-    releaseYear: yearOf(a.releaseDate),
+    ...defined({
+      genre: (a.genreNames ?? []).find((g) => typeof g === "string" && g && g !== "Music"),
+      releaseYear: yearOf(a.releaseDate),
+    }),
     // Artwork URLs are templates: {w}x{h} becomes the 256 px default thumbnail.
     thumbnails: defined({ apple: a.artwork?.url?.replace("{w}", "256").replace("{h}", "256") }),
     musicProviders: { apple: s.id },

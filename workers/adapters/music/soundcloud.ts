@@ -62,7 +62,7 @@ export function normalizeSoundCloud(t: SoundCloudTrack): ProviderSong | null {
     isrc: str(meta.isrc)?.toUpperCase() ?? null,
     explicit: meta.explicit === true,
     albumName: str(meta.album_title),
-    genre: str(t.genre),
+    ...defined({ genre: str(t.genre) }),
     thumbnails: defined({ soundCloudPublic: art }),
     musicProviders: { soundCloudPublic: id },
     links: defined({ soundCloudPublic: t.permalink_url }),

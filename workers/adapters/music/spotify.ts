@@ -80,7 +80,8 @@ export function normalizeSpotify(t: SpotifyTrack): ProviderSong | null {
     isrc: str(t.external_ids?.isrc)?.toUpperCase() ?? null,
     explicit: t.explicit === true,
     albumName: str(t.album?.name),
-    releaseYear: yearOf(t.album?.release_date),
+    // Only when known: the song shape stays as before for providers that do not say.
+    ...defined({ releaseYear: yearOf(t.album?.release_date) }),
     thumbnails: defined({ spotify: thumbnail(t.album?.images) }),
     musicProviders: { spotify: t.id },
     links: defined({
