@@ -93,7 +93,11 @@ describe("POST /api/v1/playlists/{crateUuid}/tracks (background)", () => {
       message: SONG_MSG.importNotInCatalog,
     });
     const order = await songOrder(owner.token, `/crate/${crate.crateUuid}`);
-    expect(order).toEqual([progress.body.results[0].song.songId, known.songId]);
+    expect(order).toEqual([progress.body.results[0].songId, known.songId]);
+    expect(progress.body.results[2]).toMatchObject({
+      songId: known.songId,
+      trackName: known.trackName,
+    });
     // Another person cannot read its progress; an unknown id is a 404.
     expect(
       (

@@ -1,13 +1,11 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { SongDto } from "../../shared/songs";
 import { db } from "../db/client";
 import { crateImports, crates, type CrateImportStatus } from "../db/schema";
 import type { Env } from "../env";
 import type { Caller } from "../lib/auth";
 import { ApiError } from "../lib/errors";
 import { appendSongs, runBatch } from "../crates/crate-repo";
-import { toSongDto } from "../songs/dto";
 import {
   importSongSchema,
   importTrack,
@@ -38,7 +36,10 @@ export type TrackResult =
       created: boolean;
       verified: boolean;
       crateSongUuid: string;
-      song: SongDto;
+      /** The song's public id and names: enough for a progress list, small enough for the row. */
+      songId: string;
+      trackName: string;
+      artistName: string;
     }
   | {
       index: number;
@@ -86,20 +87,25 @@ async function importOne(
   index: number,
   t: ImportSong,
   who: Caller,
-): Promise<TrackResult> {
+): Promise<{ result: TrackResult; rowId?: number }> {
   try {
     const { song, created, verified } = await importTrack(env, t, who);
     return {
-      index,
-      status: "IMPORTED",
-      created,
-      verified,
-      crateSongUuid: await trackUuid(importId, index),
-      song: { ...toSongDto(song), rowId: song.id } as SongDto,
+      rowId: song.id,
+      result: {
+        index,
+        status: "IMPORTED",
+        created,
+        verified,
+        crateSongUuid: await trackUuid(importId, index),
+        songId: song.songId,
+        trackName: song.trackName,
+        artistName: song.artistName,
+      },
     };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    return {
+    const result: TrackResult = {
       index,
       status: "FAILED",
       statusCode: err.status,
@@ -107,6 +113,7 @@ async function importOne(
       trackName: t.trackName ?? null,
       artistName: t.artistName ?? null,
     };
+    return { result };
   }
 }
 
@@ -134,24 +141,12 @@ export async function runImport(env: Env, importId: string): Promise<void> {
         .slice(start, start + PARALLEL)
         .map((t, i) => importOne(env, importId, start + i, t, who)),
     );
-    const imported = chunk.flatMap((r) =>
-      r.status === "IMPORTED"
-        ? [
-            {
-              crateSongUuid: r.crateSongUuid,
-              songId: (r.song as SongDto & { rowId: number }).rowId,
-            },
-          ]
+    const imported = chunk.flatMap(({ result: r, rowId }) =>
+      r.status === "IMPORTED" && rowId !== undefined
+        ? [{ crateSongUuid: r.crateSongUuid, songId: rowId }]
         : [],
     );
-    results = [
-      ...results,
-      ...chunk.map((r) => {
-        if (r.status === "FAILED") return r;
-        const { rowId: _rowId, ...song } = r.song as SongDto & { rowId: number };
-        return { ...r, song };
-      }),
-    ];
+    results = [...results, ...chunk.map((c) => c.result)];
     // The cursor moves only from where this run read it: a second consumer racing on the
     // same import (a redelivery while the first still runs) cannot move it twice.
     const advance = sql`update crate_imports set done = ${start + chunk.length}, results = ${JSON.stringify(results)},
