@@ -1,4 +1,5 @@
 import { env, SELF } from "cloudflare:test";
+import { pickSong } from "../durable/room/library";
 import { describe, expect, it } from "vitest";
 import { GUEST_FREE_PLAYS } from "../shared/rooms";
 import { db } from "../workers/db/client";
@@ -294,5 +295,30 @@ describe("private uploads", () => {
       ).status,
     ).toBe(200);
     await playlist(songId, await guestToken());
+  });
+
+  it("play to a room's listeners through the play grant on the URL the room hands out", async () => {
+    const dj = await signUp();
+    const { songId } = await uploadVerified(dj, 3, false);
+    const add = await SELF.fetch(`${origin}/api/playlist-service/crate/queue/songs`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${dj.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ songId }),
+    });
+    expect(add.status).toBe(201);
+    const picked = await pickSong(env, dj.uuid, 3600, new Set());
+    const url = picked!.song.streamUrls.uploadService!;
+    expect(url).toMatch(/hls-playlist\?scope=/);
+    const listener = (await signUp()).token;
+    expect((await fetchPath(url, listener)).status).toBe(200);
+    expect((await fetchPath(url, await guestToken())).status).toBe(200);
+    // Tampered or without the grant: it does not exist.
+    expect(
+      (await fetchPath(url.replace(/sig=[^&]+/, `sig=${"A".repeat(43)}`), listener)).status,
+    ).toBe(404);
+    expect(
+      (await fetchPath(url.replace(/scope=[^&]+/, "scope=play%3Aother"), listener)).status,
+    ).toBe(404);
+    expect((await fetchPath(url.split("?")[0], listener)).status).toBe(404);
   });
 });
