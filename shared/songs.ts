@@ -121,8 +121,22 @@ export interface MatchableSong {
 export const MATCH_DURATION_TOLERANCE_S = 5;
 
 const same = (a: string | null | undefined, b: string | null | undefined) => !!a && !!b && a === b;
+/**
+ * A name as the matching rule compares it: NFKC (so "ﬁ" is "fi" and a full-width "Ａ" is
+ * "A"), trimmed, lower-cased the Unicode way ("ÉLAN" is "élan"; toLowerCase, not the
+ * locale's, so every server and browser agrees).
+ */
+export const foldName = (s: string) => s.normalize("NFKC").trim().toLowerCase();
+
+/**
+ * The catalogue's name key (songs.name_key, indexed): artist and track folded, joined by
+ * the unit separator. Track import finds a song by name through it.
+ */
+export const nameKey = (artistName: string, trackName: string) =>
+  `${foldName(artistName)}\u001f${foldName(trackName)}`;
+
 const sameText = (a: string | null | undefined, b: string | null | undefined) =>
-  !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+  !!a && !!b && foldName(a) === foldName(b);
 
 /**
  * Whether two songs are the same song (seed 001, Validation rules): they share a

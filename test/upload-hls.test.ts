@@ -1,4 +1,5 @@
 import { env, SELF } from "cloudflare:test";
+import { pickSong } from "../durable/room/library";
 import { describe, expect, it } from "vitest";
 import { GUEST_FREE_PLAYS } from "../shared/rooms";
 import { db } from "../workers/db/client";
@@ -51,10 +52,10 @@ const b64url = (b: Uint8Array) =>
     .replace(/\//g, "_")
     .replace(/=+$/, "");
 
-async function uploadVerified(a: TestAccount, seconds: number) {
+async function uploadVerified(a: TestAccount, seconds: number, isPublic = true) {
   const tag = namedTag("Stream Me", "Encoder");
   const bytes = mp3(seconds, tag);
-  const res = await uploadSong(a.token, bytes);
+  const res = await uploadSong(a.token, bytes, { isPublic: String(isPublic) });
   expect(res.body.status).toBe("VERIFIED");
   return { songId: res.body.songId as string, bytes, audio: bytes.subarray(tag.length) };
 }
@@ -262,5 +263,62 @@ describe("segments and key", () => {
       expect(res.status).toBe(403);
       expect(((await res.json()) as { message: string }).message).toBe(SONG_MSG.notVerified);
     }
+  });
+});
+
+describe("private uploads", () => {
+  it("stream to their owner and admins only: a guest and another user are told it does not exist", async () => {
+    const owner = await signUp();
+    const { songId, audio } = await uploadVerified(owner, 3, false);
+    for (const token of [await guestToken(), (await signUp()).token]) {
+      const res = await fetchPath(`/api/upload-service/songs/${songId}/hls-playlist`, token);
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as { message: string }).message).toBe(SONG_MSG.songNotFound);
+      const stream = await fetchPath(`/api/playlist-service/song-data/stream/US/${songId}`, token);
+      expect(stream.status).toBe(404);
+    }
+    expect(sameBytes(await playAll(songId, owner.token), audio)).toBe(true);
+    await playlist(songId, (await admin()).token);
+    const mine = await fetchPath(
+      `/api/playlist-service/song-data/stream/US/${songId}`,
+      owner.token,
+    );
+    expect(mine.status).toBe(200);
+    // Made public, it plays to anyone again.
+    expect(
+      (
+        await svc(`/songs/${songId}`, {
+          method: "PATCH",
+          token: owner.token,
+          body: { isPublic: true },
+        })
+      ).status,
+    ).toBe(200);
+    await playlist(songId, await guestToken());
+  });
+
+  it("play to a room's listeners through the play grant on the URL the room hands out", async () => {
+    const dj = await signUp();
+    const { songId } = await uploadVerified(dj, 3, false);
+    const add = await SELF.fetch(`${origin}/api/playlist-service/crate/queue/songs`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${dj.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ songId }),
+    });
+    expect(add.status).toBe(201);
+    const picked = await pickSong(env, dj.uuid, 3600, new Set());
+    const url = picked!.song.streamUrls.uploadService!;
+    expect(url).toMatch(/hls-playlist\?scope=/);
+    const listener = (await signUp()).token;
+    expect((await fetchPath(url, listener)).status).toBe(200);
+    expect((await fetchPath(url, await guestToken())).status).toBe(200);
+    // Tampered or without the grant: it does not exist.
+    expect(
+      (await fetchPath(url.replace(/sig=[^&]+/, `sig=${"A".repeat(43)}`), listener)).status,
+    ).toBe(404);
+    expect(
+      (await fetchPath(url.replace(/scope=[^&]+/, "scope=play%3Aother"), listener)).status,
+    ).toBe(404);
+    expect((await fetchPath(url.split("?")[0], listener)).status).toBe(404);
   });
 });

@@ -4,6 +4,7 @@ import { api } from "./api";
 import type { Env } from "./env";
 import { consumeAudit } from "./queues/audit";
 import { consumeNotifications } from "./queues/notifications";
+import { consumeCrateImports, failStuckImports } from "./queues/crate-imports";
 import { consumePoints } from "./queues/points";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
@@ -81,11 +82,16 @@ export default {
       purgeExpiredAuditEvents(env).catch((err) => console.error("audit purge failed", err)),
     );
     ctx.waitUntil(purgePhoneData(env).catch((err) => console.error("phone purge failed", err)));
+    // Playlist imports whose consumer died end FAILED, so no crate stays "in progress".
+    ctx.waitUntil(
+      failStuckImports(env).catch((err) => console.error("stuck import sweep failed", err)),
+    );
   },
 
   async queue(batch, env) {
     if (batch.queue.startsWith("hangout-notifications")) return consumeNotifications(batch, env);
     if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
+    if (batch.queue.startsWith("hangout-imports")) return consumeCrateImports(batch, env);
     // The dead-letter queue first: its name starts with the points queue's.
     if (batch.queue.startsWith(POINTS_DLQ)) return consumePointsDeadLetters(batch, env);
     if (batch.queue.startsWith("hangout-points")) return consumePoints(batch, env);

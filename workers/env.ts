@@ -5,6 +5,7 @@ import type { RateLimiter } from "../durable/rate-limiter";
 import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
+import type { CrateImportMessage } from "./queues/crate-imports";
 
 /**
  * Every binding and variable the Worker sees. The names match wrangler.toml; the secrets
@@ -18,6 +19,8 @@ export interface Env {
   AUDIT: Queue<AuditMessage>;
   /** Point events (room votes, service grants, admin adjustments) on their way to the Leaderboards. */
   POINTS: Queue<PointsMessage>;
+  /** Background playlist imports (workers/queues/crate-imports.ts). */
+  IMPORTS: Queue<CrateImportMessage>;
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
@@ -78,6 +81,11 @@ export interface Env {
   SPOTIFY_CLIENT_SECRET?: string;
   YOUTUBE_API_URL?: string;
   YOUTUBE_API_KEY?: string;
+  /**
+   * Search's total time budget in ms (playlist-service/search-budget.ts): providers that
+   * have not answered by then are left out and marked "late". Default 2500.
+   */
+  SEARCH_BUDGET_MS?: string;
   APPLE_MUSIC_API_URL?: string;
   /** Apple Music developer token (a JWT made outside this service). */
   APPLE_MUSIC_TOKEN?: string;

@@ -17,6 +17,8 @@ import { db } from "../../workers/db/client";
 import { crateSongs, crates, recentSongPlays, songs, users } from "../../workers/db/schema";
 import type { Env } from "../../workers/env";
 import { liveLevelSql } from "../../workers/payment-service/level-rule";
+import { hasRootSecret, purposeKey } from "../../workers/lib/purpose-keys";
+import { playGrantQuery } from "../../workers/songs/hls";
 import {
   addSong,
   moveSong,
@@ -108,7 +110,37 @@ export async function pickSong(
   const hit = ordered.find(
     (r) => r.song.duration <= maxSeconds && !playedRecently.has(r.song.songId),
   );
-  return hit ? { song: toCrateSongDto(hit.song, hit.cs), crateId: crate.id } : null;
+  if (!hit) return null;
+  return {
+    song: await withPlayGrant(env, toCrateSongDto(hit.song, hit.cs), hit.song, djUuid),
+    crateId: crate.id,
+  };
+}
+
+/** Slack after a song's end for a room's listeners to finish loading it. */
+const GRANT_SLACK_S = 10 * 60;
+
+/**
+ * A DJ's private upload plays to the room (issue 18): its playlist URL carries a play grant
+ * (workers/songs/hls.ts) valid until the song's end plus slack. Public songs need none, and
+ * without ROOT_SECRET there is no HLS at all.
+ */
+async function withPlayGrant(
+  env: Env,
+  dto: CrateSongDto,
+  row: typeof songs.$inferSelect,
+  djUuid: string,
+): Promise<CrateSongDto> {
+  const path = dto.streamUrls.uploadService;
+  if (row.isPublic || !row.ownerUuid || !path || !hasRootSecret(env)) return dto;
+  const exp = Math.floor(Date.now() / 1000) + Math.max(1, row.duration) + GRANT_SLACK_S;
+  const query = await playGrantQuery(
+    await purposeKey(env, "hls"),
+    row.songId,
+    `play:${djUuid}`,
+    exp,
+  );
+  return { ...dto, streamUrls: { ...dto.streamUrls, uploadService: `${path}?${query}` } };
 }
 
 /**

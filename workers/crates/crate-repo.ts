@@ -241,10 +241,12 @@ export async function appendSongs(
   crateId: number,
   items: { crateSongUuid: string; songId: number }[],
   extra: Statement[] = [],
+  /** Skip items whose crate song uuid exists (a background import's redelivery): no duplicates. */
+  o: { idempotent?: boolean } = {},
 ) {
   const list = JSON.stringify(items.map((i) => ({ u: i.crateSongUuid, s: i.songId })));
   await runBatch(env, [
-    sql`insert into crate_songs (crate_song_uuid, crate_id, song_id, position)
+    sql`insert ${o.idempotent ? sql`or ignore ` : sql``}into crate_songs (crate_song_uuid, crate_id, song_id, position)
       select json_extract(j.value, '$.u'), ${crateId}, json_extract(j.value, '$.s'), ${songsIn(crateId)} + j.key from json_each(${list}) as j
       where exists (select 1 from crates where id = ${crateId}) order by j.key`, // a crate deleted meanwhile gets nothing (no FK failure)
     renumber(crateId),

@@ -229,6 +229,13 @@ export const songs = sqliteTable(
     albumName: text("album_name"),
     artistId: integer("artist_id"),
     albumId: integer("album_id"),
+    /**
+     * The matching rule's name key: artist and track, NFKC-normalised and lower-cased the
+     * Unicode way (shared/songs.ts `nameKey`). SQLite's lower() folds ASCII only, so "ÉLAN"
+     * and "élan" would be two songs; this key makes them one (migration 0023). Null on rows
+     * written before it whose names are not plain ASCII (the old lower() term covers those).
+     */
+    nameKey: text("name_key"),
     status: text("status").$type<SongStatus>().notNull().default("PENDING_UPLOAD"),
     musicProviders: text("music_providers", { mode: "json" })
       .$type<ProviderIds>()
@@ -275,6 +282,7 @@ export const songs = sqliteTable(
       sql`lower(trim(track_name))`,
     ),
     index("songs_genre_lower_idx").on(sql`lower(genre)`),
+    index("songs_name_key_idx").on(t.nameKey),
   ],
 );
 
@@ -584,3 +592,4 @@ export * from "./audit-schema";
 export * from "./phone-schema";
 export * from "./chat-schema";
 export * from "./linked-schema";
+export * from "./import-schema";

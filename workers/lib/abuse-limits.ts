@@ -79,6 +79,19 @@ export const RULES = {
   oauthLinkPerAccount: { limit: 30, periodMs: HOUR },
   /** Discord sign-in requests and code exchanges without an account, per client network. */
   oauthSignInPerIp: { limit: 30, periodMs: HOUR },
+  /**
+   * Unverified songs one account keeps from track imports (issue 18: with the provider not
+   * configured, an import is the importer's own row): each is a row nobody else vets.
+   */
+  unverifiedImportPerAccount: { limit: 300, periodMs: DAY },
+  /** Background playlist imports one account starts (each may ask providers 100 times). */
+  crateImportPerAccount: { limit: 30, periodMs: HOUR },
+  /**
+   * YouTube search.list calls per API key (key: a hash of it): each costs 100 of the
+   * default 10,000 daily quota units; past 90 a day, search answers without YouTube rather
+   * than spending the units that video lookups need.
+   */
+  youtubeSearchPerDay: { limit: 90, periodMs: DAY },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

@@ -25,4 +25,8 @@ export const MSG = {
   badLink: "link must be an http or https URL.",
   noStream: "This song has no stream.",
   exportForbidden: "Only the owner of this crate can export it.",
+  // Background playlist imports (track-import.ts).
+  importKeyReused: "This importKey was used for an import into another crate.",
+  importNotFound: "No such import for this crate.",
+  tooManyImports: (wait: string) => `Too many playlist imports; try again in ${wait}.`,
 } as const;

@@ -8,6 +8,7 @@ import { fields, valid } from "../lib/validate";
 import { SONG_MSG } from "../songs/messages";
 import { BY_TRACK_NAME, catalogueSearchWhere, matchesSearch, songPage } from "../songs/search";
 import { mergeSearch } from "./search-merge";
+import { BudgetSpent, cachedSearch, deadline, LATE, searchBudgetMs } from "./search-budget";
 
 /**
  * GET /search and GET /search/v2: the local catalogue plus every enabled music provider,
@@ -17,8 +18,11 @@ import { mergeSearch } from "./search-merge";
  */
 export const searchRoutes = new Hono<AppEnv>();
 
-/** A source's state in the answer: not configured (or not asked), answered, or failed. */
-export type SourceState = "on" | "off" | "error";
+/**
+ * A source's state in the answer: not configured (or not asked, or its daily budget is
+ * spent), answered, failed, or late (still busy when the search's budget ran out).
+ */
+export type SourceState = "on" | "off" | "error" | "late";
 export const SEARCH_SOURCES = ["local", ...ADAPTER_KEYS] as const;
 
 const query = z.object({
@@ -97,37 +101,55 @@ interface SourceResult {
 }
 
 /**
- * Asks every enabled provider at once. A provider that throws or times out is reported
- * "error" and contributes nothing: one provider's trouble never fails the search.
+ * Asks every enabled provider at once, within one total budget (search-budget.ts). A
+ * provider that throws or times out is reported "error", one still busy at the deadline
+ * "late"; either contributes nothing: one provider's trouble never fails or holds the search.
  */
 async function searchProviders(
   env: Env,
   p: SearchQuery,
 ): Promise<Partial<Record<MusicProvider, SourceResult>>> {
-  const entries = await Promise.all(
-    MUSIC_ADAPTERS.map(async (a): Promise<[MusicProvider, SourceResult]> => {
-      if ((p.providers && !p.providers.has(a.key)) || !a.enabled(env))
-        return [a.key, { state: "off", songs: [], total: null, more: false }];
-      try {
-        const page = await a.search(env, {
-          q: p.q,
-          offset: p.offset,
-          limit: p.limit,
-          explicit: p.explicit,
-          country: p.country,
-        });
-        const more =
-          page.total !== null ? p.offset + p.limit < page.total : page.songs.length >= p.limit;
-        // Providers that cannot filter explicit songs themselves are filtered here.
-        const list = p.explicit ? page.songs : page.songs.filter((s) => !s.explicit);
-        return [a.key, { state: "on", songs: list, total: page.total, more }];
-      } catch (err) {
-        console.warn(`search: ${a.name} failed: ${(err as Error)?.message ?? err}`);
-        return [a.key, { state: "error", songs: [], total: null, more: false }];
-      }
-    }),
-  );
-  return Object.fromEntries(entries);
+  const budget = deadline(searchBudgetMs(env));
+  const none = (state: SourceState): SourceResult => ({
+    state,
+    songs: [],
+    total: null,
+    more: false,
+  });
+  try {
+    const entries = await Promise.all(
+      MUSIC_ADAPTERS.map(async (a): Promise<[MusicProvider, SourceResult]> => {
+        if ((p.providers && !p.providers.has(a.key)) || !a.enabled(env))
+          return [a.key, none("off")];
+        const work = (async (): Promise<SourceResult> => {
+          try {
+            const page = await cachedSearch(env, a, {
+              q: p.q,
+              offset: p.offset,
+              limit: p.limit,
+              explicit: p.explicit,
+              country: p.country,
+            });
+            const more =
+              page.total !== null ? p.offset + p.limit < page.total : page.songs.length >= p.limit;
+            // Providers that cannot filter explicit songs themselves are filtered here.
+            const list = p.explicit ? page.songs : page.songs.filter((s) => !s.explicit);
+            return { state: "on", songs: list, total: page.total, more };
+          } catch (err) {
+            if (err instanceof BudgetSpent) return none("off");
+            console.warn(`search: ${a.name} failed: ${(err as Error)?.message ?? err}`);
+            return none("error");
+          }
+        })();
+        const r = await Promise.race([work, budget.late]);
+        if (r === LATE) console.warn(`search: ${a.name} was late; answering without it`);
+        return [a.key, r === LATE ? none("late") : r];
+      }),
+    );
+    return Object.fromEntries(entries);
+  } finally {
+    budget.clear();
+  }
 }
 
 async function runSearch(env: Env, who: Caller, p: SearchQuery) {
@@ -149,16 +171,24 @@ async function runSearch(env: Env, who: Caller, p: SearchQuery) {
   return {
     songs: mergeSearch(brandOf(env), local?.songs ?? [], pages),
     providers,
+    // Some provider was dropped for lateness: asking again may find more.
+    partial: Object.values(providers).includes("late"),
     total,
     next: more ? p.offset + p.limit : null,
   };
 }
 
-/** v1: `{ songs, providers, offset, limit }`. */
+/** v1: `{ songs, providers, partial, offset, limit }`. */
 searchRoutes.get("/search", requireAnyToken, valid("query", searchQuery), async (c) => {
   const p = c.req.valid("query");
   const r = await runSearch(c.env, caller(c, ["user", "bot", "guest", "ghost"]), p);
-  return c.json({ songs: r.songs, providers: r.providers, offset: p.offset, limit: p.limit });
+  return c.json({
+    songs: r.songs,
+    providers: r.providers,
+    partial: r.partial,
+    offset: p.offset,
+    limit: p.limit,
+  });
 });
 
 /** v2: the same songs, plus `total` per answering source (null: the provider does not say) and `next`. */
@@ -168,6 +198,7 @@ searchRoutes.get("/search/v2", requireAnyToken, valid("query", searchQuery), asy
   return c.json({
     songs: r.songs,
     providers: r.providers,
+    partial: r.partial,
     offset: p.offset,
     limit: p.limit,
     total: r.total,

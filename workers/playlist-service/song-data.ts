@@ -9,6 +9,7 @@ import {
   requireEnabled,
   type ProviderSong,
 } from "../adapters/music";
+import { ADMIN_ROLES } from "../../shared/roles";
 import { db } from "../db/client";
 import { songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
@@ -154,6 +155,7 @@ async function playUrl(
   kind: Kind,
   p: { country: string; id: string },
   q: { quality: "low" | "medium" | "high"; provider?: string },
+  who?: Caller,
 ) {
   const isUuid = z.uuid().safeParse(p.id).success;
   const provider =
@@ -164,6 +166,14 @@ async function playUrl(
     // Any token may stream by id, as GET /songs/{songId}/hls-playlist allows.
     const row = await db(env).select().from(songs).where(eq(songs.songId, p.id)).get();
     if (!row) throw notFound(SONG_MSG.songNotFound);
+    // A private upload streams to its owner and admins only (the playlist route refuses
+    // anyone else too); to others it does not exist.
+    if (
+      !row.isPublic &&
+      row.ownerUuid &&
+      !(who && (who.uuid === row.ownerUuid || who.roles.some((r) => ADMIN_ROLES.includes(r))))
+    )
+      throw notFound(SONG_MSG.songNotFound);
     if (row.status !== "VERIFIED") throw forbidden(SONG_MSG.notVerified);
     if (row.musicProviders.uploadService !== undefined)
       return { url: hlsPlaylistPath(row.songId), provider: "uploadService" };
@@ -209,7 +219,10 @@ songDataRoutes.get(
       provider: providerQuery,
     }),
   ),
-  async (c) => c.json(await playUrl(c.env, "stream", c.req.valid("param"), c.req.valid("query"))),
+  async (c) =>
+    c.json(
+      await playUrl(c.env, "stream", c.req.valid("param"), c.req.valid("query"), c.get("caller")),
+    ),
 );
 
 songDataRoutes.get(
@@ -219,10 +232,13 @@ songDataRoutes.get(
   valid("query", z.object({ provider: providerQuery })),
   async (c) =>
     c.json(
-      await playUrl(c.env, "preview", c.req.valid("param"), {
-        ...c.req.valid("query"),
-        quality: "medium",
-      }),
+      await playUrl(
+        c.env,
+        "preview",
+        c.req.valid("param"),
+        { ...c.req.valid("query"), quality: "medium" },
+        c.get("caller"),
+      ),
     ),
 );
 

@@ -1,65 +1,72 @@
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { db } from "../db/client";
-import { crates, type SongRow } from "../db/schema";
+import { crateImports } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireUser } from "../lib/auth";
-import { ApiError } from "../lib/errors";
+import { ApiError, notFound } from "../lib/errors";
+import { takeAttempt } from "../lib/rate-limit";
 import { fields, valid } from "../lib/validate";
-import type { SongDto } from "../../shared/songs";
 import { toSongDto } from "../songs/dto";
 import { importSongSchema, importTrack } from "./catalogue-import";
-import { appendSongs, reloadCrate } from "../crates/crate-repo";
+import { reloadCrate, runBatch } from "../crates/crate-repo";
 import { crateDto, ownedCrate } from "./crate-repo";
+import { MSG } from "./messages";
 
 /** Importing songs from providers into the catalogue, one at a time or into a crate. */
 export const trackImportRoutes = new Hono<AppEnv>();
 
-/** POST /api/v1/track-import `{ song }`: `{ song: SongDto, created }` (201 when a row was made). */
+/**
+ * POST /api/v1/track-import `{ song }`: `{ song: SongDto, created, verified }` (201 when a
+ * row was made; verified false: kept as the caller's own song until the provider can be asked).
+ */
 trackImportRoutes.post(
   "/api/v1/track-import",
   requireUser,
   valid("json", z.object({ song: importSongSchema })),
   async (c) => {
-    const { song, created } = await importTrack(c.env, c.req.valid("json").song, caller(c));
-    return c.json({ song: toSongDto(song), created }, created ? 201 : 200);
+    const { song, created, verified } = await importTrack(
+      c.env,
+      c.req.valid("json").song,
+      caller(c),
+    );
+    return c.json({ song: toSongDto(song), created, verified }, created ? 201 : 200);
   },
 );
-
-type TrackResult =
-  | {
-      index: number;
-      status: "IMPORTED";
-      created: boolean;
-      crateSongUuid: string;
-      song: SongDto;
-      row: SongRow;
-    }
-  | {
-      index: number;
-      status: "FAILED";
-      statusCode: number;
-      message: string;
-      trackName: string;
-      artistName: string;
-    };
 
 const tracksBody = z.object({
   tracks: z
     .array(importSongSchema, { error: "tracks must be a list of songs" })
     .min(1, "tracks should not be empty")
     .max(100, "tracks must have at most 100 items"),
+  /** The client's idempotency key: a retry with the same key is the same import. */
+  importKey: z
+    .string({ error: "importKey must be a string" })
+    .trim()
+    .min(1, "importKey should not be empty")
+    .max(100, "importKey must be at most 100 characters")
+    .optional(),
 });
 
-/** Imports run this many at a time: quicker than one by one, gentle on D1. */
-const PARALLEL = 8;
+type ImportRow = typeof crateImports.$inferSelect;
+const importDto = (r: ImportRow) => ({
+  importId: r.importId,
+  status: r.status,
+  total: r.total,
+  done: r.done,
+  detail: r.detail,
+  results: r.results,
+});
 
 /**
- * POST /api/v1/playlists/{crateUuid}/tracks `{ tracks }` (owner only): imports each song
- * and appends the imported ones to the crate in order. importStatus is IN_PROGRESS while
- * it runs (clients poll the crate), then COMPLETE, or FAILED when no song could be
- * imported. A song that cannot be imported is reported with its message, not fatal.
+ * POST /api/v1/playlists/{crateUuid}/tracks `{ tracks, importKey? }` (owner only; the key
+ * may come as the Idempotency-Key header): 202 `{ import, crate }`. The import runs in the
+ * background (workers/queues/crate-imports.ts); the crate is IN_PROGRESS until it ends
+ * COMPLETE, or FAILED when no song could be imported. Progress: GET .../imports/{importId}.
+ *
+ * The same key again answers the same import and appends nothing more; while that import
+ * is unfinished the retry sends it on again, and it resumes where it was.
  */
 trackImportRoutes.post(
   "/api/v1/playlists/:crateUuid/tracks",
@@ -69,66 +76,64 @@ trackImportRoutes.post(
   async (c) => {
     const who = caller(c);
     const crate = await ownedCrate(c.env, c.req.valid("param").crateUuid, who);
-    const { tracks } = c.req.valid("json");
+    const { tracks, importKey: bodyKey } = c.req.valid("json");
+    const headerKey = c.req.header("Idempotency-Key")?.trim();
+    if (headerKey && headerKey.length > 100)
+      throw new ApiError(400, "Idempotency-Key must be at most 100 characters");
+    const importKey = bodyKey ?? (headerKey || null);
     const d = db(c.env);
-    const setStatus = (importStatus: "IN_PROGRESS" | "COMPLETE" | "FAILED") =>
-      d.update(crates).set({ importStatus, updatedAt: Date.now() }).where(eq(crates.id, crate.id));
-    await setStatus("IN_PROGRESS");
-    const results: TrackResult[] = [];
-    try {
-      for (let start = 0; start < tracks.length; start += PARALLEL) {
-        const chunk = tracks.slice(start, start + PARALLEL);
-        await Promise.all(
-          chunk.map(async (t, i) => {
-            const index = start + i;
-            try {
-              const { song, created } = await importTrack(c.env, t, who);
-              results[index] = {
-                index,
-                status: "IMPORTED",
-                created,
-                crateSongUuid: crypto.randomUUID(),
-                song: toSongDto(song),
-                row: song,
-              };
-            } catch (err) {
-              if (!(err instanceof ApiError)) throw err;
-              results[index] = {
-                index,
-                status: "FAILED",
-                statusCode: err.status,
-                message: err.message,
-                trackName: t.trackName,
-                artistName: t.artistName,
-              };
-            }
-          }),
-        );
-      }
-      const imported = results.filter((r) => r.status === "IMPORTED");
-      const done = setStatus(imported.length ? "COMPLETE" : "FAILED");
-      if (imported.length)
-        await appendSongs(
-          c.env,
-          crate.id,
-          imported.map((r) => ({ crateSongUuid: r.crateSongUuid, songId: r.row.id })),
-          [done],
-        );
-      else await done;
-    } catch (err) {
-      await setStatus("FAILED");
-      throw err;
+    const byKey = () =>
+      d
+        .select()
+        .from(crateImports)
+        .where(and(eq(crateImports.userUuid, who.uuid), eq(crateImports.importKey, importKey!)))
+        .get();
+    let row = importKey ? await byKey() : undefined;
+    if (row && row.crateId !== crate.id) throw new ApiError(409, MSG.importKeyReused);
+    const now = Date.now();
+    if (!row) {
+      await takeAttempt(c.env, [{ rule: "crateImportPerAccount", key: who.uuid }], (wait) =>
+        MSG.tooManyImports(wait),
+      );
+      const importId = crypto.randomUUID();
+      // One statement per key: of two retries racing, one row is written, both answer it.
+      await runBatch(c.env, [
+        sql`insert into crate_imports (import_id, import_key, user_uuid, crate_id, tracks, total, created_at, updated_at)
+          values (${importId}, ${importKey ?? importId}, ${who.uuid}, ${crate.id}, ${JSON.stringify(tracks)}, ${tracks.length}, ${now}, ${now})
+          on conflict (user_uuid, import_key) do nothing`,
+        sql`update crates set import_status = 'IN_PROGRESS', updated_at = ${now}
+          where id = ${crate.id} and exists (select 1 from crate_imports where import_id = ${importId})`,
+      ]);
+      row = importKey
+        ? await byKey()
+        : await d.select().from(crateImports).where(eq(crateImports.importId, importId)).get();
+      if (row?.importId === importId) await c.env.IMPORTS.send({ importId });
+    } else if (row.status === "IN_PROGRESS") {
+      // A retry of an import still running, or whose request died before it was sent: send
+      // it (again). The consumer resumes from the cursor and a second run moves nothing twice.
+      await c.env.IMPORTS.send({ importId: row.importId });
     }
-    const imported = results.filter((r) => r.status === "IMPORTED").length;
-    return c.json({
-      crate: crateDto(await reloadCrate(c.env, crate.id)),
-      imported,
-      failed: results.length - imported,
-      results: results.map((r) => {
-        if (r.status === "FAILED") return r;
-        const { row: _row, ...rest } = r;
-        return rest;
-      }),
-    });
+    return c.json(
+      { import: importDto(row!), crate: crateDto(await reloadCrate(c.env, crate.id)) },
+      202,
+    );
+  },
+);
+
+/** GET /api/v1/playlists/{crateUuid}/imports/{importId}: the import's progress (the crate owner only). */
+trackImportRoutes.get(
+  "/api/v1/playlists/:crateUuid/imports/:importId",
+  requireUser,
+  valid("param", z.object({ crateUuid: fields.uuid, importId: fields.uuid })),
+  async (c) => {
+    const { crateUuid, importId } = c.req.valid("param");
+    const crate = await ownedCrate(c.env, crateUuid, caller(c));
+    const row = await db(c.env)
+      .select()
+      .from(crateImports)
+      .where(and(eq(crateImports.importId, importId), eq(crateImports.crateId, crate.id)))
+      .get();
+    if (!row) throw notFound(MSG.importNotFound);
+    return c.json(importDto(row));
   },
 );

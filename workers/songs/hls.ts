@@ -33,6 +33,8 @@ function fromB64url(s: string): Uint8Array<ArrayBuffer> | undefined {
  */
 const segmentMessage = (songId: string, n: number, exp: number) => `hls-seg:${songId}:${n}:${exp}`;
 const keyMessage = (songId: string, exp: number) => `hls-key-url:${songId}:${exp}`;
+const grantMessage = (songId: string, scope: string, exp: number) =>
+  `hls-play-grant:${songId}:${scope}:${exp}`;
 
 async function sign(key: CryptoKey, message: string): Promise<string> {
   return b64url(await crypto.subtle.sign("HMAC", key, enc.encode(message)));
@@ -67,6 +69,30 @@ export const verifyKeySig = (
   sig: string,
   nowS = Math.floor(Date.now() / 1000),
 ) => verify(key, keyMessage(songId, exp), sig, exp, nowS);
+
+/**
+ * A play grant (issue 18, "Private means private"): a private upload plays to its owner
+ * and admins, and to the listeners of a room while it plays there. The room hands them the
+ * playlist URL with a grant signed over song, scope (the play) and expiry (the song's end
+ * plus slack), so the playlist route lets them in without naming them one by one.
+ */
+export async function playGrantQuery(
+  key: CryptoKey,
+  songId: string,
+  scope: string,
+  exp: number,
+): Promise<string> {
+  const sig = await sign(key, grantMessage(songId, scope, exp));
+  return new URLSearchParams({ scope, exp: String(exp), sig }).toString();
+}
+export const verifyPlayGrant = (
+  key: CryptoKey,
+  songId: string,
+  scope: string,
+  exp: number,
+  sig: string,
+  nowS = Math.floor(Date.now() / 1000),
+) => verify(key, grantMessage(songId, scope, exp), sig, exp, nowS);
 
 /** The song's AES-128 key: the first 16 bytes of HMAC-SHA256(HLS key, "hls-key:" + songId). Derived, so never stored. */
 export async function songKey(key: CryptoKey, songId: string): Promise<Uint8Array<ArrayBuffer>> {

@@ -16,4 +16,8 @@ export const SONG_MSG = {
   emptySearch: "Search needs a non-empty query.",
   unsupportedLink: "This link is not from a supported music provider.",
   linkNeedsIsrc: "This song cannot be resolved: it has no ISRC.",
+  importNeedsNames:
+    "trackName and artistName are needed: the provider cannot be asked on this server, so the song is kept as you name it.",
+  tooManyUnverified: (wait: string) =>
+    `You have added many songs that cannot be checked yet; try again in ${wait}.`,
 } as const;

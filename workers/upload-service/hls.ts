@@ -10,11 +10,12 @@ import {
   encryptSegment,
   songKey,
   verifyKeySig,
+  verifyPlayGrant,
   verifySegmentSig,
 } from "../songs/hls";
 import { SONG_MSG } from "../songs/messages";
 import { guestOverFreePlays } from "../room-service/guest-plays-repo";
-import { findUploadOr404, songIdParam, type Upload } from "./common";
+import { findUploadOr404, isAdmin, isOwner, songIdParam, type Upload } from "./common";
 import { MSG } from "./messages";
 
 /**
@@ -55,22 +56,41 @@ const signed = {
 const badSig = () => new ApiError(403, MSG.badSignature);
 
 /**
- * GET /songs/{songId}/hls-playlist: any valid token (rooms play a DJ's upload to everyone in
- * them), but not a guest past the free-play limit (spec 001: "Guests beyond a free-play
+ * GET /songs/{songId}/hls-playlist: any valid token for a public upload (rooms play a DJ's
+ * upload to everyone in them), only the owner and admins for a private one, but not a guest past the free-play limit (spec 001: "Guests beyond a free-play
  * limit cannot play"): 403 with the sign-up hint. The segments and key behind the signed
  * URLs are not asked again, so a playlist handed out before the limit plays to its end.
  */
+/** A room's play grant for a private upload (workers/songs/hls.ts `playGrantQuery`). */
+const grantQuery = z.object({
+  scope: z.string().max(100, "scope is too long").optional(),
+  exp: z.coerce.number().int().min(0).optional(),
+  sig: z.string().max(100, "sig is too long").optional(),
+});
+
 hlsRoutes.get(
   "/songs/:songId/hls-playlist",
   requireAnyToken,
   valid("param", songIdParam),
+  valid("query", grantQuery),
   async (c) => {
     const { songId } = c.req.valid("param");
+    const grant = c.req.valid("query");
     const who = c.get("caller");
     if (who?.type === "guest" && (await guestOverFreePlays(c.env, who.uuid)))
       throw new ApiError(403, MSG.guestOverFreePlays);
     const secret = await signingKey(c.env);
-    const { segments } = await playable(c.env, songId);
+    const { song, segments } = await playable(c.env, songId);
+    // Private means private (issue 18): only its owner, admins and the listeners of a room
+    // playing it (a play grant) get a playlist, and so signed segment and key URLs. Anyone
+    // else is told it does not exist, as GET /songs/{id} does.
+    const granted =
+      grant.scope !== undefined &&
+      grant.exp !== undefined &&
+      grant.sig !== undefined &&
+      (await verifyPlayGrant(secret, songId, grant.scope, grant.exp, grant.sig));
+    if (!song.isPublic && !isOwner(who, song) && !isAdmin(who) && !granted)
+      throw new ApiError(404, SONG_MSG.songNotFound);
     return c.body(await buildPlaylist(secret, songId, segments), 200, {
       "Content-Type": "application/vnd.apple.mpegurl",
       // It carries URLs that expire: never served from a cache.

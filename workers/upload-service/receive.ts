@@ -18,6 +18,7 @@ import { newShortId } from "../songs/dto";
 import { Mp3Indexer } from "../songs/mp3";
 import { mergeTags, originalKey, verdict, type Upload, type Verdict } from "./common";
 import { MSG } from "./messages";
+import { recordFacetsQuietly } from "../songs/facets";
 
 /**
  * One song upload on its way in (POST /upload/song; the states are the table in
@@ -154,6 +155,8 @@ export class SongReceiver {
         .where(eq(songFiles.songId, song.id))
         .returning(),
     ]);
+    // A public, verified upload names its genre, artist and album in the catalogue lists.
+    await recordFacetsQuietly(this.env, updated);
     return { song: updated, file };
   }
 

@@ -26,6 +26,7 @@ import {
 } from "./common";
 import { MSG } from "./messages";
 import { canTransition } from "./uploads";
+import { recordFacetsQuietly } from "../songs/facets";
 
 /** Uploaded songs: read, edit tags, take down, delete, list and search. */
 export const songRoutes = new Hono<AppEnv>();
@@ -186,6 +187,7 @@ songRoutes.patch(
       await setStatus(c.env, up, status);
       up = await findUploadOr404(c.env, songId);
     }
+    await recordFacetsQuietly(c.env, up.song);
     return c.json(toUploadDto(up, who));
   },
 );
@@ -197,7 +199,9 @@ songRoutes.post("/metadata", requireUser, valid("json", metadataBody), async (c)
   const up = await findUploadOr404(c.env, songId);
   if (!isOwner(who, up.song)) throw new ApiError(403, SONG_MSG.editForbidden);
   await updateTags(c.env, up, tags);
-  return c.json(toUploadDto(await findUploadOr404(c.env, songId), who));
+  const updated = await findUploadOr404(c.env, songId);
+  await recordFacetsQuietly(c.env, updated.song);
+  return c.json(toUploadDto(updated, who));
 });
 
 /**

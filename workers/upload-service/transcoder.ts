@@ -8,6 +8,7 @@ import type { AppEnv, Env } from "../env";
 import { secretsEqual } from "../lib/crypto";
 import { ApiError } from "../lib/errors";
 import { valid } from "../lib/validate";
+import { recordFacetsQuietly } from "../songs/facets";
 import { indexMp3Stream } from "../songs/mp3";
 import {
   findUploadOr404,
@@ -145,5 +146,7 @@ async function settle(
       .where(and(eq(songs.id, id), eq(songs.status, "VERIFICATION_POSTPONED"))),
   ]);
   // A racing duplicate may have settled it first: answer what is stored.
-  return (await findUploadOr404(env, up.song.songId)).song.status;
+  const stored = (await findUploadOr404(env, up.song.songId)).song;
+  await recordFacetsQuietly(env, stored);
+  return stored.status;
 }

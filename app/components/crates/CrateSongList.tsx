@@ -1,4 +1,3 @@
-import { arrayMove } from "@dnd-kit/sortable";
 import { Link, useRevalidator } from "@remix-run/react";
 import { Eraser, Heart, ListMusic, Loader2, Play, Search, Shuffle } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
@@ -6,6 +5,7 @@ import { plural, useT } from "~/i18n";
 import { errorText } from "~/lib/errors";
 import { useSongsClient } from "~/hooks/useSongsClient";
 import { CRATE_PAGE, uploadStream, type CrateSongDto, type ListPage } from "~/lib/songs";
+import { moveByPosition } from "~/lib/crate-order";
 import type { Loaded } from "~/lib/songs.server";
 import { ConfirmDialog } from "~/components/Dialog";
 import { usePlayer } from "~/components/songs/Player";
@@ -90,15 +90,19 @@ export function CrateSongList({
     }
   }
 
-  /** Reorder: moves at once, then `PUT .../position {newPosition}`; put back on failure. */
+  /**
+   * Reorder: moves at once, then `PUT .../position {newPosition}` with the target's server
+   * position (hidden songs make list indexes differ from it); put back on failure.
+   */
   async function move(from: number, to: number) {
     if (from === to) return;
     const before = songs;
     const moved = before[from];
-    setSongs(arrayMove(before, from, to).map((s, i) => ({ ...s, position: i })));
+    const next = moveByPosition(before, from, to);
+    setSongs(next.list);
     busy.current++;
     try {
-      await client.moveSong(id, moved.crateSongUuid, to);
+      await client.moveSong(id, moved.crateSongUuid, next.newPosition);
     } catch (err) {
       setSongs(before);
       toast.error(t("crate.moveFailed", { message: errorText(err, t) }), () => void move(from, to));

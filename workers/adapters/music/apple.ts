@@ -1,7 +1,7 @@
 import type { Env } from "../../env";
 import { appleDeveloperToken, appleKeyConfigured } from "../apple-developer-token";
 import { joinUrl, providerJson, ProviderError, type TokenSource } from "./http";
-import { defined, seconds, str, type MusicAdapter, type ProviderSong } from "./types";
+import { defined, seconds, str, yearOf, type MusicAdapter, type ProviderSong } from "./types";
 
 /**
  * Apple Music API (seed 001, Third-party provider calls): catalog search (limit 25, types
@@ -29,6 +29,8 @@ interface AppleSong {
     name?: string;
     artistName?: string;
     albumName?: string;
+    genreNames?: string[];
+    releaseDate?: string;
     durationInMillis?: number;
     isrc?: string;
     contentRating?: string;
@@ -48,6 +50,11 @@ export function normalizeApple(s: AppleSong): ProviderSong | null {
     isrc: str(a.isrc)?.toUpperCase() ?? null,
     explicit: a.contentRating === "explicit",
     albumName: str(a.albumName),
+    // Apple lists "Music" after the real genre; it names no genre.
+    ...defined({
+      genre: (a.genreNames ?? []).find((g) => typeof g === "string" && g && g !== "Music"),
+      releaseYear: yearOf(a.releaseDate),
+    }),
     // Artwork URLs are templates: {w}x{h} becomes the 256 px default thumbnail.
     thumbnails: defined({ apple: a.artwork?.url?.replace("{w}", "256").replace("{h}", "256") }),
     musicProviders: { apple: s.id },

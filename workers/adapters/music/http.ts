@@ -35,7 +35,12 @@ export interface ProviderRequest {
  * 401 and 403, per the spec).
  */
 export interface TokenSource {
-  get(fresh: boolean): Promise<string>;
+  /**
+   * `stale`: with `fresh`, the token the provider just refused. A source that refreshed
+   * meanwhile (another request got the same refusal) answers its newer token instead of
+   * fetching yet another: one refresh at a time.
+   */
+  get(fresh: boolean, stale?: string): Promise<string>;
   header(token: string): Record<string, string>;
   retryOn: readonly number[];
 }
@@ -98,10 +103,11 @@ export async function providerJson(
   init: ProviderRequest = {},
   auth?: TokenSource,
 ): Promise<unknown | null> {
-  let res = await send(provider, url, init, auth ? auth.header(await auth.get(false)) : {});
+  const used = auth ? await auth.get(false) : "";
+  let res = await send(provider, url, init, auth ? auth.header(used) : {});
   if (auth && auth.retryOn.includes(res.status)) {
     await res.body?.cancel();
-    res = await send(provider, url, init, auth.header(await auth.get(true)));
+    res = await send(provider, url, init, auth.header(await auth.get(true, used)));
   }
   if (res.status === 404) {
     await res.body?.cancel();
@@ -120,21 +126,37 @@ export async function providerJson(
  * includes the token URL and client id, so two configurations never share a token.
  * Concurrent callers share one in-flight request. A token is dropped a minute before it
  * expires, so a request never starts with one about to lapse.
+ *
+ * One refresh at a time (issue 18): when several requests get a 401 for the same token at
+ * once, each asks for a fresh one naming the token refused (`stale`); the first starts the
+ * refresh, the others share it, and one arriving after it finished gets its result. Only a
+ * refusal of the current token starts another.
  */
-const tokens = new Map<string, { value: Promise<string>; expiresAt: number }>();
+interface CachedToken {
+  value: Promise<string>;
+  expiresAt: number;
+  /** Set once the request answered. */
+  token?: string;
+}
+const tokens = new Map<string, CachedToken>();
 
 export function clientCredentials(
   provider: string,
   cacheKey: string,
   fetchToken: () => Promise<{ token: string; expiresIn: number }>,
 ) {
-  return async (fresh: boolean): Promise<string> => {
+  return async (fresh: boolean, stale?: string): Promise<string> => {
     const hit = tokens.get(cacheKey);
-    if (!fresh && hit && hit.expiresAt > Date.now()) return hit.value;
-    const entry = { value: Promise.resolve(""), expiresAt: Number.MAX_SAFE_INTEGER };
+    if (hit && hit.expiresAt > Date.now()) {
+      if (!fresh) return hit.value;
+      // Refreshing already (no token yet), or refreshed since `stale` was handed out.
+      if (hit.token === undefined || (stale !== undefined && hit.token !== stale)) return hit.value;
+    }
+    const entry: CachedToken = { value: Promise.resolve(""), expiresAt: Number.MAX_SAFE_INTEGER };
     entry.value = fetchToken().then(
       ({ token, expiresIn }) => {
         entry.expiresAt = Date.now() + Math.max(0, expiresIn - 60) * 1000;
+        entry.token = token;
         return token;
       },
       (err) => {

@@ -45,6 +45,7 @@ interface SoundCloudTrack {
     album_title?: string;
   } | null;
   streamable?: boolean;
+  genre?: string | null;
 }
 
 export function normalizeSoundCloud(t: SoundCloudTrack): ProviderSong | null {
@@ -61,6 +62,7 @@ export function normalizeSoundCloud(t: SoundCloudTrack): ProviderSong | null {
     isrc: str(meta.isrc)?.toUpperCase() ?? null,
     explicit: meta.explicit === true,
     albumName: str(meta.album_title),
+    ...defined({ genre: str(t.genre) }),
     thumbnails: defined({ soundCloudPublic: art }),
     musicProviders: { soundCloudPublic: id },
     links: defined({ soundCloudPublic: t.permalink_url }),

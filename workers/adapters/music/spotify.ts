@@ -7,7 +7,7 @@ import {
   readToken,
   type TokenSource,
 } from "./http";
-import { defined, seconds, str, type MusicAdapter, type ProviderSong } from "./types";
+import { defined, seconds, str, yearOf, type MusicAdapter, type ProviderSong } from "./types";
 
 /**
  * Spotify Web API (seed 001, Third-party provider calls): v1/tracks/{id}, search by isrc
@@ -51,7 +51,11 @@ interface SpotifyTrack {
   explicit?: boolean;
   preview_url?: string | null;
   artists?: { name?: string }[];
-  album?: { name?: string; images?: { url?: string; width?: number }[] };
+  album?: {
+    name?: string;
+    release_date?: string;
+    images?: { url?: string; width?: number }[];
+  };
   external_ids?: { isrc?: string };
   external_urls?: { spotify?: string };
 }
@@ -76,6 +80,8 @@ export function normalizeSpotify(t: SpotifyTrack): ProviderSong | null {
     isrc: str(t.external_ids?.isrc)?.toUpperCase() ?? null,
     explicit: t.explicit === true,
     albumName: str(t.album?.name),
+    // Only when known: the song shape stays as before for providers that do not say.
+    ...defined({ releaseYear: yearOf(t.album?.release_date) }),
     thumbnails: defined({ spotify: thumbnail(t.album?.images) }),
     musicProviders: { spotify: t.id },
     links: defined({

@@ -13,6 +13,10 @@ export interface ProviderSong {
   isrc: string | null;
   explicit: boolean;
   albumName: string | null;
+  /** The provider's genre, when it names one (Apple, SoundCloud). */
+  genre?: string | null;
+  /** From the album's release date, when the provider says (Spotify, Apple). */
+  releaseYear?: number | null;
   thumbnails: Partial<Record<MusicProvider, string>>;
   musicProviders: ProviderIds;
   links: Partial<Record<MusicProvider, string>>;
@@ -74,4 +78,11 @@ export function defined<T extends Record<string, unknown>>(
   return Object.fromEntries(
     Object.entries(o).filter(([, v]) => v !== null && v !== undefined && v !== ""),
   ) as never;
+}
+
+/** The year of a provider's release date ("2019", "2019-05", "2019-05-03"), or null. */
+export function yearOf(v: unknown): number | null {
+  const m = typeof v === "string" ? /^(\d{4})/.exec(v) : null;
+  const y = m ? Number(m[1]) : NaN;
+  return y >= 1000 && y <= 2100 ? y : null;
 }
