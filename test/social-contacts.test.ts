@@ -166,6 +166,21 @@ describe("matching contacts", () => {
     expect((await matching(me, "?take=1000000000")).status).toBe(400);
   });
 
+  it("matches an account an admin made (its e-mail needs no code), not one still pending", async () => {
+    const me = await signUp();
+    const boss = await admin();
+    const email = uniqueEmail("made");
+    const made = await user("/users/admin/sign-up", {
+      token: boss.token,
+      body: { email, password: "a long enough password", nickname: "Made Here" },
+    });
+    expect(made.status).toBe(201);
+    await post(me, [{ email }]);
+    expect((await matching(me)).body.data.map((p: { uuid: string }) => p.uuid)).toEqual([
+      made.body.uuid,
+    ]);
+  });
+
   it("matches a verified secondary e-mail added through /users/emails, hashed when it was added", async () => {
     const [me, other] = await Promise.all([signUp(), signUp()]);
     const second = uniqueEmail("second");

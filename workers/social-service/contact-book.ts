@@ -1,4 +1,4 @@
-import { and, count, eq, isNull, max, min, ne, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, max, min, ne, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
@@ -201,7 +201,12 @@ async function backfillEmailHashes(env: Env) {
   const rows = await d
     .select({ id: userEmails.id, email: userEmails.email })
     .from(userEmails)
-    .where(and(isNull(userEmails.contactHash), eq(userEmails.status, "VERIFIED")))
+    .where(
+      and(
+        isNull(userEmails.contactHash),
+        inArray(userEmails.status, ["VERIFIED", "CREATED_BY_ADMIN"]),
+      ),
+    )
     .limit(BACKFILL_BATCH)
     .all();
   if (!rows.length) return;
@@ -218,13 +223,15 @@ async function backfillEmailHashes(env: Env) {
 }
 
 /**
- * The ids of accounts whose verified contact is in `me`'s book: a verified e-mail or the
- * account's verified number (every user_phones row is verified: a number is stored only
+ * The ids of accounts whose verified contact is in `me`'s book: a verified e-mail (proved by
+ * its code, or made by an admin, which needs no proof: users.emailVerified is true for both),
+ * or the account's verified number (every user_phones row is verified: a number is stored only
  * when its code was).
  */
 const matchedUserIds = (me: string) =>
   sql`select e.user_id from user_contact_hashes h
-      join user_emails e on e.contact_hash = h.hash and e.status = 'VERIFIED'
+      join user_emails e on e.contact_hash = h.hash
+        and e.status in ('VERIFIED', 'CREATED_BY_ADMIN')
       where h.user_uuid = ${me} and h.kind = 'email'
       union
       select p.user_id from user_contact_hashes h
