@@ -1,5 +1,6 @@
-import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { PrimusBridge } from "../workers/primus";
 import { UNKNOWN_ACTION } from "../shared/protocol-ttfm";
 import { CROWD_PREFIX } from "../durable/room/crowd";
 import type { Room } from "../durable/room";
@@ -263,5 +264,34 @@ describe("tt.live bots at /primus (issue 17)", () => {
       "the browser's jump",
     );
     expect(bot.breaches).toEqual([]);
+  });
+});
+
+describe("the /primus heartbeat", () => {
+  /** A bridge on a socket pair, pinging every 40 ms: the far end is the bot. */
+  function bridge() {
+    const { 0: bot, 1: server } = new WebSocketPair();
+    server.accept();
+    bot.accept();
+    const seen: string[] = [];
+    bot.addEventListener("message", (e) => seen.push(e.data as string));
+    const closed = new Promise<CloseEvent>((r) => bot.addEventListener("close", r));
+    new PrimusBridge(server, "t", "http://x", env, createExecutionContext(), 40).start();
+    return { bot, seen, closed };
+  }
+
+  it("pings as Primus does; a bot that pongs stays, a silent one is dropped without server::close", async () => {
+    const live = bridge();
+    live.bot.addEventListener("message", (e) => {
+      const m = JSON.parse(e.data as string) as string;
+      live.bot.send(JSON.stringify(m.replace("primus::ping::", "primus::pong::")));
+    });
+    const silent = bridge();
+    await silent.closed;
+    expect(silent.seen).toHaveLength(1);
+    expect(silent.seen[0]).toMatch(/^"primus::ping::\d+"$/);
+    await vi.waitFor(() => expect(live.seen.length).toBeGreaterThanOrEqual(4), { timeout: 3000 });
+    expect(live.seen.every((m) => /^"primus::ping::\d+"$/.test(m))).toBe(true);
+    live.bot.close(1000, "done");
   });
 });
