@@ -4,7 +4,8 @@ import { PrimusBridge } from "../workers/primus";
 import { UNKNOWN_ACTION } from "../shared/protocol-ttfm";
 import { CROWD_PREFIX } from "../durable/room/crowd";
 import type { Room } from "../durable/room";
-import { forgedToken } from "./helpers";
+import { forgedToken, guestToken, signUp } from "./helpers";
+import { createRoom } from "./room-service-helpers";
 import {
   applySettings,
   chatter,
@@ -264,6 +265,58 @@ describe("tt.live bots at /primus (issue 17)", () => {
       "the browser's jump",
     );
     expect(bot.breaches).toEqual([]);
+  });
+});
+
+describe("tt.live bots: joining rules", () => {
+  it("a password room: the join's password is the REST join's; wrong or missing is a string; by slug works", async () => {
+    const owner = await signUp();
+    const r = await createRoom(owner, { password: "let me in" });
+    const me = await botPerson();
+    const bot = await TtfmBot.open(me.token);
+    expect(await bot.refused(bot.join(r.uuid))).toMatch(/password/i);
+    expect(await bot.refused(bot.join(r.uuid, { password: "nope" }))).toMatch(/password/i);
+    const answer = await bot.join(r.slug, { password: "let me in" });
+    expect(answer.roomUuid).toBe(r.uuid);
+    await bot.has((s) => me.uuid in s.allUserData, "its user data");
+    // Its actions name the room by the answer's uuid, as the client does.
+    expect(await bot.refused(bot.action("skipSong"))).toMatch(/no song|nothing/i);
+  });
+
+  it("a made-up room is refused with a string; the socket stays usable for a good join", async () => {
+    const me = await botPerson();
+    const bot = await TtfmBot.open(me.token);
+    expect(await bot.refused(bot.join(crypto.randomUUID()))).toMatch(/room/i);
+    expect(await bot.refused(bot.join("x".repeat(65)))).toMatch(/roomUuid/);
+    const room = newRoom();
+    await ensureRoom(room);
+    await bot.join(room);
+    await bot.has((s) => me.uuid in s.allUserData, "its user data");
+    expect(bot.events).toEqual([]);
+  });
+
+  it("two joins at once on one socket: the second is refused, the first completes", async () => {
+    const room = newRoom();
+    await ensureRoom(room);
+    const me = await botPerson();
+    const bot = await TtfmBot.open(me.token);
+    const [first, second] = await Promise.allSettled([bot.join(room), bot.join(room)]);
+    expect(first.status).toBe("fulfilled");
+    expect(second).toMatchObject({
+      status: "rejected",
+      reason: expect.stringMatching(/under way/),
+    });
+    await bot.has((s) => me.uuid in s.allUserData, "its user data");
+    expect(bot.breaches).toEqual([]);
+  });
+
+  it("a guest token may join and listen but not vote", async () => {
+    const room = newRoom();
+    await ensureRoom(room);
+    const bot = await TtfmBot.open(await guestToken());
+    await bot.join(room);
+    expect(await bot.refused(bot.action("voteOnSong", { songVotes: { like: true } }))).toMatch(/./);
+    expect(await bot.refused(bot.action("addDj"))).toMatch(/guest|sign/i);
   });
 });
 
