@@ -1,6 +1,7 @@
 import { SocketClient } from "ttfm-socket";
 import { describe, expect, inject, it } from "vitest";
 import { applyPatch, type JsonPatchOp } from "../shared/json-patch";
+import { benchOurs } from "../bench/lib/room-storm.mjs";
 import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 
 // tt.live bots (issue 17): the public `ttfm-socket` 1.0.0 client, unchanged, against the dev
@@ -92,12 +93,14 @@ describe("tt.live bots: the real ttfm-socket client", () => {
         failures.push(`${m.name}: ${String(e)}`);
       }
     });
-    client.on("statelessMessage", (m: { name: string; params?: { message?: string } }) => {
+    // chatMessage is ours: the client's types do not name it (it emits unknown names too).
+    client.on("statelessMessage", (raw) => {
+      const m = raw as unknown as { name: string; params?: { message?: string } };
       events.push(m.name);
       if (m.name === "chatMessage") chats.push(m.params?.message ?? "");
     });
-    for (const e of ["reconnect", "disconnected", "connected"])
-      client.on(e as never, () => events.push(e));
+    for (const e of ["reconnect", "disconnected", "connected"] as const)
+      client.on(e, () => void events.push(e));
     expect(client.roomUuid).toBe(room.uuid);
     await until(() => bot.uuid in doc.allUserData, "updatedUserData");
 
@@ -152,5 +155,47 @@ describe("tt.live bots: the real ttfm-socket client", () => {
     expect(client.state).toBe("disconnected");
     client.disconnect();
     await ctx.close();
+  });
+
+  it("the rooms bench's storm with half the sockets bots: every vote counted, delivered to all", async () => {
+    const dj = await makeBot();
+    const demo = (
+      await api<{ data: { songId: string; status: string }[] }>(
+        "/api/upload-service/songs/public?limit=50",
+      )
+    ).data.filter((s) => s.status === "VERIFIED");
+    for (const s of demo.slice(0, 2))
+      await api("/api/playlist-service/crate/queue/songs", {
+        method: "POST",
+        token: dj.token,
+        body: JSON.stringify({ songId: s.songId }),
+      });
+    const voterTokens = await Promise.all(
+      [LOU, KIM, "mod@hangout.local", "dj.sam@hangout.local"].map((e) =>
+        e === "mod@hangout.local" ? tokenFor(e, "moderator-password") : tokenFor(e),
+      ),
+    );
+    const lines: string[] = [];
+    const r = await benchOurs({
+      base: inject("baseURL"),
+      n: 4,
+      rate: 20,
+      voterTokens,
+      djToken: dj.token,
+      bareMsgs: 10,
+      drainMs: 10_000,
+      log: (l: string) => lines.push(l),
+      halfBots: true,
+    });
+    expect(r, lines.join("\n")).toMatchObject({
+      sockets: 4,
+      bots: 2,
+      votesSent: 6,
+      votesAccepted: 6,
+      errorsReplied: 0,
+      completeDelivery: true,
+      seqGaps: 0,
+      finalVoteCounts: { likes: 4, dislikes: 0 },
+    });
   });
 });
