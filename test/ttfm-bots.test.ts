@@ -310,6 +310,19 @@ describe("tt.live bots: joining rules", () => {
     expect(bot.breaches).toEqual([]);
   });
 
+  it("a bot in a join loop is slowed: the 31st join in a minute is refused, whatever the room", async () => {
+    const me = await botPerson();
+    const bot = await TtfmBot.open(me.token);
+    for (let i = 0; i < 30; i++)
+      expect(await bot.refused(bot.join(crypto.randomUUID()))).toMatch(/no such room|not found/i);
+    const room = newRoom();
+    await ensureRoom(room);
+    expect(await bot.refused(bot.join(room))).toMatch(/Too many joins with this token/);
+    // Another bot is not slowed by this one.
+    const { bot: other } = await joinedBot(room);
+    expect(other.breaches).toEqual([]);
+  });
+
   it("a guest token may join and listen but not vote", async () => {
     const room = newRoom();
     await ensureRoom(room);

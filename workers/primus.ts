@@ -18,8 +18,9 @@
  *   then `primus::server::close` (a 401 at the upgrade leaves the client hanging).
  * - Every request forwarded or refused here gets one answer with its messageId; a join the
  *   room closes before answering is answered here with the close's reason.
- * - Bounded: one join at a time, at most MAX_BUFFERED frames held while it runs, frames
- *   over MAX_CLIENT_MESSAGE_BYTES dropped unread.
+ * - Bounded: one join at a time, at most 30 a minute per token (RULES.botJoinPerToken), at
+ *   most MAX_BUFFERED frames held while it runs, frames over MAX_CLIENT_MESSAGE_BYTES
+ *   dropped unread.
  */
 import { routePartykitRequest } from "partyserver";
 import { MAX_CLIENT_MESSAGE_BYTES } from "../shared/protocol";
@@ -35,6 +36,8 @@ import {
 } from "../shared/protocol-ttfm";
 import { api } from "./api";
 import type { Env } from "./env";
+import { ApiError } from "./lib/errors";
+import { takeAttempt } from "./lib/rate-limit";
 import { authorizeRoomConnection } from "./room-connect";
 
 /** Primus's server heartbeat; the client gives up after 45 s without one. */
@@ -50,6 +53,7 @@ export const PRIMUS_MSG = {
   busy: "Too many requests before the join finished.",
   refused: "The room did not let this socket in.",
   upgrade: "Expected a websocket upgrade.",
+  tooManyJoins: "Too many joins with this token.",
 } as const;
 
 /** The upgrade: always accepted, whatever the token (see the invariants). */
@@ -162,6 +166,15 @@ export class PrimusBridge {
     this.#joining = true;
     this.#actions++;
     try {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(this.token));
+      const key = [...new Uint8Array(digest).slice(0, 12)]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
+      await takeAttempt(
+        this.env,
+        [{ rule: "botJoinPerToken", key }],
+        (wait) => `${PRIMUS_MSG.tooManyJoins} Try again in ${wait}.`,
+      );
       // A new join leaves the room this socket was in (the client opens a new socket to
       // rejoin; a raw client may reuse this one).
       this.#leaveRoom();
@@ -199,8 +212,11 @@ export class PrimusBridge {
       this.#pendingJoin = req.messageId;
       this.#toRoom(raw);
     } catch (e) {
-      console.error("primus: join failed", e);
-      this.#send(ttfmResponse(req.messageId, PRIMUS_MSG.refused));
+      if (e instanceof ApiError) this.#send(ttfmResponse(req.messageId, e.message));
+      else {
+        console.error("primus: join failed", e);
+        this.#send(ttfmResponse(req.messageId, PRIMUS_MSG.refused));
+      }
     } finally {
       this.#joining = false;
     }
