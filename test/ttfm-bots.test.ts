@@ -1,10 +1,15 @@
-import { createExecutionContext, env, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  env,
+  runInDurableObject,
+} from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PrimusBridge } from "../workers/primus";
 import { UNKNOWN_ACTION } from "../shared/protocol-ttfm";
 import { CROWD_PREFIX } from "../durable/room/crowd";
 import type { Room } from "../durable/room";
-import { forgedToken, guestToken, signUp } from "./helpers";
+import { call, forgedToken, guestToken, signUp } from "./helpers";
 import { createRoom } from "./room-service-helpers";
 import {
   applySettings,
@@ -140,6 +145,38 @@ describe("tt.live bots at /primus (issue 17)", () => {
     await bot.action("removeDj");
     await a.until((s) => s.djs.length === 0);
     expect(bot.breaches).toEqual([]);
+  });
+
+  it("a bot's blocks hold: it does not hear the chat of someone its account blocked", async () => {
+    const room = newRoom();
+    await ensureRoom(room);
+    const me = await botPerson();
+    const [kim, max] = [await chatter(), await chatter()];
+    const blocked = await call("social-service", "/blocked-users", {
+      token: me.token,
+      body: { userUuid: kim.uuid },
+    });
+    expect(blocked.status).toBe(201);
+    const { bot } = await joinedBot(room, me);
+    const k = await connect(room, kim);
+    const m = await connect(room, max);
+    k.send({ action: "sendChat", message: "from kim", clientId: "k-1" });
+    await m.until((s) => s.chat.some((l) => l.message === "from kim"));
+    m.send({ action: "sendChat", message: "from max", clientId: "m-1" });
+    await bot.until(() => bot.named("chatMessage").length > 0, "max's line");
+    expect(bot.named("chatMessage").map((f) => f.message.params?.message)).toEqual(["from max"]);
+    expect(bot.breaches).toEqual([]);
+  });
+
+  it("the room object restarts under a bot: roomReset, then primus::server::close; it rejoins", async () => {
+    const room = newRoom();
+    const { me, bot } = await joinedBot(room);
+    await abortAllDurableObjects();
+    await bot.closed;
+    expect(bot.named("roomReset")).toHaveLength(1);
+    expect(bot.events[0]).toBe("primus::server::close");
+    const { bot: back } = await joinedBot(room, me);
+    expect(uuids(back.state!.allUsers)).toContain(me.uuid);
   });
 
   it("bad input gets an error string and changes nothing; an unknown action gets Actionhero's text", async () => {

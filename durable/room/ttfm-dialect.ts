@@ -36,7 +36,7 @@ import type { Dispatcher } from "./dispatch";
 import { BUDGET_MSG } from "./messages";
 import { sendRaw, setEncoder, type Publisher } from "./publisher";
 import type { RoomStorage } from "./storage";
-import { TtfmState } from "./ttfm-state";
+import { chatLines, TtfmState } from "./ttfm-state";
 
 /** How long a bot's frames wait after its join answer (the client's listeners attach then). */
 export const JOIN_DEFER_MS = 20;
@@ -226,7 +226,7 @@ export class TtfmDialect {
       const texts = f.statePatch.length
         ? [ttfmUserFrame(room, { name: f.name, statePatch: f.statePatch })]
         : [];
-      for (const chat of f.chats) texts.push(chatFrame(room, chat));
+      for (const chat of chatLines(m as StatefulMessage)) texts.push(chatFrame(room, chat));
       return { texts, seq: f.seq };
     }
     switch (m.name) {

@@ -28,12 +28,21 @@ import { TTFM_STATEFUL_NAMES } from "../../shared/protocol-ttfm";
 import type { RoomStorage } from "./storage";
 import type { VoteRow } from "./vote-storage";
 
-/** A browser frame as bots get it: the patch (possibly empty) and the chat lines it added. */
+/** A browser frame as bots get it: the patch (possibly empty), the same for every bot. */
 export interface TtfmFrame {
   seq: number;
   name: string;
   statePatch: JsonPatchOp[];
-  chats: ChatMessage[];
+}
+
+/**
+ * The chat lines a frame adds. Per text, not per seq: a socket whose user blocked someone
+ * gets its own copy of the frame with the chat filtered (room/blocks.ts), and so do bots.
+ */
+export function chatLines(frame: StatefulMessage): ChatMessage[] {
+  return frame.statePatch.flatMap((op) =>
+    op.op === "add" && CHAT_LINE.test(op.path) ? [op.value as unknown as ChatMessage] : [],
+  );
 }
 
 /** The key of a frame's first operation names frames of ours the client has no name for. */
@@ -112,13 +121,8 @@ export class TtfmState {
     // A frame no bot heard the one before of: nobody holds votes to move; start afresh.
     if (this.#seq !== frame.seq - 1) this.#rebuild(frame.seq - 1);
     const ops: JsonPatchOp[] = [];
-    const chats: ChatMessage[] = [];
     for (const op of frame.statePatch) {
-      if (op.path === "/chat" || op.path.startsWith("/chat/")) {
-        if (op.op === "add" && CHAT_LINE.test(op.path))
-          chats.push(op.value as unknown as ChatMessage);
-        continue;
-      }
+      if (op.path === "/chat" || op.path.startsWith("/chat/")) continue;
       const entry = op.op === "add" ? USER_ENTRY.exec(op.path) : null;
       if (entry && op.op === "add") {
         const votes = this.#held.get(unescape(entry[1])) ?? {};
@@ -133,7 +137,7 @@ export class TtfmState {
     const name = TTFM_STATEFUL_NAMES.has(frame.name)
       ? frame.name
       : (NAME_BY_KEY[ops[0]?.path.split("/")[1] ?? ""] ?? "userJoined");
-    this.#last = { seq: frame.seq, name, statePatch: ops, chats };
+    this.#last = { seq: frame.seq, name, statePatch: ops };
     return this.#last;
   }
 
