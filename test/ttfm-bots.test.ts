@@ -3,6 +3,7 @@ import {
   createExecutionContext,
   env,
   runInDurableObject,
+  SELF,
 } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { PrimusBridge } from "../workers/primus";
@@ -318,6 +319,12 @@ describe("tt.live bots: joining rules", () => {
     await bot.has((s) => me.uuid in s.allUserData, "its user data");
     // Its actions name the room by the answer's uuid, as the client does.
     expect(await bot.refused(bot.action("skipSong"))).toMatch(/no song|nothing/i);
+  });
+
+  it("GET /primus without an upgrade is a 426 with a message, not a page", async () => {
+    const res = await SELF.fetch("http://x/primus?token=x");
+    expect(res.status).toBe(426);
+    expect(await res.json()).toMatchObject({ message: "Expected a websocket upgrade." });
   });
 
   it("a made-up room is refused with a string; the socket stays usable for a good join", async () => {

@@ -54,6 +54,8 @@ interface Encoded {
   seq?: number;
   /** Close the socket after these (roomReset: the bot joins again on a new socket). */
   close?: number;
+  /** Sent to a bot not in the room yet too (a kick at connect: the bridge answers its join). */
+  always?: true;
 }
 
 const isAction = (a: unknown): a is TtfmAction =>
@@ -198,10 +200,7 @@ export class TtfmDialect {
       }
       if (entry.queue) entry.queue.push(...out.texts);
       else for (const t of out.texts) sendRaw(c, t);
-    } else if (!entry && out.close === undefined && out.seq === undefined) {
-      // Not in the room yet: a kick still reaches it (the bridge answers its join).
-      for (const t of out.texts) sendRaw(c, t);
-    }
+    } else if (!entry && out.always) for (const t of out.texts) sendRaw(c, t);
     if (out.close !== undefined) {
       try {
         c.close(out.close, "The room was reset: join again.");
@@ -231,7 +230,7 @@ export class TtfmDialect {
     }
     switch (m.name) {
       case "kickedFromRoom":
-        return { texts: [ttfmUserFrame(room, { name: m.name, params: m.params })] };
+        return { texts: [ttfmUserFrame(room, { name: m.name, params: m.params })], always: true };
       case "playedOneTimeAnimation": {
         const { emoji, ...rest } = m.params;
         const params = emoji === null ? rest : { ...rest, emoji };
