@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { SocketClient } from "ttfm-socket";
 import { describe, expect, inject, it } from "vitest";
 import { applyPatch, type JsonPatchOp } from "../shared/json-patch";
@@ -197,5 +198,47 @@ describe("tt.live bots: the real ttfm-socket client", () => {
       seqGaps: 0,
       finalVoteCounts: { likes: 4, dislikes: 0 },
     });
+  });
+
+  it("npm run bot: the README's bot greets Kim by name and likes the song she plays", async () => {
+    const kimToken = await tokenFor(KIM);
+    const demo = (
+      await api<{ data: { songId: string; status: string }[] }>(
+        "/api/upload-service/songs/public?limit=50",
+      )
+    ).data.filter((s) => s.status === "VERIFIED");
+    await api("/api/playlist-service/crate/queue/clear", { method: "DELETE", token: kimToken });
+    await api("/api/playlist-service/crate/queue/songs", {
+      method: "POST",
+      token: kimToken,
+      body: JSON.stringify({ songId: demo[0].songId }),
+    });
+    const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", {
+      method: "POST",
+      token: kimToken,
+      body: JSON.stringify({ name: `Greeter ${Date.now().toString(36)}`, design: "CLUB" }),
+    });
+    const child = spawn(process.execPath, ["scripts/bot.mjs", room.slug], {
+      env: { ...process.env, HANGOUT_URL: inject("baseURL") },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    try {
+      await until(() => out.includes("joined"), `the bot's join (${out})`);
+      const ctx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+      const kim = await logIn(ctx, KIM, `/rooms/${room.slug}`);
+      const greeting = kim.getByTestId("chat-line").filter({ hasText: "Welcome, Kim" });
+      await expect.poll(() => greeting.count(), { timeout: 15_000 }).toBe(1);
+      await kim.getByTestId("take-seat").click();
+      await expect
+        .poll(() => kim.getByTestId("vote-like-count").textContent(), { timeout: 15_000 })
+        .toBe("1");
+      await shot(kim, "bots-02-greeter-1440");
+      await ctx.close();
+    } finally {
+      child.kill();
+    }
   });
 });
