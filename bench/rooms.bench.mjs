@@ -15,6 +15,8 @@
 //         messages fully delivered per second. Then the ratio ours/bare.
 // "Includes it": counts grow by one per vote in a phase, so vote k is in when the count
 // reaches its k-th value (an overtaking later vote stands in for an earlier one).
+//   bots: the same storm as ours with every odd voter a tt.live bot speaking ttfm-socket's
+//         frames at /primus (issue 17), the others browsers (BENCH_HALF_BOTS=0 skips it).
 // Crowd (BENCH_CROWD_USERS, default "1000,10000"; bench/lib/room-crowd.mjs): one room filled
 // with that many synthetic present users through the dev-only route: the roomState frame a
 // joiner gets, in bytes, and the cost of one vote (BENCH_CROWD_VOTES votes a call, default
@@ -48,6 +50,7 @@ const RATES = list(process.env.BENCH_RATES, "300,1000");
 const BARE_MSGS = Number(process.env.BENCH_BARE_MSGS ?? 300);
 const DRAIN_MS = Number(process.env.BENCH_DRAIN_MS ?? 30_000);
 const CROWD = list(process.env.BENCH_CROWD_USERS, "1000,10000");
+const HALF_BOTS = process.env.BENCH_HALF_BOTS !== "0";
 const CROWD_VOTES = Number(process.env.BENCH_CROWD_VOTES ?? 1000);
 const CROWD_REPS = Number(process.env.BENCH_CROWD_REPS ?? 9);
 const DJ = SEED_USERS.find((u) => u.email === "dj.sam@hangout.local");
@@ -131,6 +134,19 @@ export default async function run({ log = console.log } = {}) {
           bareMsgs: BARE_MSGS,
         });
         await sleep(1000);
+        let h = null;
+        if (HALF_BOTS) {
+          log(`  half of them bots (/primus):`);
+          h = await benchOurs({
+            ...common,
+            base: ours.base,
+            voterTokens,
+            djToken,
+            bareMsgs: BARE_MSGS,
+            halfBots: true,
+          });
+          await sleep(1000);
+        }
         log(`  bare (${BARE_MSGS} messages):`);
         const b = await benchBare({ ...common, base: bare.base, msgs: BARE_MSGS });
         await sleep(1000);
@@ -138,6 +154,7 @@ export default async function run({ log = console.log } = {}) {
           sockets: n,
           rate,
           ours: o,
+          halfBots: h,
           bare: b,
           ratio: {
             throughput: ratio(o.votesPerSecond, b.msgsPerSecond),
@@ -175,6 +192,7 @@ export default async function run({ log = console.log } = {}) {
         crowdUsers: CROWD,
         crowdVotes: CROWD_VOTES,
         crowdReps: CROWD_REPS,
+        halfBots: HALF_BOTS,
       },
       rows,
       crowd,
@@ -202,6 +220,11 @@ function printTables(rows, crowd, log) {
     log(
       `${head}  ours  ${pad(o.sockets, 7)} ${pad(o.votesSent, 5)} ${pad(o.votesAccepted, 8)} ${pad(o.offeredVotesPerSecond, 10)} ${pad(o.votesPerSecond, 12)} ${pad(o.latencyMs?.p50, 8)} ${pad(o.latencyMs?.p99, 8)} ${pad(o.framesPerSocketPerSecond, 14)} ${pad(o.seqGaps, 5)}  ${pad(o.completeDelivery, 8)}  ${pad(o.clientCpuCores, 10)}`,
     );
+    const h = r.halfBots;
+    if (h)
+      log(
+        `${head}  bots  ${pad(h.sockets, 7)} ${pad(h.votesSent, 5)} ${pad(h.votesAccepted, 8)} ${pad(h.offeredVotesPerSecond, 10)} ${pad(h.votesPerSecond, 12)} ${pad(h.latencyMs?.p50, 8)} ${pad(h.latencyMs?.p99, 8)} ${pad(h.framesPerSocketPerSecond, 14)} ${pad(h.seqGaps, 5)}  ${pad(h.completeDelivery, 8)}  ${pad(h.clientCpuCores, 10)}`,
+      );
     log(
       `${head}  bare  ${pad(b.sockets, 7)} ${pad(b.msgsSent, 5)} ${pad(b.msgsFullyDelivered, 8)} ${pad(b.offeredMsgsPerSecond, 10)} ${pad(b.msgsPerSecond, 12)} ${pad(b.latencyMs?.p50, 8)} ${pad(b.latencyMs?.p99, 8)} ${pad(b.framesPerSocketPerSecond, 14)} ${pad("", 5)}  ${pad(b.completeDelivery, 8)}  ${pad(b.clientCpuCores, 10)}`,
     );

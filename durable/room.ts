@@ -27,6 +27,8 @@
  *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
  *   room/blocks.ts       each user's blocks: whose chat and animations their sockets skip
  *   room/rpc.ts          the RPC methods' argument checks and answer shapes
+ *   room/dispatch.ts     one client frame: its budget, its parse, the action (every dialect)
+ *   room/ttfm-dialect.ts tt.live bots (/primus): requests in, frames out (ttfm-state.ts)
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -45,34 +47,28 @@
  */
 import { Server, type Connection, type ConnectionContext, type WSMessage } from "partyserver";
 import { z } from "zod";
-import {
-  assertNever,
-  parseClientMessage,
-  peekAction,
-  type ChatMessage,
-  type RoomState,
-  type ServerMessage,
-} from "../shared/protocol";
+import type { ChatMessage, RoomState, ServerMessage } from "../shared/protocol";
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import type { Env } from "../workers/env";
 import { StageActions, type Caller } from "./room/actions";
-import { animate } from "./room/animations";
 import { Blocks } from "./room/blocks";
-import { admit, Buckets } from "./room/budget";
+import { Buckets } from "./room/budget";
+import { Dispatcher } from "./room/dispatch";
 import { Notices } from "./room/notices";
 import { ChatActions } from "./room/chat";
 import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
 import { Effects } from "./room/effects";
-import { CONNECT_MSG, ROOM_LINE, STAGE_MSG } from "./room/messages";
+import { CONNECT_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
-import { DJ_ACTIONS, Playback } from "./room/playback";
+import { Playback } from "./room/playback";
 import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
 import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
 import { refreshArgs, roleArgs, type BlocksNow, type RoomSummary } from "./room/rpc";
 import { RoomStorage } from "./room/storage";
+import { TtfmDialect } from "./room/ttfm-dialect";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
 
 export type { Caller } from "./room/actions";
@@ -96,6 +92,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #identity: Identity;
   readonly #freePlays: FreePlays;
   readonly #blocks: Blocks;
+  readonly #dispatcher: Dispatcher;
+  /** tt.live bots' sockets (the /primus bridge): their dialect, one encoder each. */
+  readonly #ttfm: TtfmDialect;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
   readonly #budgets = new Buckets();
   /** Sockets partyserver has wrapped and handed to onMessage (see webSocketMessage). */
@@ -180,13 +179,26 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
     );
+    this.#dispatcher = new Dispatcher({
+      storage: this.#storage,
+      publisher: this.#publisher,
+      actions: this.#actions,
+      playback: this.#playback,
+      chat: this.#chat,
+      notices: this.#notices,
+      blocks: this.#blocks,
+      moderation: this.#moderation,
+      budgets: this.#budgets,
+      sendTo: (uuid, m) => this.#sendTo(uuid, m),
+    });
+    this.#ttfm = new TtfmDialect(this.#storage, this.#publisher, this.#dispatcher, this.#budgets);
     void ctx.blockConcurrencyWhile(async () => this.#boot()); // not onStart: RPC skips it
   }
 
   #boot() {
     const now = Date.now();
     this.#publisher.ensurePublished();
-    this.#publisher.recover();
+    this.#publisher.recover((c) => this.#ttfm.attach(c));
     // Users whose sockets vanished without a close (eviction) start their grace now.
     this.#presence.recover(now);
     this.#blocks.recover();
@@ -203,8 +215,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return this.#presence.tags(ctx);
   }
 
-  onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
-    return this.#presence.connect(connection, ctx);
+  async onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
+    await this.#presence.connect(connection, ctx);
+    // A bot's encoder before the tick that sends it anything (its full state is a browser's).
+    this.#ttfm.attach(connection);
   }
 
   /**
@@ -229,98 +243,24 @@ export class Room extends Server<Env & Cloudflare.Env> {
     if (connection.readyState !== WebSocket.OPEN) return;
     const who = connection.state;
     if (!who) return; // refused at connect; its close is under way
-    // Paid for before anything else, even the parse: a frame over budget changes nothing,
-    // not even `touch`, and costs a scan.
-    const action = peekAction(raw);
-    if (!admit(this.#budgets, connection, who.uuid, action)) return;
-    const parsed = parseClientMessage(raw);
-    if (!parsed.ok)
-      return this.#send(connection, { name: "error", params: { message: parsed.error } });
-    const msg = parsed.message;
-    // The budget paid was the scanned action's; a frame that hides another is refused.
-    if (msg.action !== action)
-      return this.#send(connection, { name: "error", params: { message: STAGE_MSG.oneAction } });
-    // Any action but the clock sync makes its sender an active listener (auto-skip, vibe).
-    if (msg.action !== "ping") this.#storage.touch(who.uuid, Date.now());
-    // A DJ's AFK clock counts only what shows them at the decks (docs/DECISIONS.md).
-    if (DJ_ACTIONS.has(msg.action)) this.#playback.acted(who.uuid, Date.now());
-    let error: string | null = null;
-    switch (msg.action) {
-      case "joinRoom":
-        // A socket whose full state is still coming (it connected this tick) gets it once,
-        // and its yourVote after it (onFullState), instead of a second state now.
-        if (who.needsState) return;
-        this.#send(connection, this.#publisher.stateMessageFor(connection));
-        return this.#sendYourVote(connection);
-      case "ping":
-        return this.#send(connection, {
-          name: "pong",
-          params: { clientTime: msg.clientTime, serverTime: Date.now() },
-        });
-      case "addDj":
-        error = await this.#actions.addDj(who, msg);
-        break;
-      case "removeDj":
-        error = this.#actions.removeDj(who, msg);
-        break;
-      case "skipSong": {
-        const dj = this.#storage.playing()?.dj_uuid;
-        error = this.#actions.skipSong(who);
-        if (!error && dj !== who.uuid) this.#chat.roomMessage(ROOM_LINE.skippedByModerator);
-        break;
-      }
-      case "voteOnSong":
-        error = this.#actions.voteOnSong(who, msg);
-        // songVotes stays out of the shared state: only the voter's own sockets hear it.
-        if (!error)
-          this.#sendTo(who.uuid, {
-            name: "yourVote",
-            params: { songVotes: this.#actions.yourVote(who.uuid) },
-          });
-        break;
-      case "updateNextSong":
-        error = this.#actions.updateNextSong(who, msg);
-        break;
-      case "sendChat":
-        error = this.#chat.send(who, who.profile, msg);
-        if (!error) this.#notices.mentions(who, msg.message);
-        break;
-      case "reactChat":
-        error = this.#chat.react(who, who.profile, msg);
-        break;
-      case "editChat":
-        error = this.#chat.edit(who, who.profile, msg);
-        break;
-      case "deleteChat":
-        error = this.#chat.delete(who, msg);
-        break;
-      case "loadChat":
-        return this.#send(connection, {
-          name: "chatHistory",
-          params: {
-            messages: this.#blocks.chatFor(
-              who.uuid,
-              this.#chat.page(msg.before ?? null, msg.limit),
-            ),
-            before: msg.before ?? null,
-          },
-        });
-      case "kickUser":
-        error = this.#moderation.kickRefusal(who, msg.userUuid);
-        if (!error) this.#moderation.kick(msg.userUuid, msg.reason ?? "", who.uuid);
-        break;
-      case "playOneTimeAnimation":
-        error = animate(this.#budgets, who, msg, (t) => this.#publisher.broadcastFrom(who.uuid, t));
-        break;
-      default:
-        return assertNever(msg);
-    }
-    if (error)
-      this.#send(connection, { name: "error", params: { message: error, action: msg.action } });
+    if (who.dialect === "ttfm") return this.#ttfm.onMessage(connection, who, raw);
+    const refused = await this.#dispatcher.run(connection, who, raw, (c) => {
+      // A socket whose full state is still coming (it connected this tick) gets it once,
+      // and its yourVote after it (onFullState), instead of a second state now.
+      if (c.state?.needsState) return;
+      this.#send(c, this.#publisher.stateMessageFor(c));
+      this.#sendYourVote(c);
+    });
+    if (refused && !refused.sent)
+      this.#send(connection, {
+        name: "error",
+        params: { message: refused.error, ...(refused.action ? { action: refused.action } : {}) },
+      });
   }
 
   onClose(connection: Connection<Caller>) {
     this.#budgets.forgetSocket(connection.id);
+    this.#ttfm.forget(connection.id);
     this.#socketGone(connection);
   }
 

@@ -8,6 +8,7 @@ import { consumeCrateImports, failStuckImports } from "./queues/crate-imports";
 import { consumePoints } from "./queues/points";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
+import { primus } from "./primus";
 import { announceStartingEvents } from "./room-service/event-starts";
 import { purgeExpiredAuditEvents } from "./audit-service/retention";
 import { purgePhoneData } from "./user-service/phone-validation";
@@ -33,13 +34,15 @@ const remix = (...args: Parameters<ReturnType<typeof createRequestHandler>>) =>
 
 /**
  * The one Worker: `/api/*` to the Hono gateway, `/parties/*` to the room objects
- * (partyserver), everything else to Remix. Static files under build/client are served by
+ * (partyserver), `/primus` to the tt.live bots' bridge (primus.ts), everything else to Remix. Static files under build/client are served by
  * the assets binding before this code runs.
  */
 export default {
   async fetch(request, env, ctx) {
     const { pathname } = new URL(request.url);
     if (pathname === "/api" || pathname.startsWith("/api/")) return api.fetch(request, env, ctx);
+    // tt.live bots (ttfm-socket) always connect here, whatever path their URL names.
+    if (pathname === "/primus") return primus(request, env, ctx);
     if (pathname.startsWith("/parties/")) {
       const res = await routePartykitRequest(request, env as never, {
         onBeforeConnect: (req) => authorizeRoomConnection(req, env),

@@ -26,7 +26,12 @@ const refuse = (status: 401 | 403 | 404, message: string) =>
  * are the object's to enforce (room roles live there; it refuses a banned user before
  * sending anything).
  */
-export async function authorizeRoomConnection(req: Request, env: Env): Promise<Request | Response> {
+export async function authorizeRoomConnection(
+  req: Request,
+  env: Env,
+  /** "ttfm": the /primus bridge (workers/primus.ts) opens this socket for a tt.live bot. */
+  dialect?: "ttfm",
+): Promise<Request | Response> {
   const url = new URL(req.url);
   const token = url.searchParams.get("token");
   // A bot or app names its token; a browser's socket carries its cookies instead (only from
@@ -110,6 +115,7 @@ export async function authorizeRoomConnection(req: Request, env: Env): Promise<R
       ...(freePlays ? { freePlays } : {}),
       // Even an empty list: it replaces an older one the room may still hold for them.
       ...(hasAccount(claims) ? { blocks, blocksAt } : {}),
+      ...(dialect ? { dialect } : {}),
     }),
   );
   return new Request(req, { headers });

@@ -80,12 +80,51 @@ export async function djRoom({ base, djToken, name, log }) {
 }
 
 /**
+ * A tt.live bot's frames (shared/protocol-ttfm.ts) as the browsers' loop below reads them:
+ * pongs to pings, the join answer as a full state, each user frame's patch as a frame.
+ * Answers the browser-shaped message, or null for nothing to count.
+ */
+function fromBot(s, text) {
+  const m = JSON.parse(text);
+  if (typeof m === "string") {
+    if (m.startsWith("primus::ping::")) s.ws.send(JSON.stringify(m.replace("ping", "pong")));
+    return null;
+  }
+  if (m.context === "response") {
+    if (m.error) return { name: "error", params: { message: m.error } };
+    if (m.state) return { name: "roomState", state: m.state, seq: 0 };
+    return null;
+  }
+  if (m.context === "user" && m.message?.statePatch)
+    // Bots have no seq: the bridge delivers every frame in order, so each is the next.
+    return { statePatch: m.message.statePatch, seq: (s.seq ?? 0) + 1 };
+  return null;
+}
+
+let botMessageId = 0;
+/** A bot's request (the room names it by the uuid its join answered, as ttfm-socket does). */
+const botRequest = (roomUuid, params) =>
+  JSON.stringify({ event: "action", params: { ...params, roomUuid }, messageId: ++botMessageId });
+
+/**
  * ours: `n` voter sockets (accounts `voterTokens[i]`) in a fresh room with a song playing;
  * every voter votes once (like, dislike, like, ...), then every dislike becomes a like, at
- * `rate` votes a second in total.
+ * `rate` votes a second in total. `halfBots`: every odd voter is a tt.live bot at /primus
+ * (issue 17), the others browsers; the same storm, the same measures.
  */
-export async function benchOurs({ base, n, rate, voterTokens, djToken, bareMsgs, drainMs, log }) {
+export async function benchOurs({
+  base,
+  n,
+  rate,
+  voterTokens,
+  djToken,
+  bareMsgs,
+  drainMs,
+  log,
+  halfBots = false,
+}) {
   const room = await djRoom({ base, djToken, name: `Bench storm ${n}x${rate}`, log });
+  const isBot = (i) => halfBots && i % 2 === 1;
 
   // The voters: each holds seq and the counts, applying every frame.
   const phase = { id: 0, metric: () => 0, base: 0, reach: [] };
@@ -94,7 +133,8 @@ export async function benchOurs({ base, n, rate, voterTokens, djToken, bareMsgs,
   let errors = 0;
   const errorSamples = new Set();
   const onMessage = (s, text) => {
-    const m = JSON.parse(text);
+    const m = isBot(s.i) ? fromBot(s, text) : JSON.parse(text);
+    if (!m) return;
     const now = performance.now();
     if (m.name === "roomState") {
       s.seq = m.seq;
@@ -134,15 +174,21 @@ export async function benchOurs({ base, n, rate, voterTokens, djToken, bareMsgs,
   let t = performance.now();
   const { socks, errors: openErrors } = await openSockets(
     n,
-    (i) => room.wsURL(voterTokens[i]),
+    (i) =>
+      isBot(i)
+        ? `${base.replace("http", "ws")}/primus?token=${encodeURIComponent(voterTokens[i])}`
+        : room.wsURL(voterTokens[i]),
     onMessage,
     log,
   );
+  // A bot is in no room until its joinRoom (the bridge then opens its room socket).
+  for (const s of socks) if (isBot(s.i)) s.ws.send(botRequest(room.roomId, { action: "joinRoom" }));
   const connectS = (performance.now() - t) / 1000;
   // Settled: every socket has the full state and the newest seq.
   await waitFor(() => {
-    const seqs = new Set(socks.map((s) => s.seq));
-    return socks.length && seqs.size === 1 && !seqs.has(undefined);
+    const seqs = new Set(socks.filter((s) => !isBot(s.i)).map((s) => s.seq));
+    const botsIn = socks.every((s) => !isBot(s.i) || s.counts);
+    return socks.length && botsIn && seqs.size === 1 && !seqs.has(undefined);
   }, 60_000);
   await sleep(300);
   log(`  ${socks.length} voters connected in ${connectS.toFixed(1)} s`);
@@ -173,7 +219,11 @@ export async function benchOurs({ base, n, rate, voterTokens, djToken, bareMsgs,
   const framesBefore = frames;
   const cpu0 = process.cpuUsage();
   const vote = (s, like) => () =>
-    s.ws.send(JSON.stringify({ action: "voteOnSong", songVotes: { like } }));
+    s.ws.send(
+      isBot(s.i)
+        ? botRequest(room.roomId, { action: "voteOnSong", songVotes: { like } })
+        : JSON.stringify({ action: "voteOnSong", songVotes: { like } }),
+    );
   const p1 = await runPhase(
     1,
     (c) => c.likes + c.dislikes,
@@ -211,6 +261,7 @@ export async function benchOurs({ base, n, rate, voterTokens, djToken, bareMsgs,
   await room.close();
   return {
     sockets: m,
+    bots: socks.filter((s) => isBot(s.i)).length,
     openErrors,
     connectSeconds: r1(connectS),
     votesSent: sent,

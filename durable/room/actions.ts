@@ -38,6 +38,10 @@ export interface Caller extends NeedsState {
   profile: ChatProfile | null;
   /** A guest's songs heard against the free-play limit (room/free-plays.ts). */
   freePlays?: FreePlayCount;
+  /** "ttfm": a tt.live bot behind /primus (room/ttfm-dialect.ts encodes what it hears). */
+  dialect?: "ttfm";
+  /** A bot's socket that answered its joinRoom hears the room from then on. */
+  ttfmJoined?: boolean;
 }
 
 /** A caller as handlers see it (the attachment is read-only). */

@@ -55,6 +55,8 @@ const callerHeader = z.object({
   /** Whom the account blocked (room/blocks.ts), read from D1 at `blocksAt`. */
   blocks: z.array(z.string().min(1).max(64)).max(MAX_BLOCKS).default([]),
   blocksAt: z.number().default(0),
+  /** The gateway's /primus bridge: this socket speaks the tt.live bot dialect. */
+  dialect: z.literal("ttfm").optional(),
 });
 
 /** Token roles from most to least powerful: a token with several shows the first it holds. */
@@ -116,7 +118,7 @@ export class Presence {
       connection.close(CLOSE_UNAUTHORIZED, CONNECT_MSG.unauthorized);
       return;
     }
-    const { uuid, type, roles, sv, joined, freePlays, blocks, blocksAt } = caller;
+    const { uuid, type, roles, sv, joined, freePlays, blocks, blocksAt, dialect } = caller;
     // A deleted room, or one never set up, admits nobody (room/identity.ts).
     const gone = this.identity.refusal();
     if (gone) return this.identity.close(connection, gone);
@@ -153,6 +155,7 @@ export class Presence {
       sv,
       ...facts,
       ...(type === "guest" ? { freePlays: freePlays ?? { used: 0, lastPlayId: null } } : {}),
+      ...(dialect ? { dialect } : {}),
       needsState: true,
     });
     if (type === "guest") this.freePlays.connected(connection);

@@ -144,10 +144,14 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     this.#tick = Math.min(MAX_TICK_MS, Math.max(TICK_MS, Math.round(next)));
   }
 
-  /** After a (re)start: who hears frames, from the sockets' attachments (the only full pass). */
-  recover() {
+  /**
+   * After a (re)start: who hears frames, from the sockets' attachments (the only full pass);
+   * `each` sees every admitted socket on the way (a bot's gets its encoder back).
+   */
+  recover(each: (c: Connection<C>) => void = () => {}) {
     for (const c of this.connections()) {
       if (!c.state) continue; // never admitted: its close is under way
+      each(c);
       (c.state.needsState ? this.#fresh : this.#live).set(c.id, c);
     }
   }
@@ -319,8 +323,26 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
   }
 }
 
-/** A socket whose send throws is going away; its close event tidies up. */
+/**
+ * Sockets that speak another dialect (a tt.live bot, room/ttfm-dialect.ts): whatever the room
+ * sends them goes through their encoder, so every sender in the room stays dialect-blind.
+ * Keyed by the socket object, which partyserver wraps in place; rebuilt at boot (recover).
+ */
+const encoders = new WeakMap<Connection, (text: string) => void>();
+
+export function setEncoder(c: Connection, encode: (text: string) => void) {
+  encoders.set(c, encode);
+}
+
+/** The one way out of the room: the socket's encoder, or the text as is. */
 export function send(c: Connection, text: string) {
+  const encode = encoders.get(c);
+  if (encode) return encode(text);
+  sendRaw(c, text);
+}
+
+/** A socket whose send throws is going away; its close event tidies up. */
+export function sendRaw(c: Connection, text: string) {
   try {
     c.send(text);
   } catch {

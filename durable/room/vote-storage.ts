@@ -19,6 +19,11 @@ export class VoteStorage {
   /** The play whose votes `#mine` holds, and each voter's row (null: read, none). */
   #play: string | null = null;
   #mine = new Map<string, VoteRow | null>();
+  /**
+   * Voters on `#play` since the last `takeChanged` (room/ttfm-state.ts: the bots' documents
+   * hold each user's songVotes); bounded by the play's voters, emptied with them.
+   */
+  #changed = new Set<string>();
 
   constructor(private readonly sql: SqlStorage) {
     sql.exec(`CREATE TABLE IF NOT EXISTS room_votes (play_id TEXT NOT NULL, user_uuid TEXT NOT NULL, vote_like INTEGER, star INTEGER NOT NULL DEFAULT 0,
@@ -40,6 +45,7 @@ export class VoteStorage {
     if (this.#play !== playId) {
       this.#play = playId;
       this.#mine = new Map();
+      this.#changed = new Set();
     }
     return this.#mine;
   }
@@ -78,7 +84,27 @@ export class VoteStorage {
       after.star - starBefore,
     );
     this.#cache(playId).set(userUuid, after);
+    this.#changed.add(userUuid);
     return after;
+  }
+
+  /** Who voted on `playId` since the last call (an empty list for another play). */
+  takeChanged(playId: string): string[] {
+    if (this.#play !== playId) return [];
+    const out = [...this.#changed];
+    this.#changed.clear();
+    return out;
+  }
+
+  /** Every vote on `playId`, by voter (a bot's join fills each user's songVotes from it). */
+  all(playId: string): Map<string, VoteRow> {
+    const rows = this.sql
+      .exec<VoteRow & { user_uuid: string }>(
+        `SELECT user_uuid, vote_like, star FROM room_votes WHERE play_id = ?`,
+        playId,
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.user_uuid, { vote_like: r.vote_like, star: r.star }]));
   }
 
   userVote(playId: string, userUuid: string): VoteRow | undefined {
@@ -112,5 +138,6 @@ export class VoteStorage {
     this.sql.exec(`DELETE FROM room_vote_counts`);
     this.#play = null;
     this.#mine = new Map();
+    this.#changed = new Set();
   }
 }

@@ -36,6 +36,11 @@ export const RULES = {
    * signs in through a reset mail (POST /users/forgot-password).
    */
   loginFailPerTarget: { limit: 100, periodMs: HOUR },
+  /**
+   * Joins at /primus (tt.live bots, workers/primus.ts), per token: each opens a room socket,
+   * so a bot in a join loop is slowed; a bot that rejoins after resets never gets near it.
+   */
+  botJoinPerToken: { limit: 30, periodMs: MINUTE },
   /** Wrong current passwords at POST /users/change-password, per account. */
   changePassword: { limit: 5, periodMs: 15 * MINUTE },
   /** Profile and cover picture uploads, per account. */
