@@ -1,3 +1,4 @@
+import { DM_TABS, DM_TEXT_MAX, type DmMessage, type DmTab } from "../../shared/direct-messages";
 import type { PublicProfile } from "./types";
 
 /**
@@ -7,22 +8,14 @@ import type { PublicProfile } from "./types";
  * conversation (docs/DECISIONS.md, "Chat: our own direct messages").
  */
 export const DM = "/api/social-service/direct-messages";
-export const DM_TABS = ["UNSET", "FRIENDS", "OTHERS"] as const;
-export type DmTab = (typeof DM_TABS)[number];
-export const DM_TEXT_MAX = 2000;
+/** The tabs in the order the page shows them: everything first. */
+export const TAB_ORDER: readonly DmTab[] = ["UNSET", "FRIENDS", "OTHERS"];
+export { DM_TABS, DM_TEXT_MAX, type DmMessage, type DmTab };
 export const DM_PAGE = 30;
 /** How often an open conversation asks for new messages while visible. */
 export const POLL_MS = 2500;
 /** How often the header's unread count refreshes while the tab is visible. */
 export const UNREAD_POLL_MS = 15_000;
-
-export interface DmMessage {
-  id: number;
-  conversationUuid: string;
-  senderUuid: string;
-  text: string;
-  createdAt: string;
-}
 
 export interface ConversationDto {
   conversationUuid: string;

@@ -1,4 +1,5 @@
 import type { Env } from "../env";
+import type { DmMessage, DmTab } from "../../shared/direct-messages";
 import { sortedPair } from "./friendship";
 
 /**
@@ -8,25 +9,10 @@ import { sortedPair } from "./friendship";
  * conversation (its pair is unique; both inserts are "or ignore" and the rest reads it back).
  */
 
-/** The longest message, in characters. */
-export const DM_TEXT_MAX = 2000;
 /** The largest page of messages or conversations. */
 export const DM_PAGE_MAX = 100;
 
-export const DM_TABS = ["FRIENDS", "OTHERS", "UNSET"] as const;
-/**
- * Seed 001's conversation tabs. FRIENDS: the other side is my friend now; OTHERS: they are
- * not (message requests and strangers); UNSET: no tab chosen, every conversation.
- */
-export type DmTab = (typeof DM_TABS)[number];
-
-export interface DmMessage {
-  id: number;
-  conversationUuid: string;
-  senderUuid: string;
-  text: string;
-  createdAt: string;
-}
+export { DM_TABS, DM_TEXT_MAX, type DmMessage, type DmTab } from "../../shared/direct-messages";
 
 interface MessageRow {
   id: number;

@@ -6,7 +6,7 @@ import { errorText } from "~/lib/errors";
 import { formatDateTime } from "~/lib/format";
 import {
   DM,
-  DM_TABS,
+  TAB_ORDER,
   UNREAD_POLL_MS,
   type ConversationDto,
   type ConversationPage,
@@ -137,7 +137,7 @@ export function ConversationsScreen({
       <p className="mt-2 text-ink-200">{t("messages.lede")}</p>
       <nav aria-label={t("messages.tabs")} className="mt-6">
         <ul className="flex gap-1 rounded-full border border-line bg-ink-900/60 p-1">
-          {DM_TABS.map((k) => (
+          {TAB_ORDER.map((k) => (
             <li key={k} className="flex-1">
               <Link
                 to={k === "UNSET" ? "/messages" : `/messages?tab=${k}`}
