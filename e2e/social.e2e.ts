@@ -181,8 +181,21 @@ describe("the social pages", () => {
         data: { profileUuid: SAM },
       }),
     });
-    // The queue writes the row; the bell reads it on focus, on open, or every 30 s. Another
-    // file's notification to lou may still be on the queue, so the count is at least this one.
+    // The queue writes the row (behind whatever earlier files queued for lou); then the bell
+    // reads it on focus, on open, or every 30 s, and counts at least this one.
+    const louToken = await tokenFor("lou@hangout.local");
+    await expect
+      .poll(
+        async () =>
+          (
+            await api<{ items: { body: string | null }[] }>(
+              "/api/social-service/notifications?take=50",
+              { token: louToken },
+            )
+          ).items.some((n) => n.body === "in the Lounge"),
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
     const bellCount = async () =>
       Number(
         (await page
