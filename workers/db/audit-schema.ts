@@ -1,3 +1,4 @@
+import { nowMs } from "./now";
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
@@ -7,7 +8,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * purge deletes from it (workers/audit-service/retention.ts). Times are epoch milliseconds.
  * Re-exported by schema.ts.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 /** Audit trail written by the audit queue's consumer (login, chat, purchase, room, playlist...). */
 export const auditEvents = sqliteTable(

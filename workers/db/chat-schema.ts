@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import {
   index,
   integer,
@@ -16,7 +16,7 @@ import {
  * far it has read, and the time of the last message, so "my conversations, newest first"
  * and "my unread count" are index reads, never scans of the messages. Times are epoch ms.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 export const dmConversations = sqliteTable(
   "dm_conversations",

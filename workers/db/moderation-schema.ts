@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { UserRole } from "../../shared/roles";
 import type { ModerationActionType } from "../user-service/moderation-rules";
@@ -10,7 +10,7 @@ import type { ModerationActionType } from "../user-service/moderation-rules";
  * The audit-service's `/moderation-actions` routes read this table; the per-user moderation
  * page reads it by target. Times are epoch milliseconds. Re-exported by schema.ts.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 export const moderationActions = sqliteTable(
   "moderation_actions",

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { DevicePlatform, NotificationKind } from "../../shared/notifications";
 
@@ -8,7 +8,7 @@ import type { DevicePlatform, NotificationKind } from "../../shared/notification
  * The queue consumer (workers/queues/user-notifications.ts) is the only writer of
  * `notifications` and `notify_throttle`.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 /**
  * A mobile (or FCM web) push token. `token` is unique: a token belongs to one user at a

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
@@ -8,7 +8,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  * the one form lib/phones.ts lets through. `user_id` is users.id (accounts are deactivated,
  * never deleted, so no cascade is needed). Times are epoch milliseconds.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 /**
  * An account's verified number. A number belongs to one account (unique `phone`) and an

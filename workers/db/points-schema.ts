@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
@@ -7,7 +7,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
  * tables are a mirror for the admin lists' crud queries, written with the board's absolute
  * balance and a version so a late write never replaces a newer one.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 const timestamps = {
   createdAt: integer("created_at").notNull().default(now),
   updatedAt: integer("updated_at").notNull().default(now),

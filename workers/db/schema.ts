@@ -1,3 +1,4 @@
+import { nowMs } from "./now";
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type {
@@ -23,7 +24,7 @@ import type { DjType, RoomDesign, RoomGenre, RoomSettings, RoomType } from "../.
  * `npm run db:generate`; never edit a migration that has landed, add a new one.
  * Times are epoch milliseconds (integers); JSON columns hold small lists and maps.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 const timestamps = {
   createdAt: integer("created_at").notNull().default(now),
   updatedAt: integer("updated_at").notNull().default(now),

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { nowMs } from "./now";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ConsumableDisplayType } from "../../shared/shop";
 
@@ -8,7 +8,7 @@ import type { ConsumableDisplayType } from "../../shared/shop";
  * its TokenAccount durable object (DESIGN.md "Money and points"); D1 keeps what is listed.
  * Times are epoch milliseconds.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 const timestamps = {
   createdAt: integer("created_at").notNull().default(now),
   updatedAt: integer("updated_at").notNull().default(now),

@@ -1,3 +1,4 @@
+import { nowMs } from "./now";
 import { sql } from "drizzle-orm";
 import {
   index,
@@ -14,7 +15,7 @@ import {
  * id the clients and the room know). Counts are COUNT(*) over these indexed columns, never
  * stored counters, so they cannot drift from the rows. Times are epoch milliseconds.
  */
-const now = sql`(unixepoch('subsec') * 1000)`;
+const now = nowMs;
 
 /** A fan (`user_uuid`) follows a DJ (`dj_uuid`). `id` orders lists newest first, stably. */
 export const djFans = sqliteTable(
