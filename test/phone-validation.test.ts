@@ -232,6 +232,14 @@ describe("the phone whitelist", () => {
     expect(await textsTo(phone)).toHaveLength(1);
   });
 
+  it("limits guesses at a whitelisted number's fixed code like any code (429 after 10 wrong)", async () => {
+    const boss = await admin();
+    const phone = mobileNumber();
+    await user("/mobile-auth/whitelist", { token: boss.token, body: { phone, code: "8080" } });
+    for (let i = 0; i < 10; i++) expect((await verifyCode(phone, `${1000 + i}`)).status).toBe(401);
+    expect((await verifyCode(phone, "8080")).status).toBe(429);
+  });
+
   it("lists, reads and removes entries in the admin panel; duplicates 409, bad input 400, unknown 404", async () => {
     const boss = await admin();
     const phone = mobileNumber();
