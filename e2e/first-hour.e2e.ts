@@ -196,6 +196,8 @@ describe("first hour: the admin home and the header", () => {
         await page.getByTestId("nav-admin").click();
         await page.waitForURL((u) => u.pathname === "/admin");
         const links = page.getByTestId("admin-home-link");
+        // The URL changes as the navigation commits; the page renders just after.
+        await links.first().waitFor();
         expect(await links.count()).toBeGreaterThanOrEqual(10);
         await shot(page, "first-hour-admin-home-1440");
         await links.filter({ hasText: "Seasons" }).click();
