@@ -50,7 +50,7 @@ import { z } from "zod";
 import type { ChatMessage, RoomState, ServerMessage } from "../shared/protocol";
 import { roomSettingsSchema, type RoomRoleName, type RoomSettings } from "../shared/rooms";
 import type { Env } from "../workers/env";
-import { StageActions, type Caller } from "./room/actions";
+import { StageActions, type Caller, type Who } from "./room/actions";
 import { Blocks } from "./room/blocks";
 import { Buckets } from "./room/budget";
 import { Dispatcher } from "./room/dispatch";
@@ -66,7 +66,15 @@ import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
 import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
-import { refreshArgs, roleArgs, type BlocksNow, type RoomSummary } from "./room/rpc";
+import {
+  chatPostArgs,
+  chatReadArgs,
+  refreshArgs,
+  roleArgs,
+  type BlocksNow,
+  type RoomSummary,
+} from "./room/rpc";
+import { djFacts } from "./room/library";
 import { RoomStorage } from "./room/storage";
 import { TtfmDialect } from "./room/ttfm-dialect";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
@@ -408,6 +416,28 @@ export class Room extends Server<Env & Cloudflare.Env> {
   /** Whether a purchase was delivered here; if not, it never will be (consumables.ts close). */
   closeConsumable(purchaseId: string): { delivered: boolean } {
     return this.#deliveries.close(purchaseId);
+  }
+
+  /** The chat-token call GET /rooms/{id}/chat: a chat member's history page (room/chat.ts overHttp). */
+  readChat(args: unknown): { error: string | null; messages: ChatMessage[] } {
+    const a = chatReadArgs.parse(args);
+    const error = this.#chat.overHttp(a.userUuid);
+    return { error, messages: error ? [] : this.#chat.page(a.before, a.limit) };
+  }
+
+  /** The chat-token call POST /rooms/{id}/chat: a socket's sendChat, with the profile read from D1 now. */
+  async postChat(args: unknown): Promise<{ error: string | null; message: ChatMessage | null }> {
+    const a = chatPostArgs.parse(args);
+    const facts = await djFacts(this.env, a.userUuid);
+    const who: Who = {
+      uuid: a.userUuid,
+      tokenType: a.tokenType,
+      roles: a.roles,
+      sv: 0,
+      needsState: false,
+      ...facts,
+    };
+    return this.#chat.post(who, { action: "sendChat", ...a.message });
   }
 
   /** Records `userUuid` as a member of the room's chat (the local CometChat group join). */

@@ -12,8 +12,8 @@ if (!room) {
 }
 const base = process.env.HANGOUT_URL ?? "http://localhost:8787";
 
-async function call(path, init = {}, token) {
-  const res = await fetch(`${base}/api/user-service${path}`, {
+async function call(path, init = {}, token, service = "user-service") {
+  const res = await fetch(`${base}/api/${service}${path}`, {
     ...init,
     headers: {
       "content-type": "application/json",
@@ -53,9 +53,43 @@ const client = new SocketClient(base);
 const like = () =>
   client.action("voteOnSong", { songVotes: { like: true } }).catch((e) => console.error(e));
 
+/**
+ * Chat as tt.live bots do it through CometChat: join the room's chat group with the bot token,
+ * then read and post with a chat token (GET /comet-chat/user-token, a day long: a 401 fetches
+ * a new one). The room action `sendChat` works too; this is the chat-token way.
+ */
+let chatToken = null;
+async function say(roomUuid, message) {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (!chatToken) chatToken = (await call("/comet-chat/user-token", {}, token)).body?.authToken;
+    const body = JSON.stringify({ message });
+    const r = await call(
+      `/rooms/${roomUuid}/chat`,
+      { method: "POST", body },
+      chatToken,
+      "room-service",
+    );
+    if (r.status !== 401) {
+      if (r.status !== 201) console.error(`chat: ${r.status} ${r.body?.message}`);
+      return;
+    }
+    chatToken = null;
+  }
+}
+
+let roomUuid = null;
 async function join() {
-  const { state } = await client.joinRoom(token, { roomUuid: room });
+  const joined = await client.joinRoom(token, { roomUuid: room });
+  roomUuid = joined.roomUuid;
+  const { state } = joined;
   console.log(`joined ${state.settings.name}: ${state.allUsers.length} here`);
+  const member = await call(
+    `/roomUserRoles/cometchat/join/${roomUuid}`,
+    { method: "POST" },
+    token,
+    "room-service",
+  );
+  if (member.status >= 300) console.error(`chat join: ${member.status} ${member.body?.message}`);
   if (state.nowPlaying) await like();
 }
 
@@ -68,9 +102,7 @@ client.on("statefulMessage", async (message) => {
       op.op === "add" &&
       /^\/allUserData\/[^/]+$/.test(op.path)
     )
-      await client
-        .action("sendChat", { message: `Welcome, ${op.value.userProfile.nickname}!` })
-        .catch(console.error);
+      await say(roomUuid, `Welcome, ${op.value.userProfile.nickname}!`).catch(console.error);
   }
   // Any change under /nowPlaying but its end (null) is a song starting.
   if (message.statePatch.some((op) => op.path.startsWith("/nowPlaying") && op.value !== null))

@@ -105,7 +105,7 @@ const chatText = z
   .refine((t) => !/[\u0000-\u0009\u000B-\u001F\u007F]/.test(t), "no control characters");
 const messageId = z.string().min(1).max(64);
 /** A chat line; valid only with text, or with both an image and media (checked by the room). */
-const sendChat = z.object({
+export const sendChat = z.object({
   action: z.literal("sendChat"),
   message: chatText.optional(),
   imageUrls: z.array(z.string().max(2048).url()).max(4).optional(),

@@ -42,6 +42,12 @@ export class ChatStorage {
     return { joinedAt: joined_at, created };
   }
 
+  isMember(uuid: string): boolean {
+    return (
+      this.sql.exec(`SELECT 1 FROM room_chat_members WHERE uuid = ?`, uuid).toArray().length > 0
+    );
+  }
+
   memberCount(): number {
     return this.sql.exec<{ c: number }>(`SELECT count(*) AS c FROM room_chat_members`).one().c;
   }

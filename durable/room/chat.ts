@@ -242,6 +242,25 @@ export class ChatActions {
     return null;
   }
 
+  /**
+   * The chat-token calls (GET/POST /rooms/{id}/chat, for bots and chat clients without a
+   * socket): only a member of the room's chat (the CometChat group join, which refused the
+   * banned and kicked) reads or posts, and one kicked or banned since is refused now. A post
+   * is a socket's sendChat in every rule and budget; it answers the line it made.
+   */
+  overHttp(uuid: string): string | null {
+    if (!this.storage.chat.isMember(uuid)) return CHAT_MSG.notMember;
+    const roles = new RoomView(this.storage, this.now()).rolesOf(uuid);
+    if (roles.has("kicked") || roles.has("banned")) return CHAT_MSG.kicked;
+    return null;
+  }
+
+  post(who: Who, msg: Act<"sendChat">): { error: string | null; message: ChatMessage | null } {
+    const error = this.overHttp(who.uuid) ?? this.send(who, who.profile, msg);
+    // send() added the line synchronously: it is the newest one.
+    return { error, message: error ? null : this.storage.chat.page(null, 1)[0]! };
+  }
+
   /** Older history, oldest first. */
   page(before: string | null, limit: number): ChatMessage[] {
     return this.storage.chat.page(before, Math.max(1, Math.min(50, limit)));

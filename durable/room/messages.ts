@@ -68,6 +68,8 @@ export const CHAT_MSG = {
   notText: "Only a text message can be edited.",
   tooLate: "A message can only be edited within 20 seconds.",
   notAllowed: "Only the author or a moderator can delete a message.",
+  notMember: "Join the room's chat first (POST /roomUserRoles/cometchat/join/{roomId}).",
+  kicked: "You were kicked from this room.",
 } as const;
 
 /** Kicks (moderation.ts). */

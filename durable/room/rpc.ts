@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ROOM_ROLES } from "../../shared/rooms";
+import { sendChat } from "../../shared/protocol";
 import { USER_ROLES } from "../../shared/roles";
 import { MAX_BLOCKS } from "../../workers/social-service/blocks";
 
@@ -58,3 +59,19 @@ export const refreshArgs = z.object({
   notice: z.string().min(1).max(600).optional(),
 });
 export type BlocksNow = { list: string[]; at: number };
+
+/** readChat / postChat: the caller as the room-service verified it (an account: user or bot). */
+const chatCaller = {
+  userUuid: z.string().min(1).max(64),
+  tokenType: z.enum(["user", "bot"]),
+  roles: z.array(z.enum(USER_ROLES)).max(USER_ROLES.length),
+};
+export const chatReadArgs = z.object({
+  ...chatCaller,
+  before: z.string().min(1).max(64).nullable(),
+  limit: z.number().int().min(1).max(50),
+});
+export const chatPostArgs = z.object({
+  ...chatCaller,
+  message: sendChat.omit({ action: true }),
+});

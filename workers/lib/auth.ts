@@ -40,7 +40,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
     const claims = await verifyToken(c.env, token);
     const who = claims ? await currentCaller(c.env, claims) : null;
     if (!who) throw unauthorized(LIB_MSG.invalidToken);
-    if (claims?.scope === "chat" && !c.req.path.startsWith(CHAT_SCOPE_PREFIX))
+    if (claims?.scope === "chat" && !chatScopeOpens(c.req.path))
       throw forbidden(LIB_MSG.chatTokenOnlyChat);
     c.set("caller", who);
   } else {
@@ -54,8 +54,13 @@ export const authenticate: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(
   await next();
 });
 
-/** The only calls a chat-scoped token (GET /comet-chat/user-token) opens. */
+/** The only calls a chat-scoped token (GET /comet-chat/user-token) opens: direct messages, */
 export const CHAT_SCOPE_PREFIX = "/api/social-service/direct-messages";
+/** and a room's chat (room-service room-chat-lines.ts), where it reads and posts as a socket would. */
+export const ROOM_CHAT_PATH = "/api/room-service/rooms/{roomId}/chat";
+const ROOM_CHAT = /^\/api\/room-service\/rooms\/[^/]+\/chat$/;
+const chatScopeOpens = (path: string) =>
+  path === CHAT_SCOPE_PREFIX || path.startsWith(`${CHAT_SCOPE_PREFIX}/`) || ROOM_CHAT.test(path);
 
 /**
  * The POSTs a ghost may make, because they only read: entering a public room as a spectator

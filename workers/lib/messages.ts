@@ -9,7 +9,7 @@ export const LIB_MSG = {
   guestsCannot: "Guests cannot do this; please sign up or log in.",
   invalidServiceKey: "Invalid service key.",
   ghostReadOnly: "A ghost token can only read: it cannot change anything.",
-  chatTokenOnlyChat: "A chat token opens only the direct-message calls.",
+  chatTokenOnlyChat: "A chat token opens only the direct-message and room chat calls.",
   // Purpose keys (purpose-keys.ts): the root they are derived from is not configured.
   rootSecretMissing: "Signing is not configured (ROOT_SECRET).",
   // The CRUD query language (crud-query.ts).

@@ -1,6 +1,7 @@
 import { serviceApp } from "../lib/service";
 import { roomAdminRoutes } from "./room-admin";
 import { roomChatRoutes } from "./room-chat";
+import { roomChatLineRoutes } from "./room-chat-lines";
 import { roomCrowdRoutes } from "./room-crowd";
 import { roomFavoriteRoutes } from "./room-favorites";
 import { roomDiscoverRoutes } from "./room-discover";
@@ -35,6 +36,7 @@ for (const routes of [
   roomPosterRoutes,
   roomAdminRoutes,
   roomLiveRoutes,
+  roomChatLineRoutes,
   roomRoutes,
 ]) {
   roomService.route("/", routes);

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { db } from "../db/client";
 import { users } from "../db/schema";
 import type { AppEnv } from "../env";
-import { caller, CHAT_SCOPE_PREFIX, requireService, requireUser } from "../lib/auth";
+import { caller, CHAT_SCOPE_PREFIX, requireService, requireUser, ROOM_CHAT_PATH } from "../lib/auth";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { fields, valid } from "../lib/validate";
 
@@ -27,7 +27,7 @@ export const CHAT_TOKEN_TTL_SECONDS = 24 * 3600;
 
 const expiresAt = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 
-/** GET /comet-chat/user-token → `{ authToken, uid, tokenType, scope, expiresAt, chatApi }`. */
+/** GET /comet-chat/user-token → `{ authToken, uid, tokenType, scope, expiresAt, chatApi, roomChatApi }`. */
 cometChatRoutes.get("/comet-chat/user-token", requireUser, async (c) => {
   const who = caller(c);
   const authToken = await signToken(
@@ -42,6 +42,7 @@ cometChatRoutes.get("/comet-chat/user-token", requireUser, async (c) => {
     scope: "chat",
     expiresAt: expiresAt(CHAT_TOKEN_TTL_SECONDS),
     chatApi: CHAT_SCOPE_PREFIX,
+    roomChatApi: ROOM_CHAT_PATH,
   });
 });
 
