@@ -42,7 +42,7 @@ export const UNKNOWN_ACTION = "unknown action or invalid apiVersion";
 
 /**
  * The actions a bot may send: the client's own, and `sendChat` (ours, documented in
- * README.md) until bots chat through the chat token calls.
+ * README.md; bots also chat through the chat-token calls, GET/POST /rooms/{id}/chat).
  */
 export const TTFM_ACTIONS = [
   "joinRoom",
@@ -55,6 +55,18 @@ export const TTFM_ACTIONS = [
   "sendChat",
 ] as const;
 export type TtfmAction = (typeof TTFM_ACTIONS)[number];
+
+/**
+ * The seat actions whose answer carries the room's `ServerRoomState` (ttfm-socket's action
+ * types: addDj, removeDj, updateNextSong). voteOnSong may answer none (its type allows
+ * `undefined`) and does: a vote storm's answers stay a few bytes, not the room's user list
+ * each; the vote itself arrives in `votedOnSong`.
+ */
+export const TTFM_STATE_ANSWERS: ReadonlySet<TtfmAction> = new Set([
+  "addDj",
+  "removeDj",
+  "updateNextSong",
+]);
 
 /** Stateful message names the client knows; ours that it does not are renamed (ttfm-state.ts). */
 export const TTFM_STATEFUL_NAMES: ReadonlySet<string> = new Set([

@@ -113,10 +113,24 @@ describe("tt.live bots at /primus (issue 17)", () => {
     await seedQueue(me.uuid, 2);
     const alice = await chatter();
     const a = await connect(room, alice);
-    expect(await bot.action("addDj", { song: botSong() })).toMatchObject({ context: "response" });
+    // A seat action answers the room's ServerRoomState (ttfm-socket's AddDjAction type).
+    const seated = (await bot.action("addDj", { song: botSong() })) as Record<string, unknown>;
+    expect(seated).toMatchObject({
+      context: "response",
+      djs: [{ userUuid: me.uuid, nextSongId: expect.any(String) }],
+      shouldRemoveDjAfterSong: false,
+      songsRemainingForDj: expect.any(Number),
+    });
+    expect(seated.allUsers).toEqual(
+      expect.arrayContaining([
+        { uuid: me.uuid, tokenRole: "bot" },
+        expect.objectContaining({ uuid: alice.uuid }),
+      ]),
+    );
     await bot.has((s) => s.djs[0]?.uuid === me.uuid && s.nowPlaying !== null, "its song playing");
     expect(bot.state!.djs[0].nextSong).toMatchObject({ trackName: "Bot Anthem" });
-    await bot.action("voteOnSong", { songVotes: { like: true } });
+    // A vote answers no state (its type allows none): a storm's answers stay small.
+    expect(await bot.action("voteOnSong", { songVotes: { like: true } })).not.toHaveProperty("djs");
     await bot.has((s) => s.voteCounts.likes === 1, "its like counted");
     expect(bot.state!.allUserData[me.uuid].songVotes).toEqual({ like: true });
     // A browser's vote: the bot sees the count and the browser user's songVotes.
@@ -143,7 +157,7 @@ describe("tt.live bots at /primus (issue 17)", () => {
     expect(bot.state!.allUserData[alice.uuid].songVotes).toEqual({});
     await a.until((s) => s.nowPlaying?.startTime === bot.state!.nowPlaying!.startTime);
     expect(shared(bot.state as never)).toEqual(shared(a.state as never));
-    await bot.action("removeDj");
+    expect(await bot.action("removeDj")).toMatchObject({ djs: [], nowPlaying: null });
     await a.until((s) => s.djs.length === 0);
     expect(bot.breaches).toEqual([]);
   });

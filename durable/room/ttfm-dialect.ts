@@ -25,6 +25,7 @@ import {
   parseTtfmRequest,
   TTFM_ACTIONS,
   ttfmResponse,
+  TTFM_STATE_ANSWERS,
   ttfmUserFrame,
   UNKNOWN_ACTION,
   type TtfmAction,
@@ -151,11 +152,17 @@ export class TtfmDialect {
       joined = true;
       this.#join(conn, req);
     });
-    if (!joined) this.#answer(c, req, outcome?.error ?? null);
+    if (joined) return;
+    const error = outcome?.error ?? null;
+    const state =
+      !error && TTFM_STATE_ANSWERS.has(action)
+        ? this.#state.serverRoomState(this.publisher.publishedState())
+        : undefined;
+    this.#answer(c, req, error, state);
   }
 
-  #answer(c: Connection, req: TtfmRequest, error: string | null) {
-    sendRaw(c, ttfmResponse(req.messageId, error));
+  #answer(c: Connection, req: TtfmRequest, error: string | null, fields?: object) {
+    sendRaw(c, ttfmResponse(req.messageId, error, fields as Record<string, unknown> | undefined));
   }
 
   /** The join answer: the state at the published seq; the frames after it follow. */

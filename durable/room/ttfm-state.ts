@@ -115,6 +115,33 @@ export class TtfmState {
     return { state, userData };
   }
 
+  /**
+   * `ServerRoomState` (ttfm-socket types/state.d.ts), the answer to a seat action: the stage
+   * and the song from storage (the action just changed them; the published state is a tick
+   * behind), the users from the published state (a seat action does not move them).
+   */
+  serverRoomState(published: RoomState) {
+    const playing = this.storage.playing();
+    return {
+      allUsers: published.allUsers.map((u) => ({ uuid: u.uuid, tokenRole: u.tokenRole })),
+      djs: this.storage.djs().map((d) => ({
+        userUuid: d.uuid,
+        nextSongId: d.next_song
+          ? ((JSON.parse(d.next_song) as { songId?: string }).songId ?? null)
+          : null,
+      })),
+      nowPlaying: playing
+        ? {
+            songId: (JSON.parse(playing.song) as { songId: string }).songId,
+            startTime: playing.start_time,
+            endTime: playing.end_time,
+          }
+        : null,
+      shouldRemoveDjAfterSong: false,
+      songsRemainingForDj: published.settings.songsPerDj ?? 0,
+    };
+  }
+
   /** The bots' copy of a browser frame (called once per frame, in seq order, as it is sent). */
   translate(frame: StatefulMessage): TtfmFrame {
     if (this.#last?.seq === frame.seq) return this.#last;
