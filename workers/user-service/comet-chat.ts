@@ -4,7 +4,13 @@ import { z } from "zod";
 import { db } from "../db/client";
 import { users } from "../db/schema";
 import type { AppEnv } from "../env";
-import { caller, CHAT_SCOPE_PREFIX, requireService, requireUser, ROOM_CHAT_PATH } from "../lib/auth";
+import {
+  caller,
+  CHAT_SCOPE_PREFIX,
+  requireService,
+  requireUser,
+  ROOM_CHAT_PATH,
+} from "../lib/auth";
 import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { fields, valid } from "../lib/validate";
 
