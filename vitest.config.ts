@@ -159,6 +159,8 @@ export default defineConfig(async () => {
             // ROOT_SECRET (workers/lib/purpose-keys.ts).
             SERVICE_KEY: "test-service-key",
             ROOT_SECRET: "test-root-secret-0123456789abcdef0123456789abcdef",
+            // The transcoder is on; tests stub it at the fetch boundary (test/transcode.test.ts).
+            TRANSCODER_URL: "https://transcoder.test",
             TRANSCODER_SECRET: "test-transcoder-secret",
             ENVIRONMENT: "test",
             PUBLIC_HOST: "http://hangout.test",
