@@ -68,7 +68,9 @@ export async function transcoderAvailable(env: Env): Promise<boolean> {
   if (!cfg) return false;
   if (!isLoopback(cfg.url)) return true;
   try {
-    const res = await fetch(`${cfg.url}/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    const res = await fetch(`${cfg.url}/health`, {
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+    });
     if (!res.ok) return false;
     const body = (await res.json()) as { ffmpeg?: unknown };
     return body.ffmpeg === true;
@@ -114,8 +116,7 @@ export async function verifyTranscoderBody(
     }),
   );
   const t = Number(parts.t);
-  if (!/^\d{1,12}$/.test(parts.t ?? "") || Math.abs(nowS - t) > SIGNATURE_TOLERANCE_S)
-    return false;
+  if (!/^\d{1,12}$/.test(parts.t ?? "") || Math.abs(nowS - t) > SIGNATURE_TOLERANCE_S) return false;
   if (!/^[0-9a-f]{64}$/.test(parts.v1 ?? "")) return false;
   return secretsEqual(parts.v1, await mac(secret, `${t}.${body}`));
 }

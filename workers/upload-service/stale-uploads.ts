@@ -3,6 +3,7 @@ import type { SongStatus } from "../../shared/songs";
 import { db } from "../db/client";
 import { songFiles, songs, songUploads } from "../db/schema";
 import type { Env } from "../env";
+import { runBatch } from "../crates/crate-repo";
 import { MSG } from "./messages";
 
 /**
@@ -53,13 +54,13 @@ export async function sweepStaleUploads(env: Env, now = Date.now()): Promise<Swe
     const detail =
       song.status === "VERIFICATION_POSTPONED" ? MSG.transcoderTimedOut : MSG.uploadUnfinished;
     const stillSo = sql`exists (select 1 from songs where id = ${song.id} and status = ${song.status})`;
-    const [, , changed] = await d.batch([
+    const [, , changed] = await runBatch(env, [
       // A song that died before its bytes were stored has no file row yet: one carries the detail.
-      d.run(sql`insert into song_files (song_id, r2_key, content_type, size, detail, updated_at)
+      sql`insert into song_files (song_id, r2_key, content_type, size, detail, updated_at)
         select ${song.id}, ${upload?.r2Key ?? ""}, 'application/octet-stream', 0, ${detail}, ${now}
         where ${stillSo}
         on conflict (song_id) do update set detail = excluded.detail, segments = null,
-          updated_at = excluded.updated_at`),
+          updated_at = excluded.updated_at`,
       d.delete(songUploads).where(eq(songUploads.songId, song.id)),
       d
         .update(songs)

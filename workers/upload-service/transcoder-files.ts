@@ -48,54 +48,46 @@ async function postponedSong(
 }
 
 /** GET: the original upload's bytes, streamed from R2. */
-transcoderFileRoutes.get(
-  "/upload/transcoder/source",
-  valid("query", signedQuery),
-  async (c) => {
-    const up = await postponedSong(c.env, "source", c.req.valid("query"));
-    const object = await c.env.UPLOADS.get(up.file!.r2Key);
-    if (!object) throw new ApiError(404, MSG.audioMissing);
-    return new Response(object.body, {
-      headers: {
-        "Content-Type": up.file!.contentType,
-        "Content-Length": String(object.size),
-        "Cache-Control": "private, no-store",
-      },
-    });
-  },
-);
+transcoderFileRoutes.get("/upload/transcoder/source", valid("query", signedQuery), async (c) => {
+  const up = await postponedSong(c.env, "source", c.req.valid("query"));
+  const object = await c.env.UPLOADS.get(up.file!.r2Key);
+  if (!object) throw new ApiError(404, MSG.audioMissing);
+  return new Response(object.body, {
+    headers: {
+      "Content-Type": up.file!.contentType,
+      "Content-Length": String(object.size),
+      "Cache-Control": "private, no-store",
+    },
+  });
+});
 
 /** PUT: the MP3 rendition, streamed into R2 with bounded memory; answers its key for the report. */
-transcoderFileRoutes.put(
-  "/upload/transcoder/rendition",
-  valid("query", signedQuery),
-  async (c) => {
-    const { songId } = c.req.valid("query");
-    await postponedSong(c.env, "rendition", c.req.valid("query"));
-    const body = c.req.raw.body;
-    if (!body) throw new ApiError(400, MSG.renditionEmpty);
-    if (Number(c.req.header("Content-Length")) > MAX_RENDITION_BYTES)
-      throw new ApiError(413, MSG.renditionTooLarge(MAX_RENDITION_BYTES / MB));
-    const key = renditionKey(songId);
-    const writer = new R2StreamWriter(c.env.UPLOADS, key, {
-      httpMetadata: { contentType: "audio/mpeg" },
-      customMetadata: { songId },
-    });
-    try {
-      const reader = body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (writer.size + value.length > MAX_RENDITION_BYTES)
-          throw new ApiError(413, MSG.renditionTooLarge(MAX_RENDITION_BYTES / MB));
-        await writer.write(value);
-      }
-      if (writer.size === 0) throw new ApiError(400, MSG.renditionEmpty);
-      await writer.close();
-    } catch (err) {
-      await writer.discard().catch(() => undefined);
-      throw err;
+transcoderFileRoutes.put("/upload/transcoder/rendition", valid("query", signedQuery), async (c) => {
+  const { songId } = c.req.valid("query");
+  await postponedSong(c.env, "rendition", c.req.valid("query"));
+  const body = c.req.raw.body;
+  if (!body) throw new ApiError(400, MSG.renditionEmpty);
+  if (Number(c.req.header("Content-Length")) > MAX_RENDITION_BYTES)
+    throw new ApiError(413, MSG.renditionTooLarge(MAX_RENDITION_BYTES / MB));
+  const key = renditionKey(songId);
+  const writer = new R2StreamWriter(c.env.UPLOADS, key, {
+    httpMetadata: { contentType: "audio/mpeg" },
+    customMetadata: { songId },
+  });
+  try {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (writer.size + value.length > MAX_RENDITION_BYTES)
+        throw new ApiError(413, MSG.renditionTooLarge(MAX_RENDITION_BYTES / MB));
+      await writer.write(value);
     }
-    return c.json({ mp3Key: key, size: writer.size }, 201);
-  },
-);
+    if (writer.size === 0) throw new ApiError(400, MSG.renditionEmpty);
+    await writer.close();
+  } catch (err) {
+    await writer.discard().catch(() => undefined);
+    throw err;
+  }
+  return c.json({ mp3Key: key, size: writer.size }, 201);
+});
