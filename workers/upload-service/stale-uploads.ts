@@ -1,5 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import type { SongStatus } from "../../shared/songs";
+import { STALE_UPLOAD_MS, type SongStatus } from "../../shared/songs";
 import { db } from "../db/client";
 import { songFiles, songs, songUploads } from "../db/schema";
 import type { Env } from "../env";
@@ -20,7 +20,7 @@ import { MSG } from "./messages";
  */
 
 /** How long an upload or a transcode may take before it counts as dead (docs/DECISIONS.md). */
-export const STALE_UPLOAD_MS = 60 * 60_000;
+export { STALE_UPLOAD_MS };
 /** Songs (and orphaned multipart uploads) handled per run: the cron comes back in a minute. */
 export const SWEEP_BATCH = 50;
 
