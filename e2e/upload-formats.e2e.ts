@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { logIn, madeAccount, shot, useBrowser } from "./browser";
 
 // Issue 18 in Debian Chromium: a WAV uploaded on the upload page is converted by the local
@@ -92,5 +92,40 @@ describe("upload formats: a WAV becomes playable through the local transcoder", 
     expect(errors).toEqual([]);
     await context.close();
   });
-});
 
+  it("shows a failed upload as failed, without polling, and deletes it", async () => {
+    const who = await madeAccount("Broken Files");
+    // An "MP3" with no audio frames: stored, then VERIFICATION_ERROR with its reason.
+    const form = new FormData();
+    form.append("trackName", "Not Audio");
+    form.append("artistName", "Broken Files");
+    form.append(
+      "file",
+      new Blob([
+        Buffer.concat([Buffer.from("ID3\x03\x00\x00\x00\x00\x00\x00"), Buffer.alloc(4000, 0x41)]),
+      ]),
+      "junk.mp3",
+    );
+    const res = await fetch(`${inject("baseURL")}/api/upload-service/upload/song`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${who.token}` },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { status: string }).status).toBe("VERIFICATION_ERROR");
+
+    const context = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await logIn(context, who.email, "/upload", who.password);
+    const row = page.getByTestId("my-upload").filter({ hasText: "Not Audio" });
+    await row.waitFor();
+    expect(await row.getAttribute("data-status")).toBe("VERIFICATION_ERROR");
+    await shot(page, "upload-formats-04-failed-upload-1440");
+    await row.getByTestId("upload-delete").click();
+    await expect.poll(() => row.count(), { timeout: 10_000, interval: 250 }).toBe(0);
+    const gone = await fetch(`${inject("baseURL")}/api/upload-service/songs?limit=50&offset=0`, {
+      headers: { Authorization: `Bearer ${who.token}` },
+    });
+    expect(((await gone.json()) as { data: unknown[] }).data).toEqual([]);
+    await context.close();
+  });
+});
