@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { STALE_UPLOAD_MS, type SongStatus } from "../../shared/songs";
 import { db } from "../db/client";
-import { songFiles, songs, songUploads } from "../db/schema";
+import { songs, songUploads } from "../db/schema";
 import type { Env } from "../env";
 import { runBatch } from "../crates/crate-repo";
 import { MSG } from "./messages";
