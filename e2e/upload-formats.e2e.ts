@@ -128,4 +128,68 @@ describe("upload formats: a WAV becomes playable through the local transcoder", 
     expect(((await gone.json()) as { data: unknown[] }).data).toEqual([]);
     await context.close();
   });
+
+  it("says an upload is taking too long once past the bound, stops checking, and offers check again and delete", async () => {
+    const who = await madeAccount("Late Waves");
+    const context = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await logIn(context, who.email, "/upload", who.password);
+    // The browser's clock two hours ahead: a song that just started waiting looks stalled
+    // to the page (the service's bound is an hour; the sweeper is tested in workerd).
+    await page.clock.install({ time: Date.now() + 2 * 3600_000 });
+    await page.reload();
+    let polls = 0;
+    page.on("request", (r) => {
+      if (/\/api\/upload-service\/songs\/[0-9a-f-]{36}$/.test(r.url())) polls++;
+    });
+    await page
+      .getByTestId("song-file")
+      .setInputFiles({ name: "late.wav", mimeType: "audio/wav", buffer: sineWav(2) });
+    await page.getByTestId("chosen-file").waitFor();
+    await page.getByLabel("Track name").fill("Late Wave");
+    await page.getByLabel("Artist name").fill("Late Waves");
+    await page.getByTestId("upload-submit").click();
+    const status = page.getByTestId("upload-status");
+    await status.waitFor({ timeout: 30_000 });
+    await expect(status.getAttribute("data-stalled")).resolves.toBe("true");
+    await expect(status.getByTestId("upload-status-title").textContent()).resolves.toBe(
+      "This is taking too long",
+    );
+    await shot(page, "upload-formats-05-stalled-1440");
+    // No polling: 7 s (more than one 5 s period) without a single status request.
+    await page.waitForTimeout(7_000);
+    expect(polls).toBe(0);
+    // "Check again" asks once: the transcoder finished meanwhile, so it is VERIFIED now.
+    await status.getByTestId("upload-check-again").click();
+    await expect.poll(() => polls, { timeout: 10_000, interval: 250 }).toBe(1);
+    await expect
+      .poll(() => status.getAttribute("data-status"), { timeout: 10_000 })
+      .toBe("VERIFIED");
+    expect(await status.getAttribute("data-stalled")).toBeNull();
+
+    // In Spanish, and "Borrar" deletes the stalled song.
+    await page.goto(`${inject("baseURL")}/upload?lang=es`);
+    await page
+      .getByTestId("song-file")
+      .setInputFiles({ name: "tarde.wav", mimeType: "audio/wav", buffer: sineWav(2) });
+    await page.getByTestId("chosen-file").waitFor();
+    await page.getByLabel("Nombre de la canción").fill("Onda Tardía");
+    await page.getByLabel("Nombre del artista").fill("Late Waves");
+    await page.getByTestId("upload-submit").click();
+    await status.waitFor({ timeout: 30_000 });
+    await expect(status.getByTestId("upload-status-title").textContent()).resolves.toBe(
+      "Esto está tardando demasiado",
+    );
+    await shot(page, "upload-formats-06-stalled-es-1440");
+    await status.getByTestId("upload-delete").click();
+    await page.getByTestId("dropzone").waitFor();
+    const mine = await fetch(`${inject("baseURL")}/api/upload-service/songs?limit=50&offset=0`, {
+      headers: { Authorization: `Bearer ${who.token}` },
+    });
+    const names = ((await mine.json()) as { data: { trackName: string }[] }).data.map(
+      (s) => s.trackName,
+    );
+    expect(names).toEqual(["Late Wave"]);
+    await page.goto(`${inject("baseURL")}/upload?lang=en`);
+    await context.close();
+  });
 });
