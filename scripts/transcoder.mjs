@@ -131,6 +131,8 @@ export function startTranscoder({ port = 8790, host = "127.0.0.1", secret, log =
     try {
       const src = await fetch(job.sourceUrl);
       if (!src.ok) throw new Error(`reading the original answered ${src.status}`);
+      if (Number(src.headers.get("content-length")) > MAX_SOURCE_BYTES)
+        throw new Error("the original is too large");
       const bytes = Buffer.from(await src.arrayBuffer());
       if (bytes.length > MAX_SOURCE_BYTES) throw new Error("the original is too large");
       const input = join(dir, "original");
