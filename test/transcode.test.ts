@@ -24,7 +24,16 @@ import { MSG as UPLOAD_MSG } from "../workers/upload-service/messages";
 import { STALE_UPLOAD_MS } from "../workers/upload-service/stale-uploads";
 import { signUp, type TestAccount } from "./helpers";
 import { json, stubFetch } from "./music-stubs";
-import { mp3, namedTag, songForm, svc, transcoderReport, uploadSong } from "./songs-helpers";
+import {
+  FRAME_BYTES,
+  mp3,
+  mp3Frames,
+  namedTag,
+  songForm,
+  svc,
+  transcoderReport,
+  uploadSong,
+} from "./songs-helpers";
 
 // Issue 18: every accepted upload format plays. A FLAC goes through the real queue consumer
 // and the transcoder contract (the transcoder stubbed at the fetch boundary, playing its
@@ -326,6 +335,76 @@ describe("the stale-upload sweeper (cron)", () => {
         () => true,
         () => false,
       );
+
+  it("remembers an upload's R2 multipart id while its bytes stream, and forgets it once stored", async () => {
+    const a = await signUp();
+    const boundary = "----mid-upload";
+    const enc = new TextEncoder();
+    const chunk = mp3Frames(Math.ceil((64 * 1024) / FRAME_BYTES));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let sent = 0;
+    let stage = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(ctl) {
+        if (stage === 0) {
+          ctl.enqueue(
+            enc.encode(
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.mp3"\r\nContent-Type: audio/mpeg\r\n\r\n`,
+            ),
+          );
+          stage = 1;
+        } else if (stage === 1) {
+          ctl.enqueue(chunk);
+          sent += chunk.length;
+          // Past one R2 part (5 MiB): the multipart upload is open. Then hold, as a
+          // Worker that died here would leave it.
+          if (sent > PART + 2 * chunk.length) {
+            await gate;
+            stage = 2;
+          }
+        } else {
+          ctl.enqueue(enc.encode(`\r\n--${boundary}--\r\n`));
+          ctl.close();
+        }
+      },
+    });
+    const done = SELF.fetch("http://hangout.test/api/upload-service/upload/song", {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${a.token}`,
+        "Content-Type": `multipart/form-data; boundary=${boundary}`,
+      },
+      body,
+      // @ts-expect-error: undici's streaming-body flag, unknown to the Workers types
+      duplex: "half",
+    });
+    const inFlight = await vi.waitFor(
+      async () => {
+        const row = await db(env)
+          .select({ upload: songUploads, status: songs.status, songId: songs.songId })
+          .from(songUploads)
+          .innerJoin(songs, eq(songs.id, songUploads.songId))
+          .where(eq(songs.ownerUuid, a.uuid))
+          .get();
+        if (!row?.upload.uploadId) throw new Error("no multipart upload recorded yet");
+        return row;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(inFlight.status).toBe("PENDING_UPLOAD");
+    expect(inFlight.upload.r2Key).toBe(`songs/${inFlight.songId}/original`);
+    release();
+    const res = await done;
+    expect(res.status).toBe(201);
+    expect(
+      await db(env)
+        .select()
+        .from(songUploads)
+        .where(eq(songUploads.r2Key, inFlight.upload.r2Key))
+        .get(),
+    ).toBeUndefined();
+  });
 
   it("aborts a stale multipart upload and fails its pending row; a fresh one is left alone", async () => {
     const a = await signUp();
