@@ -159,7 +159,13 @@ export default defineConfig(async () => {
             // ROOT_SECRET (workers/lib/purpose-keys.ts).
             SERVICE_KEY: "test-service-key",
             ROOT_SECRET: "test-root-secret-0123456789abcdef0123456789abcdef",
+            // The transcoder is on; tests stub it at the fetch boundary (test/transcode.test.ts).
+            TRANSCODER_URL: "https://transcoder.test",
             TRANSCODER_SECRET: "test-transcoder-secret",
+            // Audio made with ffmpeg (test/fixtures/README.md): a FLAC, and the MP3 the local
+            // transcoder makes of it, for the stubbed transcoder to hand back.
+            TEST_FLAC_FIXTURE: readFileSync("test/fixtures/tone.flac").toString("base64"),
+            TEST_MP3_RENDITION: readFileSync("test/fixtures/tone.mp3").toString("base64"),
             ENVIRONMENT: "test",
             PUBLIC_HOST: "http://hangout.test",
             // Payments: no STRIPE_SECRET_KEY, so the suite runs in local test mode; tests of

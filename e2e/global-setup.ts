@@ -7,6 +7,8 @@ import { migrateAndSeed } from "../scripts/seed.mjs";
 import { seedDemoSongs } from "../scripts/seed-songs.mjs";
 import type { Server } from "node:http";
 import { startOAuthStub, stubVars } from "./oauth-stub";
+import { randomBytes } from "node:crypto";
+import { hasFfmpeg, startTranscoder } from "../scripts/transcoder.mjs";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,6 +25,18 @@ function ensureChromium() {
   });
 }
 
+/** Debian's ffmpeg is the local transcoder's engine (e2e/upload-formats.e2e.ts); install it if missing. */
+function ensureFfmpeg() {
+  if (hasFfmpeg()) return;
+  console.log("installing Debian ffmpeg for the local transcoder...");
+  execSync(
+    "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg",
+    {
+      stdio: "inherit",
+    },
+  );
+}
+
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const srv = createServer();
@@ -35,9 +49,11 @@ const freePort = () =>
 
 let server: ChildProcess | undefined;
 let oauthStub: Server | undefined;
+let transcoder: { close: () => Promise<void> } | undefined;
 
 export default async function setup(project: TestProject) {
   ensureChromium();
+  ensureFfmpeg();
   ensureDevVars();
   const state = `.e2e/state-${process.pid}`;
   rmSync(state, { recursive: true, force: true });
@@ -48,6 +64,10 @@ export default async function setup(project: TestProject) {
   // them with --var, so the Connected accounts page links Discord for real in Chromium.
   const stubPort = await freePort();
   oauthStub = await startOAuthStub(stubPort);
+  // The local transcoder (ffmpeg), as `npm run dev` runs it, with this run's own secret.
+  const transcoderSecret = randomBytes(24).toString("hex");
+  const local = await startTranscoder({ port: await freePort(), secret: transcoderSecret });
+  transcoder = local;
   server = spawn(
     "npx",
     [
@@ -62,6 +82,8 @@ export default async function setup(project: TestProject) {
       "--show-interactive-dev-session=false",
       "--var",
       ...stubVars(stubPort),
+      `TRANSCODER_URL:${local.url}`,
+      `TRANSCODER_SECRET:${transcoderSecret}`,
     ],
     {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
@@ -111,6 +133,7 @@ export default async function setup(project: TestProject) {
       }
     }
     oauthStub?.close();
+    await transcoder?.close();
     rmSync(state, { recursive: true, force: true });
   };
 }

@@ -8,6 +8,7 @@ import { ensureDevVars } from "./setup.mjs";
 import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
 import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
 import { seedDemoPoints } from "./seed-demo.mjs";
+import { startDevTranscoder } from "./transcoder.mjs";
 
 const port = process.env.PORT ?? "8787";
 const env = {
@@ -22,6 +23,13 @@ console.log("building the web app...");
 build();
 console.log("applying migrations and seeding demo data...");
 migrateAndSeed({ quiet: true });
+// WAV, FLAC, Ogg and M4A uploads become MP3 here (ffmpeg); without ffmpeg it says so and the
+// Worker refuses those uploads with 415. A port in use only warns: MP3 uploads still work.
+await startDevTranscoder()
+  .then((t) =>
+    console.log(`local transcoder on ${t.url} (ffmpeg ${t.ffmpeg ? "found" : "missing"})`),
+  )
+  .catch((err) => console.warn(`warning: the local transcoder did not start: ${err.message}`));
 
 const wrangler = spawn(
   "npx",

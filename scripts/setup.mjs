@@ -50,6 +50,12 @@ export function ensureDevVars() {
   if (!/^VAPID_SUBJECT=/m.test(current)) lines.push(`VAPID_SUBJECT="mailto:admin@hangout.local"`);
   // Local runs are development (the dev outbox page); wrangler.toml defaults to production.
   if (!/^ENVIRONMENT=/m.test(current)) lines.push(`ENVIRONMENT="development"`);
+  // The local transcoder (scripts/transcoder.mjs, started by `npm run dev`): jobs and its
+  // callbacks are signed with this secret. Added to an existing .dev.vars too.
+  if (!/^TRANSCODER_SECRET=/m.test(current))
+    lines.push(`TRANSCODER_SECRET="${randomBytes(24).toString("hex")}"`);
+  if (!/^TRANSCODER_URL=/m.test(current))
+    lines.push(`TRANSCODER_URL="http://127.0.0.1:${process.env.TRANSCODER_PORT ?? 8790}"`);
   if (lines.length) {
     writeFileSync(
       file,

@@ -13,6 +13,13 @@ export const SONG_STATUSES = [
 ] as const;
 export type SongStatus = (typeof SONG_STATUSES)[number];
 
+/**
+ * How long an upload may stay unfinished (PENDING_UPLOAD, VALID_FILE_TYPE) or wait for its
+ * transcode (VERIFICATION_POSTPONED) after its last change: then the cron fails it
+ * (workers/upload-service/stale-uploads.ts) and the upload page stops checking.
+ */
+export const STALE_UPLOAD_MS = 60 * 60_000;
+
 /** Extra statuses the minimal crate-song variant adds (provider lookups). */
 export const CRATE_SONG_STATUSES = [
   ...SONG_STATUSES,

@@ -6,6 +6,9 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** test/fixtures/tone.flac and its MP3 rendition, base64 (vitest.config.ts). */
+      TEST_FLAC_FIXTURE: string;
+      TEST_MP3_RENDITION: string;
     }
   }
 }

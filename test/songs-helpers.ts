@@ -1,3 +1,4 @@
+import { signTranscoderBody } from "../workers/adapters/transcoder";
 import { env, SELF } from "cloudflare:test";
 import { call, type CallInit } from "./helpers";
 
@@ -196,4 +197,23 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * A transcoder report to POST /upload/transcoder_sns, signed as the transcoder signs it
+ * (adapters/transcoder.ts) with the suite's secret, or another `secret`, at another time
+ * `at` (unix seconds), or with a given `signature` header (null: none).
+ */
+export async function transcoderReport(
+  body: unknown,
+  opts: { secret?: string; at?: number; signature?: string | null } = {},
+) {
+  const raw = JSON.stringify(body);
+  const signature =
+    opts.signature !== undefined
+      ? opts.signature
+      : await signTranscoderBody(opts.secret ?? "test-transcoder-secret", raw, opts.at);
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (signature !== null) headers["X-Transcoder-Signature"] = signature;
+  return svc("/upload/transcoder_sns", { body: raw, headers });
 }

@@ -19,6 +19,7 @@ import {
   songKeys,
   songRowCounts,
   streamUpload,
+  transcoderReport,
   svc,
   uploadSong,
   wav,
@@ -350,7 +351,7 @@ describe("statuses after upload", () => {
     expect((await fileRow(res.body.songId))!.segments).toBeNull();
   });
 
-  it("VERIFICATION_POSTPONED for WAV until the transcoder reports COMPLETE (right secret only), then VERIFIED", async () => {
+  it("VERIFICATION_POSTPONED for WAV until the transcoder reports COMPLETE (signed reports only), then VERIFIED", async () => {
     const a = await signUp();
     const up = await uploadSong(
       a.token,
@@ -366,29 +367,30 @@ describe("statuses after upload", () => {
     const { songId } = up.body;
     const rendition = `songs/${songId}/rendition.mp3`;
     const report = { songId, status: "COMPLETE", mp3Key: rendition };
-    const cb = (body: unknown, secret?: string) =>
-      svc("/upload/transcoder_sns", {
-        body,
-        headers: secret === undefined ? {} : { "X-Transcoder-Secret": secret },
-      });
-    for (const secret of [undefined, "wrong", ""]) {
-      const res = await cb(report, secret);
+    const cb = (body: unknown) => transcoderReport(body);
+    // Unsigned, signed with another secret, a tampered signature, a stale one: all 401.
+    for (const forged of [
+      transcoderReport(report, { signature: null }),
+      transcoderReport(report, { secret: "wrong" }),
+      transcoderReport(report, { signature: "t=1,v1=" + "0".repeat(64) }),
+      transcoderReport(report, { at: Math.floor(Date.now() / 1000) - 3600 }),
+    ]) {
+      const res = await forged;
       expect(res.status).toBe(401);
-      expect(res.body.message).toBe(UPLOAD_MSG.badTranscoderSecret);
+      expect(res.body.message).toBe(UPLOAD_MSG.badTranscoderSignature);
     }
-    const S = "test-transcoder-secret";
-    expect((await cb({ ...report, mp3Key: "songs/other/x.mp3" }, S)).body.message).toBe(
+    expect((await cb({ ...report, mp3Key: "songs/other/x.mp3" })).body.message).toBe(
       `mp3Key must be under songs/${songId}/`,
     );
-    expect((await cb({ songId, status: "COMPLETE" }, S)).body.message).toBe(
+    expect((await cb({ songId, status: "COMPLETE" })).body.message).toBe(
       "mp3Key is required when status is COMPLETE",
     );
-    expect((await cb({ ...report, status: "DONE" }, S)).status).toBe(400);
+    expect((await cb({ ...report, status: "DONE" })).status).toBe(400);
     expect(
-      (await cb({ ...report, songId: crypto.randomUUID(), mp3Key: undefined, status: "ERROR" }, S))
+      (await cb({ ...report, songId: crypto.randomUUID(), mp3Key: undefined, status: "ERROR" }))
         .status,
     ).toBe(404);
-    const missing = await cb(report, S);
+    const missing = await cb(report);
     expect(missing.status).toBe(400);
     expect(missing.body.message).toBe(UPLOAD_MSG.mp3KeyMissing);
     expect((await svc(`/songs/${songId}`, { token: a.token })).body.status).toBe(
@@ -396,7 +398,7 @@ describe("statuses after upload", () => {
     );
 
     await env.UPLOADS.put(rendition, mp3(12, namedTag("Rendition Title", "Rendition Artist")));
-    const res = await cb(report, S);
+    const res = await cb(report);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ songId, status: "VERIFIED" });
     const after = (await svc(`/songs/${songId}`, { token: a.token })).body;
@@ -409,8 +411,8 @@ describe("statuses after upload", () => {
     });
     expect(await fileRow(songId)).toMatchObject({ r2Key: rendition, contentType: "audio/mpeg" });
     // Idempotent: the same report again, or a late ERROR, changes nothing.
-    expect((await cb(report, S)).body).toEqual({ songId, status: "VERIFIED" });
-    expect((await cb({ songId, status: "ERROR" }, S)).body).toEqual({ songId, status: "VERIFIED" });
+    expect((await cb(report)).body).toEqual({ songId, status: "VERIFIED" });
+    expect((await cb({ songId, status: "ERROR" })).body).toEqual({ songId, status: "VERIFIED" });
     expect((await svc(`/songs/${songId}`, { token: a.token })).body).toEqual(after);
     // Deleting removes the original and the rendition.
     expect((await svc(`/songs/${songId}`, { method: "DELETE", token: a.token })).status).toBe(200);
@@ -419,12 +421,12 @@ describe("statuses after upload", () => {
 
   it("takes names from the rendition's tag when the form had none, and ERROR gives VERIFICATION_ERROR", async () => {
     const a = await signUp();
-    const S = { "X-Transcoder-Secret": "test-transcoder-secret" };
     const f1 = (await uploadSong(a.token, flac(), {}, "a.flac", "audio/flac")).body.songId;
     await env.UPLOADS.put(`songs/${f1}/r.mp3`, mp3(4, namedTag("From Tag", "Tagger")));
-    const ok = await svc("/upload/transcoder_sns", {
-      body: { songId: f1, status: "COMPLETE", mp3Key: `songs/${f1}/r.mp3` },
-      headers: S,
+    const ok = await transcoderReport({
+      songId: f1,
+      status: "COMPLETE",
+      mp3Key: `songs/${f1}/r.mp3`,
     });
     expect(ok.body.status).toBe("VERIFIED");
     expect((await svc(`/songs/${f1}`, { token: a.token })).body).toMatchObject({
@@ -436,16 +438,18 @@ describe("statuses after upload", () => {
     await env.UPLOADS.put(`songs/${f2}/r.mp3`, mp3(4));
     expect(
       (
-        await svc("/upload/transcoder_sns", {
-          body: { songId: f2, status: "COMPLETE", mp3Key: `songs/${f2}/r.mp3` },
-          headers: S,
+        await transcoderReport({
+          songId: f2,
+          status: "COMPLETE",
+          mp3Key: `songs/${f2}/r.mp3`,
         })
       ).body.status,
     ).toBe("MISSING_METADATA");
     const f3 = (await uploadSong(a.token, flac(), {}, "c.flac", "audio/flac")).body.songId;
-    const err = await svc("/upload/transcoder_sns", {
-      body: { songId: f3, status: "ERROR", detail: "Unsupported sample format" },
-      headers: S,
+    const err = await transcoderReport({
+      songId: f3,
+      status: "ERROR",
+      detail: "Unsupported sample format",
     });
     expect(err.body).toEqual({ songId: f3, status: "VERIFICATION_ERROR" });
     expect((await svc(`/songs/${f3}`, { token: a.token })).body).toMatchObject({

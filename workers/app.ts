@@ -6,6 +6,8 @@ import { consumeAudit } from "./queues/audit";
 import { consumeNotifications } from "./queues/notifications";
 import { consumeCrateImports, failStuckImports } from "./queues/crate-imports";
 import { consumePoints } from "./queues/points";
+import { consumeTranscodes } from "./queues/transcodes";
+import { sweepStaleUploads } from "./upload-service/stale-uploads";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
 import { primus } from "./primus";
@@ -89,12 +91,18 @@ export default {
     ctx.waitUntil(
       failStuckImports(env).catch((err) => console.error("stuck import sweep failed", err)),
     );
+    // Uploads that never finished (or never heard from the transcoder) end failed, and their
+    // open R2 multipart uploads are aborted.
+    ctx.waitUntil(
+      sweepStaleUploads(env).catch((err) => console.error("stale upload sweep failed", err)),
+    );
   },
 
   async queue(batch, env) {
     if (batch.queue.startsWith("hangout-notifications")) return consumeNotifications(batch, env);
     if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
     if (batch.queue.startsWith("hangout-imports")) return consumeCrateImports(batch, env);
+    if (batch.queue.startsWith("hangout-transcodes")) return consumeTranscodes(batch, env);
     // The dead-letter queue first: its name starts with the points queue's.
     if (batch.queue.startsWith(POINTS_DLQ)) return consumePointsDeadLetters(batch, env);
     if (batch.queue.startsWith("hangout-points")) return consumePoints(batch, env);

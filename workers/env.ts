@@ -6,6 +6,7 @@ import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
 import type { CrateImportMessage } from "./queues/crate-imports";
+import type { TranscodeMessage } from "./queues/transcodes";
 
 /**
  * Every binding and variable the Worker sees. The names match wrangler.toml; the secrets
@@ -21,6 +22,8 @@ export interface Env {
   POINTS: Queue<PointsMessage>;
   /** Background playlist imports (workers/queues/crate-imports.ts). */
   IMPORTS: Queue<CrateImportMessage>;
+  /** Transcode jobs for uploads that need an MP3 rendition (workers/queues/transcodes.ts). */
+  TRANSCODES: Queue<TranscodeMessage>;
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
@@ -125,7 +128,13 @@ export interface Env {
   SEVEN_DIGITAL_PREVIEW_URL?: string;
   /** "hangout" (default) or "turntable": the order search results and playback follow. */
   BRAND?: string;
-  /** Shared secret the outside transcoder sends in `X-Transcoder-Secret`; unset: its callback is always refused. */
+  /**
+   * The transcoder (workers/adapters/transcoder.ts): jobs go to `${TRANSCODER_URL}/jobs`, and
+   * both jobs and its callbacks are signed with TRANSCODER_SECRET (`X-Transcoder-Signature`).
+   * Locally `npm run dev` starts scripts/transcoder.mjs (ffmpeg) and sets both. Either unset:
+   * WAV, FLAC, Ogg and M4A uploads are refused (415) and every callback is 401.
+   */
+  TRANSCODER_URL?: string;
   TRANSCODER_SECRET?: string;
   /**
    * Web Push (workers/adapters/push/web-push.ts): the VAPID key pair, base64url (public: the

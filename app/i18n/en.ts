@@ -363,7 +363,7 @@ export const en = {
     "Something went wrong while checking this file. Try uploading it again.",
   "songStatus.VERIFICATION_POSTPONED": "Verification queued",
   "songStatus.VERIFICATION_POSTPONED.body":
-    "We'll check it shortly. This page updates every 5 seconds.",
+    "We're converting it to MP3 so it can play. This page checks every 5 seconds, for up to an hour.",
 
   "songStatus.PENDING_UPLOAD.tag": "Waiting",
   "songStatus.VALID_FILE_TYPE.tag": "Checking",
@@ -510,6 +510,13 @@ export const en = {
   "songUpload.processing": "Uploaded. Checking the audio…",
   "songUpload.progress": "Upload progress",
   "songUpload.another": "Upload another",
+  "songUpload.stalled": "This is taking too long",
+  "songUpload.stalledBody":
+    "The upload or its conversion never finished, so we stopped checking. Check once more, or delete it and upload it again.",
+  "songUpload.stalledTag": "Stalled",
+  "songUpload.checkAgain": "Check again",
+  "songUpload.delete": "Delete",
+  "songUpload.deleting": "Deleting…",
   "songUpload.mine": "My uploads",
   "songUpload.emptyTitle": "No uploads yet",
   "songUpload.emptyBody": "Songs you upload show up here with their status.",

@@ -368,7 +368,7 @@ export const es: Dictionary = {
     "Algo salió mal al comprobar el archivo. Prueba a subirlo otra vez.",
   "songStatus.VERIFICATION_POSTPONED": "Verificación en espera",
   "songStatus.VERIFICATION_POSTPONED.body":
-    "La comprobaremos enseguida. Esta página se actualiza cada 5 segundos.",
+    "La estamos convirtiendo a MP3 para que pueda sonar. Esta página comprueba cada 5 segundos, durante una hora como mucho.",
 
   "songStatus.PENDING_UPLOAD.tag": "En espera",
   "songStatus.VALID_FILE_TYPE.tag": "Comprobando",
@@ -516,6 +516,13 @@ export const es: Dictionary = {
   "songUpload.processing": "Subida. Comprobando el audio…",
   "songUpload.progress": "Progreso de la subida",
   "songUpload.another": "Subir otra",
+  "songUpload.stalled": "Esto está tardando demasiado",
+  "songUpload.stalledBody":
+    "La subida o su conversión no terminó, así que dejamos de comprobarla. Compruébala otra vez, o bórrala y vuelve a subirla.",
+  "songUpload.stalledTag": "Detenida",
+  "songUpload.checkAgain": "Comprobar otra vez",
+  "songUpload.delete": "Borrar",
+  "songUpload.deleting": "Borrando…",
   "songUpload.mine": "Mis subidas",
   "songUpload.emptyTitle": "Aún no has subido nada",
   "songUpload.emptyBody": "Las canciones que subas aparecen aquí con su estado.",

@@ -119,6 +119,10 @@ export function songsClient() {
       call<unknown>(`${P}/crate/${special}/clear`, { method: "DELETE" }),
 
     song: (songId: string) => call<UploadDto>(`${U}/songs/${encodeURIComponent(songId)}`),
+    deleteSong: (songId: string) =>
+      call<{ songId: string; deleted: boolean }>(`${U}/songs/${encodeURIComponent(songId)}`, {
+        method: "DELETE",
+      }),
     mySongs: (offset = 0, limit = CRATE_PAGE) =>
       call<ListPage<UploadDto>>(`${U}/songs?limit=${limit}&offset=${offset}`),
     metadata: (body: {

@@ -23,5 +23,8 @@ const capped = bodyLimit({
 export const bodyCap = createMiddleware<AppEnv>(async (c, next) => {
   const type = (c.req.header("Content-Type") ?? "").toLowerCase();
   if (type.startsWith("multipart/form-data")) return next();
+  // The transcoder's MP3 rendition: a signed URL, and the route counts its own bytes
+  // (upload-service/transcoder-files.ts, MAX_RENDITION_BYTES).
+  if (c.req.method === "PUT" && c.req.path.endsWith("/upload/transcoder/rendition")) return next();
   return capped(c, next);
 });

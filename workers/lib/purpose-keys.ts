@@ -23,6 +23,8 @@ export const KEY_PURPOSES = {
   roomTicket: "hangout/room-ticket/v1",
   /** HLS key and segment URL signatures, and the per-song AES key (songs/hls.ts). */
   hls: "hangout/hls/v1",
+  /** The transcoder's signed source (GET) and rendition (PUT) URLs (adapters/transcoder.ts). */
+  transcoderUrl: "hangout/transcoder-url/v1",
   /** The 16-bit keyed index of room passwords (room-service/room-repo.ts). */
   roomPasswordBucket: "hangout/room-password-bucket/v1",
   /** Contact-book hashes of phones and e-mails (lib/contact-hash.ts). */

@@ -25,6 +25,11 @@ export class R2StreamWriter {
   private closed = false;
   /** Bytes written so far. */
   size = 0;
+  /**
+   * Called once the multipart upload is open, before its first part: the R2 binding cannot
+   * list open uploads, so a caller that must find one again after a crash records its id.
+   */
+  onOpen?: (uploadId: string) => Promise<void>;
 
   constructor(
     private readonly bucket: R2Bucket,
@@ -50,7 +55,10 @@ export class R2StreamWriter {
   /** Sends the full buffer as the next part; waits for the previous one first (back-pressure). */
   private async sendPart() {
     await this.settle();
-    this.upload ??= await this.bucket.createMultipartUpload(this.key, this.options);
+    if (!this.upload) {
+      this.upload = await this.bucket.createMultipartUpload(this.key, this.options);
+      await this.onOpen?.(this.upload.uploadId);
+    }
     const upload = this.upload;
     const data = this.buf;
     const number = this.parts.length + 1;

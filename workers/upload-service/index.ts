@@ -2,6 +2,7 @@ import { serviceApp } from "../lib/service";
 import { hlsRoutes } from "./hls";
 import { songRoutes } from "./songs";
 import { transcoderRoutes } from "./transcoder";
+import { transcoderFileRoutes } from "./transcoder-files";
 import { uploadRoutes } from "./uploads";
 
 /**
@@ -10,6 +11,12 @@ import { uploadRoutes } from "./uploads";
  * `/songs/public` and `/songs/{songId}`, ordered inside songs.ts.
  */
 export const uploadService = serviceApp("upload-service");
-for (const routes of [uploadRoutes, transcoderRoutes, songRoutes, hlsRoutes]) {
+for (const routes of [
+  uploadRoutes,
+  transcoderRoutes,
+  transcoderFileRoutes,
+  songRoutes,
+  hlsRoutes,
+]) {
   uploadService.route("/", routes);
 }

@@ -24,7 +24,14 @@ export const MSG = {
   segmentNotFound: "Segment not found.",
   audioMissing: "The song's audio is missing.",
   streamingNotConfigured: "Song streaming is not configured (ROOT_SECRET).",
-  badTranscoderSecret: "Invalid transcoder secret.",
+  badTranscoderSignature:
+    "Invalid or expired transcoder signature (X-Transcoder-Signature over the exact body).",
+  reportNotJson: "The report must be a JSON object.",
+  needsTranscoder: (label: string) =>
+    `${label} files cannot be accepted here: no transcoder is running to convert them to MP3. Upload an MP3 instead.`,
+  renditionTooLarge: (mb: number) => `The rendition is too large: at most ${mb} MB.`,
+  renditionEmpty: "The rendition is empty.",
+  notPostponed: "This song is not waiting for a transcode.",
   mp3KeyMissing: "mp3Key names no stored object.",
   // Stored in song_files.detail, shown to the uploader.
   noFrames: "No MP3 audio frames were found in the file.",
@@ -33,4 +40,7 @@ export const MSG = {
   postponed: (label: string) =>
     `${label} files play from an MP3 rendition; waiting for the transcoder.`,
   transcoderFailed: "The transcoder could not convert this file.",
+  transcoderUnreachable: "The transcoder could not be reached; upload the song again.",
+  transcoderTimedOut: "The transcoder did not answer in time; upload the song again.",
+  uploadUnfinished: "The upload never finished; upload the song again.",
 } as const;

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
+import { transcoderAvailable } from "../adapters/transcoder";
 import { db } from "../db/client";
-import { songFiles, songs, type SongRow } from "../db/schema";
+import { songFiles, songs, songUploads, type SongRow } from "../db/schema";
 import type { Env } from "../env";
 import { ApiError } from "../lib/errors";
 import { R2StreamWriter } from "../lib/r2-stream";
@@ -40,6 +41,8 @@ export class SongReceiver {
     private readonly env: Env,
     private readonly ownerUuid: string,
     private readonly rules: UploadRules,
+    /** This Worker's public origin (lib/links.ts), for the transcoder's signed URLs and callback. */
+    private readonly origin: string,
   ) {}
 
   /** Streams the file part into R2; the song is VALID_FILE_TYPE when this returns. */
@@ -77,6 +80,8 @@ export class SongReceiver {
         .update(songs)
         .set({ status: "VALID_FILE_TYPE", updatedAt: now })
         .where(eq(songs.id, song.id)),
+      // Every byte is in R2: nothing is left for the stale sweeper to abort.
+      d.delete(songUploads).where(eq(songUploads.songId, song.id)),
     ]);
     song.status = "VALID_FILE_TYPE";
   }
@@ -86,9 +91,14 @@ export class SongReceiver {
     const type = sniffType(head.subarray(0, SNIFF_BYTES));
     if (!type || !(AUDIO_TYPES as readonly MediaType[]).includes(type))
       throw new ApiError(415, unsupportedTypeMessage(this.rules));
+    // Audio that plays only from an MP3 rendition is refused, before any row, when no
+    // transcoder can make one (not configured, or the local one is not running).
+    if (type !== "audio/mpeg" && !(await transcoderAvailable(this.env)))
+      throw new ApiError(415, MSG.needsTranscoder(typeLabel(type)));
     this.contentType = type;
     const songId = crypto.randomUUID();
-    this.song = await db(this.env)
+    const d = db(this.env);
+    this.song = await d
       .insert(songs)
       .values({
         songId,
@@ -99,10 +109,18 @@ export class SongReceiver {
       })
       .returning()
       .get();
-    this.writer = new R2StreamWriter(this.env.UPLOADS, originalKey(songId), {
+    const key = originalKey(songId);
+    const id = this.song.id;
+    // Remembered until every byte is stored, so a Worker dying mid-upload leaves something
+    // the sweeper can find (stale-uploads.ts), including the multipart upload's id.
+    await d.insert(songUploads).values({ songId: id, r2Key: key });
+    this.writer = new R2StreamWriter(this.env.UPLOADS, key, {
       httpMetadata: { contentType: type },
       customMetadata: { songId, ownerUuid: this.ownerUuid },
     });
+    this.writer.onOpen = async (uploadId) => {
+      await d.update(songUploads).set({ uploadId }).where(eq(songUploads.songId, id));
+    };
     if (type === "audio/mpeg") this.indexer = new Mp3Indexer();
     await this.write(head);
   }
@@ -157,7 +175,20 @@ export class SongReceiver {
     ]);
     // A public, verified upload names its genre, artist and album in the catalogue lists.
     await recordFacetsQuietly(this.env, updated);
+    if (v.status === "VERIFICATION_POSTPONED") await this.enqueueTranscode(updated.songId);
     return { song: updated, file };
+  }
+
+  /**
+   * The transcode job. A queue that refuses it is logged, not a failed upload: the bytes are
+   * stored, and the stale sweeper fails the song within its bound if no job ever runs.
+   */
+  private async enqueueTranscode(songId: string) {
+    try {
+      await this.env.TRANSCODES.send({ songId, origin: this.origin });
+    } catch (err) {
+      console.error(`queueing the transcode of ${songId} failed`, err);
+    }
   }
 
   /** Leaves nothing behind: the R2 upload or object, then the rows. Never throws over the original error. */
@@ -173,6 +204,7 @@ export class SongReceiver {
     try {
       await d.batch([
         d.delete(songFiles).where(eq(songFiles.songId, song.id)),
+        d.delete(songUploads).where(eq(songUploads.songId, song.id)),
         d.delete(songs).where(eq(songs.id, song.id)),
       ]);
     } catch (err) {

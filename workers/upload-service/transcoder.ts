@@ -1,13 +1,12 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
-import { createMiddleware } from "hono/factory";
 import { z } from "zod";
 import { db } from "../db/client";
 import { songFiles, songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
-import { secretsEqual } from "../lib/crypto";
+import { SIGNATURE_HEADER, verifyTranscoderBody } from "../adapters/transcoder";
 import { ApiError } from "../lib/errors";
-import { valid } from "../lib/validate";
+import { parseOr400 } from "../lib/validate";
 import { recordFacetsQuietly } from "../songs/facets";
 import { indexMp3Stream } from "../songs/mp3";
 import {
@@ -26,20 +25,15 @@ import { MSG } from "./messages";
  * to R2 under the song's prefix; we index that MP3 exactly as an uploaded one and the song
  * settles (table in uploads.ts). ERROR settles it as VERIFICATION_ERROR.
  *
+ * Signed (`X-Transcoder-Signature`, adapters/transcoder.ts): a body whose signature does not
+ * hold, or was made over 5 minutes ago, is 401 before anything is read. With no
+ * TRANSCODER_SECRET set, every report is 401.
+ *
  * Idempotent: only a POSTPONED song changes, with the condition in SQL, so a retried or
  * duplicated notification (SNS delivers at least once) changes nothing and answers the
  * current status; the first report wins.
  */
 export const transcoderRoutes = new Hono<AppEnv>();
-
-/** 401 unless `X-Transcoder-Secret` equals TRANSCODER_SECRET; with no secret set, always 401. */
-const requireTranscoder = createMiddleware<AppEnv>(async (c, next) => {
-  const given = c.req.header("X-Transcoder-Secret");
-  const secret = c.env.TRANSCODER_SECRET;
-  if (!secret || given === undefined || !(await secretsEqual(given, secret)))
-    throw new ApiError(401, MSG.badTranscoderSecret);
-  await next();
-});
 
 const report = z
   .strictObject({
@@ -72,27 +66,35 @@ const report = z
       });
   });
 
-transcoderRoutes.post(
-  "/upload/transcoder_sns",
-  requireTranscoder,
-  valid("json", report),
-  async (c) => {
-    const body = c.req.valid("json");
-    const up = await findUploadOr404(c.env, body.songId);
-    if (up.song.status !== "VERIFICATION_POSTPONED")
-      return c.json({ songId: body.songId, status: up.song.status });
-    const status =
-      body.status === "COMPLETE"
-        ? await complete(c.env, up, body.mp3Key!)
-        : await settle(c.env, up, {
-            status: "VERIFICATION_ERROR",
-            detail: body.detail?.trim() || MSG.transcoderFailed,
-            segments: null,
-            duration: 0,
-          });
-    return c.json({ songId: body.songId, status });
-  },
-);
+transcoderRoutes.post("/upload/transcoder_sns", async (c) => {
+  // The gateway caps the body (1 MiB); the signature covers its exact bytes.
+  const raw = await c.req.text();
+  if (!(await verifyTranscoderBody(c.env.TRANSCODER_SECRET, c.req.header(SIGNATURE_HEADER), raw)))
+    throw new ApiError(401, MSG.badTranscoderSignature);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    throw new ApiError(400, MSG.reportNotJson);
+  }
+  const body = parseOr400(report, json);
+  const up = await findUploadOr404(c.env, body.songId);
+  if (up.song.status !== "VERIFICATION_POSTPONED")
+    return c.json({ songId: body.songId, status: up.song.status });
+  const status =
+    body.status === "COMPLETE"
+      ? await complete(c.env, up, body.mp3Key!)
+      : await settlePostponed(c.env, up, failed(body.detail?.trim() || MSG.transcoderFailed));
+  return c.json({ songId: body.songId, status });
+});
+
+/** The verdict for a transcode that failed: no audio to play. */
+export const failed = (detail: string): Verdict => ({
+  status: "VERIFICATION_ERROR",
+  detail,
+  segments: null,
+  duration: 0,
+});
 
 /** Indexes the rendition as it streams out of R2 (never whole in memory) and settles the song. */
 async function complete(env: Env, up: Upload, mp3Key: string) {
@@ -111,7 +113,7 @@ async function complete(env: Env, up: Upload, mp3Key: string) {
     },
     ix.tags,
   );
-  return settle(
+  return settlePostponed(
     env,
     up,
     verdict(ix, names),
@@ -124,7 +126,7 @@ async function complete(env: Env, up: Upload, mp3Key: string) {
  * One batch, both rows conditional on the song still being POSTPONED: the file row first
  * (its condition reads the song's status before the second statement changes it).
  */
-async function settle(
+export async function settlePostponed(
   env: Env,
   up: Upload,
   v: Verdict,

@@ -12,6 +12,7 @@ import {
   tooLargeMessage,
   type UploadRules,
 } from "../lib/uploads";
+import { publicOrigin } from "../lib/links";
 import { parseOr400 } from "../lib/validate";
 import { tagFields, text, toUploadDto } from "./common";
 import { MSG } from "./messages";
@@ -25,6 +26,7 @@ import { SongReceiver } from "./receive";
  * |------------------------|--------------------------------------------------------------|------------------------|
  * | (nothing)              | the file part's first bytes sniff as audio; row made          | PENDING_UPLOAD         |
  * | PENDING_UPLOAD         | every byte stored in R2                                       | VALID_FILE_TYPE        |
+ * | PENDING_UPLOAD, VALID_FILE_TYPE | unchanged for an hour (the Worker died): the sweeper | VERIFICATION_ERROR     |
  * | VALID_FILE_TYPE        | MP3 indexed into segments; track and artist known (form, ID3)| VERIFIED               |
  * | VALID_FILE_TYPE        | MP3 indexed; a name missing                                   | MISSING_METADATA       |
  * | VALID_FILE_TYPE        | MP3 with no frames, mostly junk, or too fragmented            | VERIFICATION_ERROR     |
@@ -32,6 +34,7 @@ import { SongReceiver } from "./receive";
  * | VERIFICATION_POSTPONED | transcoder COMPLETE: rendition indexed, names known           | VERIFIED               |
  * | VERIFICATION_POSTPONED | transcoder COMPLETE: rendition indexed, a name missing        | MISSING_METADATA       |
  * | VERIFICATION_POSTPONED | transcoder ERROR, or its rendition is not playable MP3        | VERIFICATION_ERROR     |
+ * | VERIFICATION_POSTPONED | the transcoder unreachable 5 times, or silent for an hour     | VERIFICATION_ERROR     |
  * | MISSING_METADATA       | the owner supplies both names (POST /metadata, PATCH)         | VERIFIED               |
  * | any settled status     | an admin's PATCH `status: "UNVERIFIED"` (a takedown)          | UNVERIFIED             |
  * | UNVERIFIED             | an admin's PATCH `status: "VERIFIED"`, if it has segments     | VERIFIED (or MISSING_METADATA without names) |
@@ -40,7 +43,7 @@ import { SongReceiver } from "./receive";
  * bytes instead of leaving a status behind. Only VERIFIED songs play (HLS, hls.ts).
  */
 export const SONG_TRANSITIONS: Readonly<Record<SongStatus, readonly SongStatus[]>> = {
-  PENDING_UPLOAD: ["VALID_FILE_TYPE"],
+  PENDING_UPLOAD: ["VALID_FILE_TYPE", "VERIFICATION_ERROR"],
   VALID_FILE_TYPE: ["VERIFIED", "MISSING_METADATA", "VERIFICATION_ERROR", "VERIFICATION_POSTPONED"],
   VERIFICATION_POSTPONED: ["VERIFIED", "MISSING_METADATA", "VERIFICATION_ERROR", "UNVERIFIED"],
   MISSING_METADATA: ["VERIFIED", "UNVERIFIED"],
@@ -101,7 +104,7 @@ uploadRoutes.post("/upload/song", requireUser, async (c) => {
   if (Number(c.req.header("Content-Length")) > SONG_RULES.maxBytes + MULTIPART_SLACK)
     throw new ApiError(413, tooLargeMessage(SONG_RULES));
   const fields: Record<string, string> = {};
-  const rx = new SongReceiver(c.env, who.uuid, SONG_RULES);
+  const rx = new SongReceiver(c.env, who.uuid, SONG_RULES, publicOrigin(c));
   try {
     for await (const part of readParts(body, boundary, { maxParts: 16 })) {
       if (part.filename === undefined) {

@@ -6,7 +6,8 @@ import { button } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import type { UploadDto } from "~/lib/songs";
 import { MetadataForm } from "./MetadataForm";
-import { isPending, STATUS_TONE } from "./status";
+import { RecoverActions } from "./RecoverActions";
+import { isFailed, isStalled, shouldPoll, STATUS_TONE } from "./status";
 
 /** "My uploads": this visit's uploads first, then the listed ones, each with its status. */
 export function MyUploads({
@@ -15,13 +16,21 @@ export function MyUploads({
   added,
   track,
   onChange,
+  onDeleted,
 }: {
   initial: UploadDto[];
   songs: Record<string, UploadDto>;
   added: string[];
   track: (list: UploadDto[]) => void;
   onChange: (s: UploadDto) => void;
+  onDeleted: (songId: string) => void;
 }) {
+  // Songs deleted here leave the list at once (the loader's list is not reloaded).
+  const [gone, setGone] = useState<string[]>([]);
+  const deleted = (songId: string) => {
+    setGone((g) => [...g, songId]);
+    onDeleted(songId);
+  };
   const t = useT();
   const [open, setOpen] = useState<string | null>(null);
   // Hand the listed songs to the page, which polls the pending ones.
@@ -29,7 +38,7 @@ export function MyUploads({
   const list = [
     ...added.map((id) => songs[id]).filter(Boolean),
     ...initial.filter((s) => !added.includes(s.songId)).map((s) => songs[s.songId] ?? s),
-  ];
+  ].filter((s) => !gone.includes(s.songId));
   const playable = list.filter((s) => s.status === "VERIFIED");
   if (!list.length) {
     return (
@@ -43,14 +52,23 @@ export function MyUploads({
   return (
     <ul className="space-y-1" data-testid="my-uploads">
       {list.map((s) => (
-        <li key={s.songId} data-testid="my-upload" data-status={s.status}>
+        <li
+          key={s.songId}
+          data-testid="my-upload"
+          data-status={s.status}
+          data-stalled={isStalled(s) || undefined}
+        >
           <SongRow
             song={s}
             tag={
-              <Tag tone={STATUS_TONE[s.status]}>
-                {isPending(s) && <Loader2 aria-hidden className="size-3 animate-spin" />}
-                {t(`songStatus.${s.status}.tag` as MessageKey)}
-              </Tag>
+              isStalled(s) ? (
+                <Tag tone="danger">{t("songUpload.stalledTag")}</Tag>
+              ) : (
+                <Tag tone={STATUS_TONE[s.status]}>
+                  {shouldPoll(s) && <Loader2 aria-hidden className="size-3 animate-spin" />}
+                  {t(`songStatus.${s.status}.tag` as MessageKey)}
+                </Tag>
+              )
             }
             actions={
               s.status === "VERIFIED" ? (
@@ -68,6 +86,8 @@ export function MyUploads({
                 >
                   {t("songUpload.addDetails")}
                 </button>
+              ) : isFailed(s) || isStalled(s) ? (
+                <RecoverActions song={s} onChange={onChange} onDeleted={deleted} />
               ) : undefined
             }
           />

@@ -7,7 +7,7 @@ import { useT } from "~/i18n";
 import type { ListPage, UploadDto } from "~/lib/songs";
 import type { Loaded } from "~/lib/songs.server";
 import { MyUploads } from "./MyUploads";
-import { isPending, POLL_MS } from "./status";
+import { POLL_MS, shouldPoll } from "./status";
 import { UploadForm } from "./UploadForm";
 import { UploadStatus } from "./UploadStatus";
 
@@ -28,9 +28,19 @@ export function UploadScreen({ uploads }: { uploads: Promise<Loaded<ListPage<Upl
     [],
   );
 
-  // One poller for every song still being checked: every 5 s until its status changes.
+  const remove = useCallback((songId: string) => {
+    setSongs((m) => {
+      const { [songId]: _gone, ...rest } = m;
+      return rest;
+    });
+    setAdded((a) => a.filter((x) => x !== songId));
+    setCurrent((c) => (c === songId ? null : c));
+  }, []);
+
+  // One poller for every song still being checked: every 5 s until its status changes, or
+  // until it has waited past the service's bound (then the page says so and stops).
   const pendingIds = Object.values(songs)
-    .filter(isPending)
+    .filter((s) => shouldPoll(s))
     .map((s) => s.songId)
     .sort()
     .join(",");
@@ -50,7 +60,12 @@ export function UploadScreen({ uploads }: { uploads: Promise<Loaded<ListPage<Upl
       <p className="mt-2 text-ink-200">{t("songUpload.lede")}</p>
 
       {currentSong ? (
-        <UploadStatus song={currentSong} onChange={upsert} onAnother={() => setCurrent(null)} />
+        <UploadStatus
+          song={currentSong}
+          onChange={upsert}
+          onAnother={() => setCurrent(null)}
+          onDeleted={remove}
+        />
       ) : (
         <UploadForm
           onUploaded={(s) => {
@@ -76,6 +91,7 @@ export function UploadScreen({ uploads }: { uploads: Promise<Loaded<ListPage<Upl
                     added={added}
                     track={track}
                     onChange={upsert}
+                    onDeleted={remove}
                   />
                 ) : (
                   <LoadError error={res} onRetry={() => revalidator.revalidate()} />

@@ -5,28 +5,34 @@ import { button } from "~/components/ui";
 import { useT, type MessageKey } from "~/i18n";
 import type { UploadDto } from "~/lib/songs";
 import { MetadataForm } from "./MetadataForm";
-import { isPending } from "./status";
+import { RecoverActions } from "./RecoverActions";
+import { isFailed, isStalled, shouldPoll } from "./status";
 
 /** The song just uploaded: its status in words, and what to do next. */
 export function UploadStatus({
   song,
   onChange,
   onAnother,
+  onDeleted,
 }: {
   song: UploadDto;
   onChange: (s: UploadDto) => void;
   onAnother: () => void;
+  onDeleted: (songId: string) => void;
 }) {
   const t = useT();
-  const pending = isPending(song);
+  // Stalled: still pending past the service's bound; the page stopped checking.
+  const stalled = isStalled(song);
+  const pending = shouldPoll(song);
   const ok = song.status === "VERIFIED";
-  const failed = song.status === "UNVERIFIED" || song.status === "VERIFICATION_ERROR";
+  const failed = isFailed(song) || stalled;
   const Icon = ok ? CheckCircle2 : failed ? CircleAlert : pending ? Clock : FileMusic;
   return (
     <div
       className="mt-6 rounded-3xl border border-line bg-panel/70 p-5 shadow-2xl shadow-black/30 sm:p-8"
       data-testid="upload-status"
       data-status={song.status}
+      data-stalled={stalled || undefined}
     >
       <SongRow song={song} />
       <div
@@ -49,10 +55,12 @@ export function UploadStatus({
         )}
         <div>
           <p className="font-semibold text-white" data-testid="upload-status-title">
-            {t(`songStatus.${song.status}` as MessageKey)}
+            {stalled ? t("songUpload.stalled") : t(`songStatus.${song.status}` as MessageKey)}
           </p>
           <p className="text-sm text-ink-200">
-            {t(`songStatus.${song.status}.body` as MessageKey)}
+            {stalled
+              ? t("songUpload.stalledBody")
+              : t(`songStatus.${song.status}.body` as MessageKey)}
           </p>
           {song.detail && song.status !== "VERIFIED" && (
             <p className="mt-1 text-sm text-ink-300" data-testid="upload-detail">
@@ -70,6 +78,7 @@ export function UploadStatus({
             <AddToCrateMenu song={song} />
           </>
         )}
+        {failed && <RecoverActions song={song} onChange={onChange} onDeleted={onDeleted} />}
         <button
           type="button"
           onClick={onAnother}
