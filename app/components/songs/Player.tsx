@@ -146,7 +146,14 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
         const { default: Hls } = await import("hls.js");
         if (id !== loadId.current) return;
         if (Hls.isSupported()) {
-          const hls = new Hls({ startPosition: begin > 0 ? begin : -1 });
+          const hls = new Hls({
+            startPosition: begin > 0 ? begin : -1,
+            // Segments open with the RFC 8216 timestamp tag (workers/songs/hls-timestamp.ts);
+            // hls.js would also expose every ID3 tag as a cue on a `data:` text track, which
+            // we do not read and the page's media-src policy refuses.
+            enableID3MetadataCues: false,
+            enableEmsgMetadataCues: false,
+          });
           hlsRef.current = hls;
           let recovered = false;
           hls.on(Hls.Events.ERROR, (_e, data: ErrorData) => {
