@@ -139,3 +139,81 @@ describe("standard HLS packed audio (RFC 8216)", () => {
     }
   });
 });
+
+/** Demuxes an MPEG-TS segment by hand: PIDs seen, and the audio PES packets' PTS and payload. */
+function demuxTs(b: Uint8Array) {
+  expect(b.length % 188).toBe(0);
+  const pids = new Set<number>();
+  const pes: { pts: number; data: number[] }[] = [];
+  for (let at = 0; at < b.length; at += 188) {
+    expect(b[at], `sync byte at ${at}`).toBe(0x47);
+    const pid = ((b[at + 1] & 0x1f) << 8) | b[at + 2];
+    const start = (b[at + 1] & 0x40) !== 0;
+    const afc = (b[at + 3] >> 4) & 3;
+    pids.add(pid);
+    let o = at + 4;
+    if (afc & 2) o += 1 + b[o];
+    if (!(afc & 1) || pid !== 0x100) continue;
+    if (start) {
+      expect([...b.subarray(o, o + 4)]).toEqual([0, 0, 1, 0xc0]);
+      const p = b.subarray(o + 9, o + 14);
+      const pts =
+        ((p[0] >> 1) & 7) * 2 ** 30 +
+        ((p[1] << 22) | ((p[2] >> 1) << 15) | (p[3] << 7) | (p[4] >> 1));
+      pes.push({ pts, data: [] });
+      o += 9 + b[o + 8];
+    }
+    pes.at(-1)!.data.push(...b.subarray(o, at + 188));
+  }
+  return { pids, pes };
+}
+
+describe("MPEG-TS segments for native players (container=ts)", () => {
+  it("package the same frames as transport stream: PAT, PMT, PES with each segment's start as PTS", async () => {
+    const a = await signUp();
+    const frames = 700;
+    const up = await uploadSong(
+      a.token,
+      concat(namedTag("Transport", "Stream"), mp3Frames(frames)),
+    );
+    const res = await get(
+      `/api/upload-service/songs/${up.body.songId}/hls-playlist?container=ts`,
+      a.token,
+    );
+    expect(res.status).toBe(200);
+    const parser = new Parser();
+    parser.push(await res.text());
+    parser.end();
+    const { segments } = parser.manifest;
+    expect(segments.length).toBe(Math.ceil((frames * FRAME_SECONDS) / 6));
+    const key = await (await get(segments[0].key!.uri)).arrayBuffer();
+    let before = 0;
+    for (const [i, seg] of segments.entries()) {
+      expect(seg.uri).toContain("&c=ts&");
+      const r = await get(seg.uri);
+      expect(r.headers.get("Content-Type")).toBe("video/mp2t");
+      const { pids, pes } = demuxTs(await decrypt(seg, i, key, await r.arrayBuffer()));
+      expect([...pids].sort()).toEqual([0, 0x100, 0x1000]);
+      expect(pes[0].pts).toBe(Math.round((before * 1152 * 90_000) / 44_100));
+      const audio = Uint8Array.from(pes.flatMap((p) => p.data));
+      expect(audio.length % FRAME_BYTES).toBe(0);
+      for (let at = 0; at < audio.length; at += FRAME_BYTES)
+        expect([...audio.subarray(at, at + 4)]).toEqual(FRAME_HEADER);
+      before += audio.length / FRAME_BYTES;
+    }
+    expect(before).toBe(frames);
+  });
+
+  it("refuses a container it does not make with 400", async () => {
+    const a = await signUp();
+    const up = await uploadSong(a.token, concat(namedTag("No", "Flac"), mp3Frames(100)));
+    const res = await get(
+      `/api/upload-service/songs/${up.body.songId}/hls-playlist?container=flac`,
+      a.token,
+    );
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      "container must be one of: mp3, ts",
+    );
+  });
+});

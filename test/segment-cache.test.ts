@@ -105,6 +105,21 @@ describe("the segment cache", () => {
     expect((await fetchSegment(after[0])).cache).toBe("hit");
   });
 
+  it("keeps packed audio and MPEG-TS apart: the same segment in the other container misses", async () => {
+    const owner = await signUp();
+    const songId = await upload(owner);
+    const [mp3Uri] = await segmentUris(songId, owner.token);
+    await fetchSegment(mp3Uri);
+    expect((await fetchSegment(mp3Uri)).cache).toBe("hit");
+    const tsUri = mp3Uri.replace("&exp=", "&c=ts&exp=");
+    const ts = await fetchSegment(tsUri);
+    expect(ts).toMatchObject({ status: 200, cache: "miss" });
+    const again = await fetchSegment(tsUri);
+    expect(again.cache).toBe("hit");
+    expect(sameBytes(again.body, ts.body)).toBe(true);
+    expect(sameBytes(again.body, (await fetchSegment(mp3Uri)).body)).toBe(false);
+  });
+
   it("checks the signature before the cache: a forged or borrowed URL for a cached segment is 403", async () => {
     const owner = await signUp();
     const songId = await upload(owner);

@@ -7,6 +7,15 @@ import type { HlsSegment } from "./mp3";
  * takes the HLS purpose key (HMAC-SHA256, lib/purpose-keys.ts).
  */
 
+/**
+ * How segments are packaged: "mp3" is RFC 8216 packed audio (the timestamp ID3 tag, then
+ * the MPEG frames), what hls.js and Safari play; "ts" is the same frames in an MPEG-2
+ * transport stream (songs/mpeg-ts.ts), for native players without packed-audio support
+ * (Chromium's). The container is not signed: it repackages what the URL already grants.
+ */
+export const SEGMENT_CONTAINERS = ["mp3", "ts"] as const;
+export type SegmentContainer = (typeof SEGMENT_CONTAINERS)[number];
+
 /** How long playlist URLs stay valid: longer than any song, short enough that a leaked link dies. */
 export const HLS_URL_TTL_S = 6 * 60 * 60;
 
@@ -137,6 +146,7 @@ export async function buildPlaylist(
   songId: string,
   segments: HlsSegment[],
   epoch: number,
+  container: SegmentContainer = "mp3",
   nowS = Math.floor(Date.now() / 1000),
 ): Promise<string> {
   const exp = nowS + HLS_URL_TTL_S;
@@ -156,7 +166,7 @@ export async function buildPlaylist(
   segments.forEach((s, n) =>
     lines.push(
       `#EXTINF:${s.duration.toFixed(3)},`,
-      `${segmentPath(songId, n)}?v=${epoch}&exp=${exp}&sig=${sigs[n]}`,
+      `${segmentPath(songId, n)}?v=${epoch}${container === "ts" ? "&c=ts" : ""}&exp=${exp}&sig=${sigs[n]}`,
     ),
   );
   lines.push("#EXT-X-ENDLIST", "");

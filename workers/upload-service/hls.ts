@@ -8,12 +8,15 @@ import { valid } from "../lib/validate";
 import {
   buildPlaylist,
   encryptSegment,
+  SEGMENT_CONTAINERS,
+  type SegmentContainer,
   songKey,
   verifyKeySig,
   verifyPlayGrant,
   verifySegmentSig,
 } from "../songs/hls";
-import { withTimestamp } from "../songs/hls-timestamp";
+import { segmentStart, withTimestamp } from "../songs/hls-timestamp";
+import { mp3ToTs } from "../songs/mpeg-ts";
 import { SONG_MSG } from "../songs/messages";
 import type { HlsSegment } from "../songs/mp3";
 import { guestOverFreePlays } from "../room-service/guest-plays-repo";
@@ -72,6 +75,11 @@ const badSig = () => new ApiError(403, MSG.badSignature);
  */
 /** A room's play grant for a private upload (workers/songs/hls.ts `playGrantQuery`). */
 const grantQuery = z.object({
+  container: z
+    .enum(SEGMENT_CONTAINERS, {
+      error: `container must be one of: ${SEGMENT_CONTAINERS.join(", ")}`,
+    })
+    .optional(),
   scope: z.string().max(100, "scope is too long").optional(),
   exp: z.coerce.number().int().min(0).optional(),
   sig: z.string().max(100, "sig is too long").optional(),
@@ -101,7 +109,7 @@ hlsRoutes.get(
     if (!song.isPublic && !isOwner(who, song) && !isAdmin(who) && !granted)
       throw new ApiError(404, SONG_MSG.songNotFound);
     const epoch = fileEpoch(file!);
-    return c.body(await buildPlaylist(secret, songId, segments, epoch), 200, {
+    return c.body(await buildPlaylist(secret, songId, segments, epoch, grant.container), 200, {
       "Content-Type": "application/vnd.apple.mpegurl",
       // It carries URLs that expire: never served from a cache.
       "Cache-Control": "private, no-store",
@@ -151,29 +159,32 @@ hlsRoutes.get(
         .int("v must be a whole number")
         .min(0, "v must not be negative")
         .optional(),
+      c: z.enum(["ts"], { error: "c must be ts" }).optional(),
     }),
   ),
   async (c) => {
     const { songId, n } = c.req.valid("param");
-    const { exp, sig, v } = c.req.valid("query");
+    const { exp, sig, v, c: ts } = c.req.valid("query");
+    const container: SegmentContainer = ts ?? "mp3";
     const secret = await signingKey(c.env);
     // The signature first: an unsigned request costs no cache, D1 or R2 read.
     if (!(await verifySegmentSig(secret, songId, n, exp, sig, v))) throw badSig();
     const cacheKey =
       v !== undefined && segmentCacheOn(c.env)
-        ? await segmentCacheKey(c.env, c.req.url, secret, songId, n, v)
+        ? await segmentCacheKey(c.env, c.req.url, secret, songId, n, v, container)
         : undefined;
     let body = cacheKey ? await cachedSegment(cacheKey) : undefined;
     const hit = body !== undefined;
     if (!body) {
       const { file, segments } = await playable(c.env, songId);
-      body = await encryptedSegment(c.env, secret, songId, file!.r2Key, segments, n);
+      body = await encryptedSegment(c.env, secret, songId, file!.r2Key, segments, n, container);
       // Stored only under the epoch it was made from: a URL from an older playlist gets
       // today's bytes, but never files them under the old version.
-      if (cacheKey && v === fileEpoch(file!)) await storeSegment(cacheKey, songId, body);
+      if (cacheKey && v === fileEpoch(file!))
+        await storeSegment(cacheKey, songId, body, CONTENT_TYPES[container]);
     }
     return c.body(body, 200, {
-      "Content-Type": "audio/mpeg",
+      "Content-Type": CONTENT_TYPES[container],
       "Cache-Control": "private",
       "Content-Length": String(body.byteLength),
       [CACHE_HEADER]: hit ? "hit" : "miss",
@@ -181,7 +192,9 @@ hlsRoutes.get(
   },
 );
 
-/** Segment `n` as it goes out: R2 range read, the timestamp tag in front, AES-128. */
+const CONTENT_TYPES: Record<SegmentContainer, string> = { mp3: "audio/mpeg", ts: "video/mp2t" };
+
+/** Segment `n` as it goes out: R2 range read, packaged (timestamp tag or MPEG-TS), AES-128. */
 async function encryptedSegment(
   env: Env,
   secret: CryptoKey,
@@ -189,6 +202,7 @@ async function encryptedSegment(
   r2Key: string,
   segments: HlsSegment[],
   n: number,
+  container: SegmentContainer,
 ): Promise<ArrayBuffer> {
   const seg = segments[n];
   if (!seg) throw new ApiError(404, MSG.segmentNotFound);
@@ -196,6 +210,10 @@ async function encryptedSegment(
     range: { offset: seg.offset, length: seg.length },
   });
   if (!object) throw new ApiError(404, MSG.audioMissing);
-  const clear = withTimestamp(segments, n, new Uint8Array(await object.arrayBuffer()));
+  const frames = new Uint8Array(await object.arrayBuffer());
+  const clear =
+    container === "ts"
+      ? mp3ToTs(frames, segmentStart(segments, n))
+      : withTimestamp(segments, n, frames);
   return encryptSegment(await songKey(secret, songId), n, clear);
 }

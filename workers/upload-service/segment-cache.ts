@@ -1,5 +1,6 @@
 import type { Env } from "../env";
 import { hasRootSecret, purposeKey } from "../lib/purpose-keys";
+import { SEGMENT_CONTAINERS, type SegmentContainer } from "../songs/hls";
 import { fileEpoch, type Upload } from "./common";
 
 /**
@@ -9,7 +10,7 @@ import { fileEpoch, type Upload } from "./common";
  * D1 read, the R2 range read and the AES run once per segment per data center instead of
  * once per listener.
  *
- * The key names the song, the segment and the key epoch: the file version the playlist
+ * The key names the song, the segment (and its container) and the key epoch: the file version the playlist
  * was built from (song_files.updated_at, signed into the segment URL) and a fingerprint of
  * the HLS signing key (so rotating ROOT_SECRET, which changes every song key, misses too).
  * Never the listener's token or the URL's signature: those differ per playlist and would
@@ -62,9 +63,10 @@ export async function segmentCacheKey(
   songId: string,
   n: number,
   epoch: number,
+  container: SegmentContainer = "mp3",
 ): Promise<string> {
   const origin = env.PUBLIC_HOST ? new URL(env.PUBLIC_HOST).origin : new URL(requestUrl).origin;
-  return `${origin}/__segment-cache/${songId}/${n}/${epoch}/${await fingerprint(secret)}`;
+  return `${origin}/__segment-cache/${songId}/${n}.${container}/${epoch}/${await fingerprint(secret)}`;
 }
 
 /** The cached ciphertext, or undefined. A broken cache is a miss, never an error. */
@@ -79,7 +81,12 @@ export async function cachedSegment(key: string): Promise<ArrayBuffer | undefine
 }
 
 /** Stores a segment's ciphertext for SEGMENT_CACHE_TTL_S, tagged with its song (purge by tag). */
-export async function storeSegment(key: string, songId: string, body: ArrayBuffer): Promise<void> {
+export async function storeSegment(
+  key: string,
+  songId: string,
+  body: ArrayBuffer,
+  contentType: string,
+): Promise<void> {
   try {
     await (
       await segmentStore()
@@ -87,7 +94,7 @@ export async function storeSegment(key: string, songId: string, body: ArrayBuffe
       key,
       new Response(body, {
         headers: {
-          "Content-Type": "audio/mpeg",
+          "Content-Type": contentType,
           // The Cache API stores only what it may share: "private" here would store nothing.
           "Cache-Control": `public, max-age=${SEGMENT_CACHE_TTL_S}`,
           "Cache-Tag": `song-${songId}`,
@@ -114,8 +121,10 @@ export async function purgeSegments(
 ): Promise<void> {
   if (!segmentCacheOn(env)) return;
   const keys = await Promise.all(
-    Array.from({ length: count }, (_, n) =>
-      segmentCacheKey(env, requestUrl, secret, songId, n, epoch),
+    SEGMENT_CONTAINERS.flatMap((container) =>
+      Array.from({ length: count }, (_, n) =>
+        segmentCacheKey(env, requestUrl, secret, songId, n, epoch, container),
+      ),
     ),
   );
   const store = await segmentStore();

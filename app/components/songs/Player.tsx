@@ -172,8 +172,11 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
           hls.loadSource(pick.url);
         } else if (audio.canPlayType("application/vnd.apple.mpegurl")) {
           // Native HLS: fetch the playlist here (so a refusal shows its reason) and hand the
-          // browser a copy whose (signed) URLs are made absolute.
-          const res = await fetch(pick.url);
+          // browser a copy whose (signed) URLs are made absolute. Its segments come as MPEG-TS:
+          // every native player demuxes that, and Chromium's takes no packed audio.
+          const url = new URL(pick.url, location.href);
+          url.searchParams.set("container", "ts");
+          const res = await fetch(url);
           const text = await res.text();
           if (id !== loadId.current) return;
           if (!res.ok) {
@@ -188,7 +191,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
             return;
           }
           const blob = URL.createObjectURL(
-            new Blob([absolutePlaylist(text, new URL(pick.url, location.href))], {
+            new Blob([absolutePlaylist(text, url)], {
               type: "application/vnd.apple.mpegurl",
             }),
           );
