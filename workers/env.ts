@@ -51,6 +51,8 @@ export interface Env {
    * key id names it) and are re-sealed under ROOT_SECRET when next written (lib/sealed.ts).
    */
   ROOT_SECRET_PREVIOUS?: string;
+  /** "off" serves every HLS segment from D1 + R2 + AES, skipping the Cache API (upload-service/segment-cache.ts). */
+  HLS_SEGMENT_CACHE?: string;
   /** E-mail provider (an HTTP API taking JSON); unset means the dev outbox. */
   EMAIL_API_URL?: string;
   EMAIL_API_KEY?: string;

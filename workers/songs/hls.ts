@@ -7,6 +7,15 @@ import type { HlsSegment } from "./mp3";
  * takes the HLS purpose key (HMAC-SHA256, lib/purpose-keys.ts).
  */
 
+/**
+ * How segments are packaged: "mp3" is RFC 8216 packed audio (the timestamp ID3 tag, then
+ * the MPEG frames), what hls.js and Safari play; "ts" is the same frames in an MPEG-2
+ * transport stream (songs/mpeg-ts.ts), for native players without packed-audio support
+ * (Chromium's). The container is not signed: it repackages what the URL already grants.
+ */
+export const SEGMENT_CONTAINERS = ["mp3", "ts"] as const;
+export type SegmentContainer = (typeof SEGMENT_CONTAINERS)[number];
+
 /** How long playlist URLs stay valid: longer than any song, short enough that a leaked link dies. */
 export const HLS_URL_TTL_S = 6 * 60 * 60;
 
@@ -31,7 +40,8 @@ function fromB64url(s: string): Uint8Array<ArrayBuffer> | undefined {
  * What a signature covers. Each kind has its own prefix, and none is "hls-key:", so no
  * signature printed in a URL can ever equal (part of) a song's key.
  */
-const segmentMessage = (songId: string, n: number, exp: number) => `hls-seg:${songId}:${n}:${exp}`;
+const segmentMessage = (songId: string, n: number, exp: number, epoch?: number) =>
+  epoch === undefined ? `hls-seg:${songId}:${n}:${exp}` : `hls-seg:${songId}:${n}:${epoch}:${exp}`;
 const keyMessage = (songId: string, exp: number) => `hls-key-url:${songId}:${exp}`;
 const grantMessage = (songId: string, scope: string, exp: number) =>
   `hls-play-grant:${songId}:${scope}:${exp}`;
@@ -54,14 +64,20 @@ async function verify(
   return crypto.subtle.verify("HMAC", key, bytes, enc.encode(message));
 }
 
+/**
+ * A segment URL's signature. `epoch` (the `v` parameter) is the file version the playlist
+ * was built from, which keys the segment cache (upload-service/segment-cache.ts); URLs from
+ * before it existed carry none and are still honoured, uncached, until they expire.
+ */
 export const verifySegmentSig = (
   key: CryptoKey,
   songId: string,
   n: number,
   exp: number,
   sig: string,
+  epoch?: number,
   nowS = Math.floor(Date.now() / 1000),
-) => verify(key, segmentMessage(songId, n, exp), sig, exp, nowS);
+) => verify(key, segmentMessage(songId, n, exp, epoch), sig, exp, nowS);
 export const verifyKeySig = (
   key: CryptoKey,
   songId: string,
@@ -129,6 +145,8 @@ export async function buildPlaylist(
   mac: CryptoKey,
   songId: string,
   segments: HlsSegment[],
+  epoch: number,
+  container: SegmentContainer = "mp3",
   nowS = Math.floor(Date.now() / 1000),
 ): Promise<string> {
   const exp = nowS + HLS_URL_TTL_S;
@@ -142,11 +160,13 @@ export async function buildPlaylist(
     "#EXT-X-PLAYLIST-TYPE:VOD",
     `#EXT-X-KEY:METHOD=AES-128,URI="${keyPath()}?songId=${songId}&exp=${exp}&sig=${keySig}"`,
   ];
-  const sigs = await Promise.all(segments.map((_, n) => sign(mac, segmentMessage(songId, n, exp))));
+  const sigs = await Promise.all(
+    segments.map((_, n) => sign(mac, segmentMessage(songId, n, exp, epoch))),
+  );
   segments.forEach((s, n) =>
     lines.push(
       `#EXTINF:${s.duration.toFixed(3)},`,
-      `${segmentPath(songId, n)}?exp=${exp}&sig=${sigs[n]}`,
+      `${segmentPath(songId, n)}?v=${epoch}${container === "ts" ? "&c=ts" : ""}&exp=${exp}&sig=${sigs[n]}`,
     ),
   );
   lines.push("#EXT-X-ENDLIST", "");

@@ -41,6 +41,13 @@ export async function findUpload(env: Env, songId: string): Promise<Upload | und
   return row && { song: row.songs, file: row.song_files ?? undefined };
 }
 
+/**
+ * The version of a song's audio that segment URLs and the segment cache are keyed by
+ * (segment-cache.ts): song_files.updated_at, which every write of the file or its segments
+ * (upload, transcoder) moves.
+ */
+export const fileEpoch = (file: SongFileRow) => file.updatedAt;
+
 export async function findUploadOr404(env: Env, songId: string): Promise<Upload> {
   const up = await findUpload(env, songId);
   if (!up) throw new ApiError(404, SONG_MSG.songNotFound);

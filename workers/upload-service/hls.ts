@@ -8,15 +8,27 @@ import { valid } from "../lib/validate";
 import {
   buildPlaylist,
   encryptSegment,
+  SEGMENT_CONTAINERS,
+  type SegmentContainer,
   songKey,
   verifyKeySig,
   verifyPlayGrant,
   verifySegmentSig,
 } from "../songs/hls";
+import { segmentStart, withTimestamp } from "../songs/hls-timestamp";
+import { mp3ToTs } from "../songs/mpeg-ts";
 import { SONG_MSG } from "../songs/messages";
+import type { HlsSegment } from "../songs/mp3";
 import { guestOverFreePlays } from "../room-service/guest-plays-repo";
-import { findUploadOr404, isAdmin, isOwner, songIdParam, type Upload } from "./common";
+import { fileEpoch, findUploadOr404, isAdmin, isOwner, songIdParam, type Upload } from "./common";
 import { MSG } from "./messages";
+import {
+  CACHE_HEADER,
+  cachedSegment,
+  segmentCacheKey,
+  segmentCacheOn,
+  storeSegment,
+} from "./segment-cache";
 
 /**
  * HLS for uploaded songs (docs/DECISIONS.md, "Uploaded songs"): a playlist for any token
@@ -29,7 +41,7 @@ import { MSG } from "./messages";
 export const hlsRoutes = new Hono<AppEnv>();
 
 /** The HLS purpose key (lib/purpose-keys.ts); 503 when ROOT_SECRET is not set. */
-function signingKey(env: Env): Promise<CryptoKey> {
+export function signingKey(env: Env): Promise<CryptoKey> {
   if (!hasRootSecret(env)) throw new ApiError(503, MSG.streamingNotConfigured);
   return purposeKey(env, "hls");
 }
@@ -63,6 +75,11 @@ const badSig = () => new ApiError(403, MSG.badSignature);
  */
 /** A room's play grant for a private upload (workers/songs/hls.ts `playGrantQuery`). */
 const grantQuery = z.object({
+  container: z
+    .enum(SEGMENT_CONTAINERS, {
+      error: `container must be one of: ${SEGMENT_CONTAINERS.join(", ")}`,
+    })
+    .optional(),
   scope: z.string().max(100, "scope is too long").optional(),
   exp: z.coerce.number().int().min(0).optional(),
   sig: z.string().max(100, "sig is too long").optional(),
@@ -80,7 +97,7 @@ hlsRoutes.get(
     if (who?.type === "guest" && (await guestOverFreePlays(c.env, who.uuid)))
       throw new ApiError(403, MSG.guestOverFreePlays);
     const secret = await signingKey(c.env);
-    const { song, segments } = await playable(c.env, songId);
+    const { song, file, segments } = await playable(c.env, songId);
     // Private means private (issue 18): only its owner, admins and the listeners of a room
     // playing it (a play grant) get a playlist, and so signed segment and key URLs. Anyone
     // else is told it does not exist, as GET /songs/{id} does.
@@ -91,7 +108,8 @@ hlsRoutes.get(
       (await verifyPlayGrant(secret, songId, grant.scope, grant.exp, grant.sig));
     if (!song.isPublic && !isOwner(who, song) && !isAdmin(who) && !granted)
       throw new ApiError(404, SONG_MSG.songNotFound);
-    return c.body(await buildPlaylist(secret, songId, segments), 200, {
+    const epoch = fileEpoch(file!);
+    return c.body(await buildPlaylist(secret, songId, segments, epoch, grant.container), 200, {
       "Content-Type": "application/vnd.apple.mpegurl",
       // It carries URLs that expire: never served from a cache.
       "Cache-Control": "private, no-store",
@@ -115,7 +133,12 @@ hlsRoutes.get(
   },
 );
 
-/** GET /songs/{songId}/segments/{n}?exp&sig: one segment, AES-128-CBC encrypted with IV = n. */
+/**
+ * GET /songs/{songId}/segments/{n}?v&exp&sig: one segment, AES-128-CBC encrypted with IV = n.
+ * Clear, it is the RFC 8216 timestamp tag (songs/hls-timestamp.ts) then the segment's MPEG
+ * audio frames. Once the signature checks out, the ciphertext comes from the segment cache
+ * (segment-cache.ts) when this data center has it: no D1, R2 or AES for that listener.
+ */
 hlsRoutes.get(
   "/songs/:songId/segments/:n",
   valid(
@@ -127,26 +150,70 @@ hlsRoutes.get(
         .min(0, "n must not be negative"),
     }),
   ),
-  valid("query", z.object(signed)),
+  valid(
+    "query",
+    z.object({
+      ...signed,
+      v: z.coerce
+        .number({ error: "v must be a number" })
+        .int("v must be a whole number")
+        .min(0, "v must not be negative")
+        .optional(),
+      c: z.enum(["ts"], { error: "c must be ts" }).optional(),
+    }),
+  ),
   async (c) => {
     const { songId, n } = c.req.valid("param");
-    const { exp, sig } = c.req.valid("query");
+    const { exp, sig, v, c: ts } = c.req.valid("query");
+    const container: SegmentContainer = ts ?? "mp3";
     const secret = await signingKey(c.env);
-    // The signature first: an unsigned request costs no D1 or R2 read.
-    if (!(await verifySegmentSig(secret, songId, n, exp, sig))) throw badSig();
-    const { file, segments } = await playable(c.env, songId);
-    const seg = segments[n];
-    if (!seg) throw new ApiError(404, MSG.segmentNotFound);
-    const object = await c.env.UPLOADS.get(file!.r2Key, {
-      range: { offset: seg.offset, length: seg.length },
-    });
-    if (!object) throw new ApiError(404, MSG.audioMissing);
-    const clear = new Uint8Array(await object.arrayBuffer());
-    const body = await encryptSegment(await songKey(secret, songId), n, clear);
+    // The signature first: an unsigned request costs no cache, D1 or R2 read.
+    if (!(await verifySegmentSig(secret, songId, n, exp, sig, v))) throw badSig();
+    const cacheKey =
+      v !== undefined && segmentCacheOn(c.env)
+        ? await segmentCacheKey(c.env, c.req.url, secret, songId, n, v, container)
+        : undefined;
+    let body = cacheKey ? await cachedSegment(cacheKey) : undefined;
+    const hit = body !== undefined;
+    if (!body) {
+      const { file, segments } = await playable(c.env, songId);
+      body = await encryptedSegment(c.env, secret, songId, file!.r2Key, segments, n, container);
+      // Stored only under the epoch it was made from: a URL from an older playlist gets
+      // today's bytes, but never files them under the old version.
+      if (cacheKey && v === fileEpoch(file!))
+        await storeSegment(cacheKey, songId, body, CONTENT_TYPES[container]);
+    }
     return c.body(body, 200, {
-      "Content-Type": "audio/mpeg",
+      "Content-Type": CONTENT_TYPES[container],
       "Cache-Control": "private",
       "Content-Length": String(body.byteLength),
+      [CACHE_HEADER]: hit ? "hit" : "miss",
     });
   },
 );
+
+const CONTENT_TYPES: Record<SegmentContainer, string> = { mp3: "audio/mpeg", ts: "video/mp2t" };
+
+/** Segment `n` as it goes out: R2 range read, packaged (timestamp tag or MPEG-TS), AES-128. */
+async function encryptedSegment(
+  env: Env,
+  secret: CryptoKey,
+  songId: string,
+  r2Key: string,
+  segments: HlsSegment[],
+  n: number,
+  container: SegmentContainer,
+): Promise<ArrayBuffer> {
+  const seg = segments[n];
+  if (!seg) throw new ApiError(404, MSG.segmentNotFound);
+  const object = await env.UPLOADS.get(r2Key, {
+    range: { offset: seg.offset, length: seg.length },
+  });
+  if (!object) throw new ApiError(404, MSG.audioMissing);
+  const frames = new Uint8Array(await object.arrayBuffer());
+  const clear =
+    container === "ts"
+      ? mp3ToTs(frames, segmentStart(segments, n))
+      : withTimestamp(segments, n, frames);
+  return encryptSegment(await songKey(secret, songId), n, clear);
+}

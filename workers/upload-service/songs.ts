@@ -25,6 +25,7 @@ import {
   type Upload,
 } from "./common";
 import { MSG } from "./messages";
+import { forgetSongSegments } from "./segment-cache";
 import { canTransition } from "./uploads";
 import { recordFacetsQuietly } from "../songs/facets";
 
@@ -186,6 +187,8 @@ songRoutes.patch(
     if (status) {
       await setStatus(c.env, up, status);
       up = await findUploadOr404(c.env, songId);
+      // A takedown stops playback at once: no cached segment outlives it here.
+      if (up.song.status !== "VERIFIED") await forgetSongSegments(c.env, c.req.url, up);
     }
     await recordFacetsQuietly(c.env, up.song);
     return c.json(toUploadDto(up, who));
@@ -219,6 +222,7 @@ songRoutes.delete("/songs/:songId", requireUser, valid("param", songIdParam), as
     d.delete(songFiles).where(eq(songFiles.songId, up.song.id)),
     d.delete(songs).where(eq(songs.id, up.song.id)),
   ]);
+  await forgetSongSegments(c.env, c.req.url, up);
   let cursor: string | undefined;
   do {
     const listed = await c.env.UPLOADS.list({ prefix: songPrefix(songId), cursor });

@@ -146,7 +146,14 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
         const { default: Hls } = await import("hls.js");
         if (id !== loadId.current) return;
         if (Hls.isSupported()) {
-          const hls = new Hls({ startPosition: begin > 0 ? begin : -1 });
+          const hls = new Hls({
+            startPosition: begin > 0 ? begin : -1,
+            // Segments open with the RFC 8216 timestamp tag (workers/songs/hls-timestamp.ts);
+            // hls.js would also expose every ID3 tag as a cue on a `data:` text track, which
+            // we do not read and the page's media-src policy refuses.
+            enableID3MetadataCues: false,
+            enableEmsgMetadataCues: false,
+          });
           hlsRef.current = hls;
           let recovered = false;
           hls.on(Hls.Events.ERROR, (_e, data: ErrorData) => {
@@ -165,8 +172,11 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
           hls.loadSource(pick.url);
         } else if (audio.canPlayType("application/vnd.apple.mpegurl")) {
           // Native HLS: fetch the playlist here (so a refusal shows its reason) and hand the
-          // browser a copy whose (signed) URLs are made absolute.
-          const res = await fetch(pick.url);
+          // browser a copy whose (signed) URLs are made absolute. Its segments come as MPEG-TS:
+          // every native player demuxes that, and Chromium's takes no packed audio.
+          const url = new URL(pick.url, location.href);
+          url.searchParams.set("container", "ts");
+          const res = await fetch(url);
           const text = await res.text();
           if (id !== loadId.current) return;
           if (!res.ok) {
@@ -181,7 +191,7 @@ export function PlayerProvider({ children }: { children: ReactNode }) {
             return;
           }
           const blob = URL.createObjectURL(
-            new Blob([absolutePlaylist(text, new URL(pick.url, location.href))], {
+            new Blob([absolutePlaylist(text, url)], {
               type: "application/vnd.apple.mpegurl",
             }),
           );
