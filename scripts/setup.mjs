@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { demoDjsVar } from "./seed-demo.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const file = `${root}.dev.vars`;
@@ -50,6 +51,9 @@ export function ensureDevVars() {
   if (!/^VAPID_SUBJECT=/m.test(current)) lines.push(`VAPID_SUBJECT="mailto:admin@hangout.local"`);
   // Local runs are development (the dev outbox page); wrangler.toml defaults to production.
   if (!/^ENVIRONMENT=/m.test(current)) lines.push(`ENVIRONMENT="development"`);
+  // The seeded rooms' demo DJs (durable/room/demo-dj.ts); production leaves DEMO_DJS unset.
+  // Added to an existing .dev.vars too; set it to "" there to turn the demo DJs off.
+  if (!/^DEMO_DJS=/m.test(current)) lines.push(`DEMO_DJS="${demoDjsVar()}"`);
   if (lines.length) {
     writeFileSync(
       file,
