@@ -185,6 +185,11 @@ export class DemoDj {
       .orderBy(asc(songs.id))
       .limit(QUEUE_FILL)
       .all();
-    for (const song of picks) await addSong(this.env, queue, song, true, true);
+    // Each demo DJ starts the loop at its own song, so two demo rooms do not play in unison.
+    const k = picks.length
+      ? [...dj].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) >>> 0, 7) % picks.length
+      : 0;
+    for (const song of [...picks.slice(k), ...picks.slice(0, k)])
+      await addSong(this.env, queue, song, true, true);
   }
 }
