@@ -15,7 +15,7 @@ import type { ChatMessage } from "../../../shared/protocol";
  * the pointer.
  */
 /** How long a show stays (the longest confetti piece lands before this). */
-const SHOW_MS = 4_500;
+const SHOW_MS = 6_000;
 /** Shows at once: a burst of purchases does not bury the room. */
 const MAX_SHOWS = 4;
 const PIECES = 90;
@@ -66,8 +66,8 @@ function Confetti({ id }: { id: string }) {
                 background: COLORS[(i + seed) % COLORS.length],
                 width: 6 + (r(31) % 6),
                 height: 10 + (r(53) % 8),
-                animationDelay: `${((r(71) % 900) / 1000).toFixed(2)}s`,
-                animationDuration: `${(2.4 + (r(97) % 1200) / 1000).toFixed(2)}s`,
+                animationDelay: `${((r(71) % 1200) / 1000).toFixed(2)}s`,
+                animationDuration: `${(3 + (r(97) % 1600) / 1000).toFixed(2)}s`,
                 "--drift": `${(r(113) % 240) - 120}px`,
                 "--spin": `${360 + (r(151) % 720)}deg`,
               } as React.CSSProperties
@@ -125,7 +125,7 @@ export function RoomGifts({
       <p
         role="status"
         key={last.id}
-        className="gift-banner absolute left-1/2 top-24 -translate-x-1/2 rounded-full border border-amber-300/40 bg-black/75 px-5 py-2 text-center text-base font-semibold text-white shadow-xl"
+        className="gift-banner absolute left-1/2 top-32 sm:top-24 -translate-x-1/2 rounded-full border border-amber-300/40 bg-black/75 px-5 py-2 text-center text-base font-semibold text-white shadow-xl"
         data-testid="room-gift-banner"
       >
         {t(last.kind === "confetti" ? "shop.effectConfetti" : "shop.chatSent", {
