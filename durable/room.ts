@@ -25,6 +25,7 @@
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
  *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
+ *   room/demo-dj.ts      the demo DJ DEMO_DJS names: kept seated and playing by the alarm
  *   room/blocks.ts       each user's blocks: whose chat and animations their sockets skip
  *   room/rpc.ts          the RPC methods' argument checks and answer shapes
  *   room/dispatch.ts     one client frame: its budget, its parse, the action (every dialect)
