@@ -32,7 +32,7 @@ describe("demo room", () => {
     kim.on("pageerror", (e) => errors.push(String(e)));
     await expect.poll(() => statusOf(kim), { timeout: 15_000 }).toBe("open");
 
-    const seat = kim.getByTestId("dj-seat").filter({ hasText: "DJ Nova" });
+    const seat = kim.getByTestId("dj-seat").filter({ hasText: "DJ Solstice" });
     await seat.waitFor({ timeout: 20_000 });
     // Its avatar (the seeded art, not a blank), dancing while the song plays.
     expect(await seat.locator("img[data-avatar]").getAttribute("data-avatar")).toBe("vinyl-spin");

@@ -27,14 +27,14 @@ const WEARS = {
 export const DEMO_DJS = [
   {
     uuid: "00000000-0000-4000-8000-0000000000d1",
-    nickname: "DJ Nova",
+    nickname: "DJ Solstice",
     avatar: "vinyl-spin",
     color: "FF4FA3",
     room: "sunset-deck",
   },
   {
     uuid: "00000000-0000-4000-8000-0000000000d2",
-    nickname: "DJ Kai",
+    nickname: "DJ Lowkey",
     avatar: "mixtape",
     color: "3EE0FF",
     room: "basement-beats",
