@@ -32,7 +32,7 @@ describe("demo room", () => {
     kim.on("pageerror", (e) => errors.push(String(e)));
     await expect.poll(() => statusOf(kim), { timeout: 15_000 }).toBe("open");
 
-    const seat = kim.getByTestId("dj-seat").filter({ hasText: "DJ Solstice" });
+    const seat = kim.getByTestId("dj-seat").filter({ hasText: "DJ Sol" });
     await seat.waitFor({ timeout: 20_000 });
     // Its avatar (the seeded art, not a blank), dancing while the song plays.
     expect(await seat.locator("img[data-avatar]").getAttribute("data-avatar")).toBe("vinyl-spin");
@@ -48,7 +48,7 @@ describe("demo room", () => {
     await ctx.close();
   });
 
-  it("Lou throws the shop's Confetti: Moe's Spanish page sees it rain, Kim (reduced motion) sees the banner only", async () => {
+  it("Lou throws the shop's Confetti: Moe's Spanish page sees it rain, Kim (reduced motion) sees the banner only; then a sticker pops up", async () => {
     const adminToken = await tokenFor(ADMIN, ADMIN_PASSWORD);
     const louToken = await tokenFor(LOU);
     const acc = await api<{ id: string; balance: number }>(`${MERCH}/token-accounts`, {
@@ -139,10 +139,29 @@ describe("demo room", () => {
 
     // The show ends by itself; the chat keeps the line.
     await expect.poll(() => moe.getByTestId("room-gifts").count(), { timeout: 15_000 }).toBe(0);
+
+    // A sticker pops up on the others' pages the same way: its picture, and the banner.
+    if (!(await lou.getByTestId("shop-drawer").isVisible()))
+      await lou.getByTestId("send-something").click();
+    await lou
+      .getByTestId("shop-drawer")
+      .getByTestId("consumable-card")
+      .filter({ has: lou.getByText("Fire sticker", { exact: true }) })
+      .getByTestId("consumable-send")
+      .click();
+    await lou.getByTestId("confirm").click();
+    const popped = moe.getByTestId("room-sticker");
+    await popped.waitFor({ timeout: 15_000 });
+    await moe.screenshot({ path: ".e2e/shots/demo-room-04-sticker-es-390.png" });
+    expect(await popped.locator("img").getAttribute("src")).toMatch(/consumables/);
+    expect(await moe.getByTestId("room-gift-banner").textContent()).toBe(
+      "Lou Listener envió Fire sticker",
+    );
+
     await moe.getByTestId("open-chat").click();
     await moe.getByTestId("chat-consumable").filter({ hasText: "Confetti" }).first().waitFor();
-    await shot(moe, "demo-room-04-chat-line-es-390");
-    await shot(lou, "demo-room-05-after-1440");
+    await shot(moe, "demo-room-05-chat-line-es-390");
+    await shot(lou, "demo-room-06-after-1440");
     expect(errors).toEqual([]);
     for (const c of [moeCtx, kimCtx, louCtx]) await c.close();
   });

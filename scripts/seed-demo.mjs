@@ -27,7 +27,7 @@ const WEARS = {
 export const DEMO_DJS = [
   {
     uuid: "00000000-0000-4000-8000-0000000000d1",
-    nickname: "DJ Solstice",
+    nickname: "DJ Sol",
     avatar: "vinyl-spin",
     color: "FF4FA3",
     room: "sunset-deck",

@@ -125,7 +125,7 @@ export function RoomGifts({
       <p
         role="status"
         key={last.id}
-        className="gift-banner absolute left-1/2 top-32 sm:top-24 -translate-x-1/2 rounded-full border border-amber-300/40 bg-black/75 px-5 py-2 text-center text-base font-semibold text-white shadow-xl"
+        className="gift-banner absolute left-1/2 top-32 w-max max-w-[92vw] -translate-x-1/2 sm:top-24 rounded-full border border-amber-300/40 bg-black/75 px-5 py-2 text-center text-base font-semibold text-white shadow-xl"
         data-testid="room-gift-banner"
       >
         {t(last.kind === "confetti" ? "shop.effectConfetti" : "shop.chatSent", {
