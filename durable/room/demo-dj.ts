@@ -124,15 +124,22 @@ export class DemoDj {
     if (this.#barred(dj, now)) return;
     const view = new RoomView(this.storage, now);
     const held = view.rolesOf(dj);
-    this.storage.setProfile(dj, {
+    const profile = {
       uuid: dj,
       nickname: facts.profile.name,
       avatarId: facts.profile.avatarId,
       color: facts.profile.color,
       badges: [...facts.profile.badges],
-    });
+    };
+    const before = this.storage.user(dj);
+    // Only a change is published: the minute's check of a DJ already there sends no frame.
+    const changed =
+      !before ||
+      before.disconnected_at !== null ||
+      JSON.stringify(this.storage.profile(dj)) !== JSON.stringify(profile);
+    this.storage.setProfile(dj, profile);
     this.#stay(dj, now);
-    this.publisher.mark(PEOPLE_KEYS, "userJoined");
+    if (changed) this.publisher.mark(PEOPLE_KEYS, "userJoined");
     const seated = this.storage.djs().some((d) => d.uuid === dj);
     if (!seated) {
       const s = view.settings;
