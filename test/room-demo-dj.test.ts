@@ -96,7 +96,7 @@ describe("demo DJ", () => {
     await expectInSync(room, c);
   });
 
-  it("the demo-dj alarm puts it back on stage and refills its queue after it was taken off and its queue emptied; its grace never ends it", async () => {
+  it("the demo-dj alarm puts it back on stage and refills its queue after it was taken off and its queue emptied; its grace never ends it; a deleted account leaves", async () => {
     await demoDj(DJ, "DJ Demo");
     await demoSongs();
     const room = "demo-room-b";
@@ -158,6 +158,15 @@ describe("demo DJ", () => {
         .toArray()[0]?.d,
     }));
     expect(after).toEqual({ grace: 0, gone: null });
+    await expectInSync(room, c);
+
+    // The account deleted in D1: the next check takes it off the stage and out of the room.
+    await db(env).delete(users).where(eq(users.uuid, DJ));
+    await runDemoCheck(room);
+    await c.until(
+      (s) => s.djs.length === 0 && !s.allUsers.some((u) => u.uuid === DJ) && !s.nowPlaying,
+      "the deleted demo DJ gone",
+    );
     await expectInSync(room, c);
   });
 

@@ -116,7 +116,15 @@ export class DemoDj {
     this.storage.schedule(DEMO_KEY, Date.now() + DEMO_CHECK_MS);
     this.rearm();
     const facts = await djFacts(this.env, dj);
-    if (!facts.profile) return; // the account is gone: nobody to seat
+    if (!facts.profile) {
+      // The account is gone: nobody to seat, and nobody to keep present.
+      if (this.storage.user(dj)) {
+        this.storage.deleteUser(dj);
+        this.publisher.mark(PEOPLE_KEYS, "userLeft");
+        this.playback.removeFromStage(dj, "userLeft");
+      }
+      return;
+    }
     if ((await queueLength(this.env, dj)) < QUEUE_LOW) await this.#fill(dj);
     // After the awaits: the stage and the settings may have changed.
     const now = Date.now();
