@@ -178,6 +178,12 @@ export default defineConfig(async () => {
             // APPLE_ENVIRONMENT is unset, so Production, the default.
             APPLE_BUNDLE_ID: "com.hangout",
             APPLE_APP_APPLE_ID: "1234567890",
+            // Demo DJs (durable/room/demo-dj.ts) in the rooms test/room-demo-dj.test.ts names.
+            DEMO_DJS: [
+              "demo-room-a:00000000-0000-4000-8000-00000000d0d1",
+              "demo-room-b:00000000-0000-4000-8000-00000000d0d1",
+              "demo-room-c:00000000-0000-4000-8000-00000000d0d2",
+            ].join(","),
           },
         },
       }),

@@ -25,6 +25,7 @@
  *   room/budget.ts       every client frame's budget (token buckets), the flood close
  *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
  *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
+ *   room/demo-dj.ts      the demo DJ DEMO_DJS names: kept seated and playing by the alarm
  *   room/blocks.ts       each user's blocks: whose chat and animations their sockets skip
  *   room/rpc.ts          the RPC methods' argument checks and answer shapes
  *   room/dispatch.ts     one client frame: its budget, its parse, the action (every dialect)
@@ -58,6 +59,7 @@ import { Notices } from "./room/notices";
 import { ChatActions } from "./room/chat";
 import { crowd, type CrowdArgs, type CrowdResult } from "./room/crowd";
 import { ConsumableDeliveries, type DeliveryArgs, type DeliveryResult } from "./room/consumables";
+import { DEMO_KEY, DemoDj } from "./room/demo-dj";
 import { Effects } from "./room/effects";
 import { CONNECT_MSG } from "./room/messages";
 import { Moderation, roleKey } from "./room/moderation";
@@ -101,6 +103,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #freePlays: FreePlays;
   readonly #blocks: Blocks;
   readonly #dispatcher: Dispatcher;
+  readonly #demo: DemoDj;
   /** tt.live bots' sockets (the /primus bridge): their dialect, one encoder each. */
   readonly #ttfm: TtfmDialect;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
@@ -134,6 +137,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (uuid, m) => this.#sendTo(uuid, m),
       (text) => this.#chat.roomMessage(text),
       (playId) => this.#freePlays.songStarted(playId),
+      (uuid) => this.#demo.exempt(uuid),
     );
     this.#effects = new Effects(env, this.#storage.effects, (due) => {
       this.#storage.schedule("outbox", due);
@@ -199,6 +203,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
       budgets: this.#budgets,
       sendTo: (uuid, m) => this.#sendTo(uuid, m),
     });
+    this.#demo = new DemoDj(
+      env,
+      this.#storage,
+      this.#publisher,
+      this.#playback,
+      () => this.#rearm(),
+      () => this.#identity.refusal() === null,
+    );
     this.#ttfm = new TtfmDialect(this.#storage, this.#publisher, this.#dispatcher, this.#budgets);
     void ctx.blockConcurrencyWhile(async () => this.#boot()); // not onStart: RPC skips it
   }
@@ -217,6 +229,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     else if (this.#storage.unrecordedPlays().length) void this.#playback.retryOutbox();
     // Side effects owed when the object was evicted go out now.
     if (this.#storage.effects.pending().length) void this.#effects.drain();
+    if (this.#demo.uuid()) void this.#demo.check(true); // the demo DJ takes its seat again
   }
 
   getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
@@ -303,10 +316,11 @@ export class Room extends Server<Env & Cloudflare.Env> {
         this.#presence.graceEnded(key.slice(GRACE_PREFIX.length));
       else if (key.startsWith("role:")) this.#moderation.roleExpired(key);
       else if (key.startsWith("afk:")) this.#playback.afkDue(key.slice("afk:".length), now);
+      else if (key === DEMO_KEY) void this.#demo.check(true);
       else console.error(`room ${this.name}: unknown schedule entry ${key}`);
     }
     this.#rearm();
-    await Promise.all([this.#playback.idle(), this.#effects.idle()]);
+    await Promise.all([this.#playback.idle(), this.#effects.idle(), this.#demo.idle()]);
   }
 
   /** Plain HTTP to a room: nothing here; the room-service uses the RPC methods below. */
@@ -335,6 +349,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     this.#playback.settingsChanged();
     // djType and the owner change who may DJ, so the user lists are recomputed too.
     this.#publisher.mark(["settings", ...PEOPLE_KEYS], "updatedRoomSettings");
+    void this.#demo.check(); // a demo room's DJ sits down once the room is set up
   }
 
   /** The full state clients hold, with every change so far published. */

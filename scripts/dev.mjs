@@ -7,7 +7,7 @@ import { buildWebApp } from "./build-web.mjs";
 import { ensureDevVars } from "./setup.mjs";
 import { migrateAndSeed, SEED_USERS } from "./seed.mjs";
 import { seedDemoSongs, waitForServer } from "./seed-songs.mjs";
-import { seedDemoPoints } from "./seed-demo.mjs";
+import { seedDemoPoints, wakeDemoRooms } from "./seed-demo.mjs";
 import { startDevTranscoder } from "./transcoder.mjs";
 
 const port = process.env.PORT ?? "8787";
@@ -67,7 +67,16 @@ waitForServer(base, { timeoutMs: 180_000, alive: () => wrangler.exitCode === nul
     ),
   )
   .then((n) => n && console.log(`seeded the demo season's points for ${n} people`))
-  .catch((err) => console.warn(`warning: demo points not seeded: ${err.message}`));
+  .catch((err) => console.warn(`warning: demo points not seeded: ${err.message}`))
+  // The demo DJs start playing now (their rooms' objects get their settings), not at the first visit.
+  .then(() =>
+    wakeDemoRooms(
+      base,
+      SEED_USERS.find((u) => u.roles.includes("admin")),
+    ),
+  )
+  .then((n) => n && console.log(`the demo DJs are playing in ${n} rooms`))
+  .catch((err) => console.warn(`warning: demo rooms not woken: ${err.message}`));
 
 let timer;
 watch(new URL("../app", import.meta.url), { recursive: true }, () => {

@@ -19,6 +19,31 @@ const WEARS = {
   "00000000-0000-4000-8000-000000000005": "vinyl-spin",
 };
 
+/**
+ * The demo DJs (issue 20): bot accounts (no password, owned by the admin) that the Room keeps
+ * on stage in their room, playing the demo music (durable/room/demo-dj.ts). The Worker only
+ * seats them where DEMO_DJS names them: `npm install` writes `demoDjsVar()` into .dev.vars.
+ */
+export const DEMO_DJS = [
+  {
+    uuid: "00000000-0000-4000-8000-0000000000d1",
+    nickname: "DJ Sol",
+    avatar: "vinyl-spin",
+    color: "FF4FA3",
+    room: "sunset-deck",
+  },
+  {
+    uuid: "00000000-0000-4000-8000-0000000000d2",
+    nickname: "DJ Lowkey",
+    avatar: "mixtape",
+    color: "3EE0FF",
+    room: "basement-beats",
+  },
+];
+
+/** The DEMO_DJS value for the seeded rooms: `room:djUuid` pairs. */
+export const demoDjsVar = () => DEMO_DJS.map((d) => `${d.room}:${d.uuid}`).join(",");
+
 /** Demo rooms, owned by DJ Sam and the admin; listed, each its genre and design. */
 export const SEED_ROOMS = [
   {
@@ -129,6 +154,10 @@ export function demoSql(now = Date.now()) {
   stmts.push(
     `INSERT INTO seasons (name, start_date, end_date) SELECT 'Demo season', ${start}, ${end} WHERE NOT EXISTS (SELECT 1 FROM seasons WHERE start_date <= ${now} AND end_date > ${now}) AND NOT EXISTS (SELECT 1 FROM seasons WHERE name = 'Demo season');`,
   );
+  for (const d of DEMO_DJS)
+    stmts.push(
+      `INSERT OR IGNORE INTO users (uuid, email, email_verified, nickname, color, roles, owner_uuid, avatar_id) VALUES (${q(d.uuid)}, NULL, 1, ${q(d.nickname)}, ${q(d.color)}, '["bot"]', ${q(ADMIN_UUID)}, ${q(d.avatar)});`,
+    );
   for (const [uuid, slug] of Object.entries(WEARS))
     stmts.push(
       `UPDATE users SET avatar_id = ${q(slug)} WHERE uuid = ${q(uuid)} AND avatar_id IS NULL;`,
@@ -222,4 +251,28 @@ export async function seedDemoPoints(baseURL, admin) {
     awarded++;
   }
   return awarded;
+}
+
+/**
+ * Opens each demo DJ's room once (the REST join as the admin pushes the room's settings to its
+ * object), so the demo DJs are playing before anyone looks. Answers how many rooms answered.
+ */
+export async function wakeDemoRooms(baseURL, admin) {
+  const login = await fetch(`${baseURL}/api/user-service/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: admin.email, password: admin.password }),
+  });
+  const { token } = await login.json();
+  let woke = 0;
+  for (const d of DEMO_DJS) {
+    const res = await fetch(`${baseURL}/api/room-service/rooms/${d.room}/join`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: "{}",
+    });
+    if (res.ok) woke++;
+    else console.warn(`warning: demo room ${d.room}: join answered ${res.status}`);
+  }
+  return woke;
 }

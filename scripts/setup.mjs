@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { demoDjsVar } from "./seed-demo.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const file = `${root}.dev.vars`;
@@ -56,6 +57,9 @@ export function ensureDevVars() {
     lines.push(`TRANSCODER_SECRET="${randomBytes(24).toString("hex")}"`);
   if (!/^TRANSCODER_URL=/m.test(current))
     lines.push(`TRANSCODER_URL="http://127.0.0.1:${process.env.TRANSCODER_PORT ?? 8790}"`);
+  // The seeded rooms' demo DJs (durable/room/demo-dj.ts); production leaves DEMO_DJS unset.
+  // Added to an existing .dev.vars too; set it to "" there to turn the demo DJs off.
+  if (!/^DEMO_DJS=/m.test(current)) lines.push(`DEMO_DJS="${demoDjsVar()}"`);
   if (lines.length) {
     writeFileSync(
       file,

@@ -33,6 +33,12 @@ export interface Env {
   ENVIRONMENT: string;
   /** Where links in e-mails point (the web app's origin); unset: the request's origin. */
   PUBLIC_HOST?: string;
+  /**
+   * Demo DJs (issue 20): `room:djUuid` pairs, comma-separated (the room by slug or uuid). The
+   * room keeps that account on stage playing public uploads (durable/room/demo-dj.ts). Unset:
+   * none. `npm install` sets the seeded rooms' pairs in .dev.vars; production leaves it unset.
+   */
+  DEMO_DJS?: string;
   /** RS256 key pair for JWTs, PEM (PKCS#8 private, SPKI public); tokens name it by `kid` (lib/jwt.ts). */
   JWT_PRIVATE_KEY: string;
   JWT_PUBLIC_KEY: string;

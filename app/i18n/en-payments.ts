@@ -3,7 +3,7 @@ export const enPayments = {
   "tokens.title": "Tokens",
   "tokens.heading": "Get tokens",
   "tokens.lede":
-    "Tokens buy treats you send into a room: confetti, stickers, a spotlight for the DJ.",
+    "Tokens buy treats you send into a room: confetti that rains on everyone there, and stickers the whole room sees.",
   "tokens.balance": "Your balance",
   "tokens.balanceValue": "{count} tokens",
   "tokens.balanceValue.one": "{count} token",

@@ -31,6 +31,7 @@ export const enShop = {
   /** Seed 000, section 8: the token account is missing. */
   "shop.noAccount": "We were unable to find your token account. Please try again.",
   "shop.chatSent": "{name} sent {item}",
+  "shop.effectConfetti": "{name} threw {item}!",
   "shop.paging": "Pages",
   "shop.prev": "Previous page",
   "shop.next": "Next page",

@@ -5,7 +5,7 @@ export const esPayments: Record<keyof typeof enPayments, string> = {
   "tokens.title": "Tokens",
   "tokens.heading": "Consigue tokens",
   "tokens.lede":
-    "Con los tokens envías detalles a una sala: confeti, pegatinas, un foco para el DJ.",
+    "Con los tokens envías detalles a una sala: confeti que llueve sobre todos y pegatinas que ve toda la sala.",
   "tokens.balance": "Tu saldo",
   "tokens.balanceValue": "{count} tokens",
   "tokens.balanceValue.one": "{count} token",

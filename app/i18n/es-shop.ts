@@ -31,6 +31,7 @@ export const esShop: Record<keyof typeof enShop, string> = {
   "shop.confirmButton.one": "Enviar por {count} token",
   "shop.noAccount": "No pudimos encontrar tu cuenta de tokens. Inténtalo de nuevo.",
   "shop.chatSent": "{name} envió {item}",
+  "shop.effectConfetti": "¡{name} lanzó {item}!",
   "shop.paging": "Páginas",
   "shop.prev": "Página anterior",
   "shop.next": "Página siguiente",

@@ -60,6 +60,8 @@ export class Playback {
     private readonly say: (text: string) => void = () => {},
     /** A song went on air (the guests' free plays count it). */
     private readonly started: (playId: string) => void = () => {},
+    /** A DJ whose picks skip the repeat window (the demo DJ's short loop, room/demo-dj.ts). */
+    private readonly repeatExempt: (djUuid: string) => boolean = () => false,
   ) {}
 
   /** Resolves when every start queued so far has run (the alarm handler waits on it). */
@@ -213,7 +215,7 @@ export class Playback {
       const s = this.storage.settings();
       const now = Date.now();
       const recent =
-        s.repeatWindowMinutes > 0
+        s.repeatWindowMinutes > 0 && !this.repeatExempt(dj.uuid)
           ? this.storage.playedSince(now - s.repeatWindowMinutes * 60_000)
           : new Set<string>();
       let picked: PickedSong | null;

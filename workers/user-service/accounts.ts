@@ -16,6 +16,7 @@ import { signToken, TOKEN_TTL_SECONDS } from "../lib/jwt";
 import { hashPassword } from "../lib/password";
 import { MSG } from "./messages";
 import { sendVerificationCode } from "./verification";
+import { defaultAvatarFor } from "../merch-service/avatars/default-avatar";
 
 /**
  * Account building blocks every user-service route shares: the two profile shapes, making
@@ -133,12 +134,15 @@ export async function createUser(env: Env, a: NewAccount): Promise<UserRow> {
     .get();
   if (existing) throw new ApiError(403, MSG.emailTaken);
   const status = a.emailStatus ?? "PENDING_VERIFICATION";
+  const uuid = crypto.randomUUID();
+  const avatarId = await defaultAvatarFor(env, uuid);
   let user: UserRow;
   try {
     user = await d
       .insert(users)
       .values({
-        uuid: crypto.randomUUID(),
+        uuid,
+        avatarId,
         email: a.email,
         passwordHash: a.password ? await hashPassword(a.password) : null,
         nickname: a.nickname?.trim() || defaultNickname(a.email),

@@ -23,6 +23,7 @@ import {
   spendState,
 } from "./linked-oauth";
 import { MSG } from "./messages";
+import { defaultAvatarFor } from "../merch-service/avatars/default-avatar";
 
 /**
  * Discord (issue 16): sign in or sign up with Discord, link Discord to an account, and the
@@ -102,10 +103,12 @@ async function discordAccount(
     if (taken) throw new ApiError(409, LINK_MSG.discordEmailTaken);
   }
   const name = (who.displayName ?? "").trim();
+  const uuid = crypto.randomUUID();
   const user = await d
     .insert(users)
     .values({
-      uuid: crypto.randomUUID(),
+      uuid,
+      avatarId: await defaultAvatarFor(env, uuid),
       email: null,
       nickname:
         name.length >= 2 && cleanText(name) ? name.slice(0, 30) : defaultNickname(who.email),

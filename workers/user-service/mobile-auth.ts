@@ -24,6 +24,7 @@ import { audit } from "../queues/audit";
 import { defaultNickname, issueSession, toOwnProfile } from "./accounts";
 import { MSG } from "./messages";
 import { checkPhone, CODE_TTL_MS, MAX_ATTEMPTS_PER_CODE } from "./phone-validation";
+import { defaultAvatarFor } from "../merch-service/avatars/default-avatar";
 
 /**
  * Mobile sign-in (seed 000 "Mobile auth", "Code delivery channel": sms, whatsapp). A code
@@ -181,10 +182,12 @@ async function createPhoneAccount(env: Env, phone: string, nickname?: string) {
   const d = db(env);
   const uuid = crypto.randomUUID();
   const hash = await phoneContactHashOrNull(env, phone);
+  const avatarId = await defaultAvatarFor(env, uuid);
   try {
     await d.batch([
       d.insert(users).values({
         uuid,
+        avatarId,
         email: null,
         // Never from the number: a nickname is public.
         nickname: nickname?.trim() || defaultNickname(null),

@@ -25,6 +25,7 @@ import { PlatformRemovalFace } from "./PlatformRemovalFace";
 import { platformRemoval } from "~/lib/moderation";
 import { danceLevel } from "./Dancer";
 import { RoomFloor } from "./RoomFloor";
+import { RoomGifts } from "./RoomGifts";
 import { Stage, STAGE_ACTIONS } from "./Stage";
 import { ROOM_PILL, StatusPill } from "./StatusPill";
 import { UserMenu } from "./UserMenu";
@@ -215,6 +216,7 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
       data-status={status}
       data-design={room.design}
     >
+      <RoomGifts chat={chat} serverNow={conn.serverNow} profiles={profiles} />
       {/* Lined up with the header (max-w-6xl). On desktop the chat column starts at the top
           of the page and is sized to the window less the header and the fixed player bar, so
           neither ever covers its input (issue 20). */}
