@@ -6,6 +6,7 @@ import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
 import type { CrateImportMessage } from "./queues/crate-imports";
+import type { SongAnalysisMessage } from "./queues/song-analysis";
 
 /**
  * Every binding and variable the Worker sees. The names match wrangler.toml; the secrets
@@ -21,6 +22,8 @@ export interface Env {
   POINTS: Queue<PointsMessage>;
   /** Background playlist imports (workers/queues/crate-imports.ts). */
   IMPORTS: Queue<CrateImportMessage>;
+  /** Music analysis jobs, one per song (workers/queues/song-analysis.ts). */
+  ANALYSIS: Queue<SongAnalysisMessage>;
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
@@ -123,6 +126,12 @@ export interface Env {
   /** 7digital media hosts; defaults are 7digital's own. */
   SEVEN_DIGITAL_STREAM_URL?: string;
   SEVEN_DIGITAL_PREVIEW_URL?: string;
+  /**
+   * The music-analysis GraphQL API behind similar tracks (workers/adapters/analysis.ts): its
+   * endpoint and bearer key. Unset: similar tracks come from our own data alone.
+   */
+  ANALYSIS_API_URL?: string;
+  ANALYSIS_API_KEY?: string;
   /** "hangout" (default) or "turntable": the order search results and playback follow. */
   BRAND?: string;
   /** Shared secret the outside transcoder sends in `X-Transcoder-Secret`; unset: its callback is always refused. */

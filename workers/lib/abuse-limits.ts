@@ -97,6 +97,11 @@ export const RULES = {
    * than spending the units that video lookups need.
    */
   youtubeSearchPerDay: { limit: 90, periodMs: DAY },
+  /**
+   * Music analysis jobs one account starts (similar tracks): each is a provider job. Asking
+   * about a song already queued or analysed costs nothing.
+   */
+  analysisEnqueuePerAccount: { limit: 60, periodMs: HOUR },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;
