@@ -1,4 +1,5 @@
 import { inArray, sql, type SQL } from "drizzle-orm";
+import { runBatch } from "../crates/crate-repo";
 import { db } from "../db/client";
 import { songs, type SongRow } from "../db/schema";
 import type { Env } from "../env";
@@ -86,6 +87,10 @@ export interface Scored {
 /**
  * Up to `want` candidates, best first, before the caller dedupes by name (it fetches more
  * than it shows). `queueCrateId`: leave out songs already in that crate.
+ *
+ * D1 refuses a compound SELECT of more than a few terms, so each walk is its own statement,
+ * grouped by song in SQL, and all of them go in one batch (one round trip); the scores are
+ * added here. The visibility filter then takes the candidate ids as one JSON parameter.
  */
 export async function localCandidates(
   env: Env,
@@ -94,51 +99,56 @@ export async function localCandidates(
   want: number,
   queueCrateId: number | null,
 ): Promise<Scored[]> {
+  const d = db(env);
   const parts = [...seeds.flatMap(seedParts), ...fillers()];
-  // Each part is wrapped: SQLite allows LIMIT inside a compound only in a subquery.
-  const union = sql.join(
-    parts.map((p) => sql`select * from (${p})`),
-    sql` union all `,
+  const results = await runBatch(
+    env,
+    parts.map((p) => sql`select id, sum(w) as w, why from (${p}) group by id, why`),
   );
-  const seedIds = sql.join(
-    seeds.map((s) => n(s.id)),
-    sql`, `,
-  );
+  const seedIds = new Set(seeds.map((s) => s.id));
+  const scores = new Map<number, { score: number; whys: Set<string> }>();
+  for (const r of results.flatMap((x) => x.results as { id: number; w: number; why: string }[])) {
+    if (seedIds.has(r.id)) continue;
+    const e = scores.get(r.id) ?? { score: 0, whys: new Set<string>() };
+    e.score += r.w;
+    e.whys.add(r.why);
+    scores.set(r.id, e);
+  }
+  if (!scores.size) return [];
+
   const notQueued =
     queueCrateId === null
       ? sql``
       : sql`and not exists (select 1 from crate_songs q where q.crate_id = ${queueCrateId} and q.song_id = s.id)`;
-  const ranked = await db(env).all<{ id: number; score: number; whys: string }>(sql`
-    select c.id as id, sum(c.w) as score, group_concat(distinct c.why) as whys
-    from (${union}) c
-    join songs s on s.id = c.id
-    where s.id not in (${seedIds})
+  const visible = await d.all<{ id: number }>(sql`
+    select s.id as id from songs s
+    where s.id in (select value from json_each(${JSON.stringify([...scores.keys()])}))
       and s.status = 'VERIFIED' and (s.is_public = 1 or s.owner_uuid = ${viewerUuid})
-      and s.duration > 0 ${notQueued}
-    group by c.id
-    order by score desc, c.id desc
-    limit ${n(want)}`);
-  if (!ranked.length) return [];
-  const rows = await db(env)
+      and s.duration > 0 ${notQueued}`);
+  const top = visible
+    .map((v) => ({ id: v.id, ...scores.get(v.id)! }))
+    .sort((a, b) => b.score - a.score || b.id - a.id)
+    .slice(0, want);
+  if (!top.length) return [];
+  const rows = await d
     .select()
     .from(songs)
     .where(
       inArray(
         songs.id,
-        ranked.map((r) => r.id),
+        top.map((r) => r.id),
       ),
     )
     .all();
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return ranked.flatMap((r) => {
+  return top.flatMap((r) => {
     const row = byId.get(r.id);
     if (!row) return [];
-    const whys = new Set(r.whys.split(","));
     return [
       {
         row,
         score: Math.round(r.score * 100) / 100,
-        reasons: SIMILAR_REASONS.filter((x) => whys.has(x)),
+        reasons: SIMILAR_REASONS.filter((x) => r.whys.has(x)),
       },
     ];
   });
