@@ -60,7 +60,7 @@ export function SimilarTracks({ songId }: { songId: string }) {
       className="rounded-3xl border border-white/10 bg-black/40 p-4 sm:p-5"
       data-testid="similar-tracks"
     >
-      <div className="mb-3 flex items-baseline justify-between gap-3">
+      <div className="mb-3 flex flex-col gap-0.5 sm:flex-row sm:items-baseline sm:justify-between sm:gap-3">
         <h2 id="similar-heading" className="flex items-center gap-2 text-lg font-bold text-white">
           <Sparkles aria-hidden className="size-5 text-brand-light" />
           {t("similar.heading")}
