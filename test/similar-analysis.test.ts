@@ -6,6 +6,7 @@ import { ENQUEUE_MUTATION, SIMILAR_QUERY } from "../workers/adapters/analysis";
 import { db } from "../workers/db/client";
 import { songAnalysis, type SongRow } from "../workers/db/schema";
 import type { Env } from "../workers/env";
+import { RULES } from "../workers/lib/abuse-limits";
 import { MSG } from "../workers/playlist-service/messages";
 import { MAX_ATTEMPTS } from "../workers/queues/song-analysis";
 import { STALE_QUEUED_MS } from "../workers/similar/analysis-jobs";
@@ -155,6 +156,44 @@ describe("POST /similar-tracks/enqueue", () => {
     expect(a.sent).toHaveLength(2);
   });
 
+  it("a send that fails answers 503 and leaves the song for the next ask to queue", async () => {
+    const a = analysisEnv();
+    const song = await withSpotify();
+    const u = await signUp();
+    const broken = {
+      ...a.over,
+      ANALYSIS: {
+        send: async () => {
+          throw new Error("queue down");
+        },
+      },
+    } as unknown as Partial<Env>;
+    const failed = await enqueue(u.token, { songId: song.songId }, broken);
+    expect(failed.status).toBe(503);
+    expect(failed.body.message).toBe(MSG.analysisQueueDown);
+    const again = await enqueue(u.token, { songId: song.songId }, a.over);
+    expect(again.body).toMatchObject({ status: "QUEUED", enqueued: true });
+    expect(a.sent).toEqual([{ songRowId: song.id }]);
+  });
+
+  it("spends the caller's budget only on new jobs, then answers 429 (a query still answers)", async () => {
+    const a = analysisEnv();
+    const u = await signUp();
+    const limit = RULES.analysisEnqueuePerAccount.limit;
+    const songs = await Promise.all(Array.from({ length: limit + 1 }, () => withSpotify()));
+    // Asking again about a queued song is free.
+    for (let i = 0; i < 5; i++)
+      expect((await enqueue(u.token, { songId: songs[0].songId }, a.over)).status).toBe(202);
+    for (const s of songs.slice(1, limit))
+      expect((await enqueue(u.token, { songId: s.songId }, a.over)).body.enqueued).toBe(true);
+    const over = await enqueue(u.token, { songId: songs[limit].songId }, a.over);
+    expect(over.status).toBe(429);
+    const q = await similar(u.token, [songs[limit].songId], a.over);
+    expect(q.status).toBe(200);
+    expect(q.body.analysis).toEqual({ status: "NOT_ANALYZED", code: TRACK_NOT_ANALYZED });
+    expect(a.sent).toHaveLength(limit);
+  });
+
   it("refuses what it cannot analyse, and callers without an account", async () => {
     const a = analysisEnv();
     const u = await signUp();
@@ -236,7 +275,7 @@ describe("similar tracks through the analysis provider", () => {
     expect(fromAnalysis).toEqual([best.songId, second.songId]);
     expect(got).toContain(sameArtist.songId);
     expect(got).not.toContain(hidden.songId);
-    void noArt;
+    expect(fromAnalysis).not.toContain(noArt.songId);
     expect(a.sent).toHaveLength(1);
   });
 

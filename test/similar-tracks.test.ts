@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
 import { db } from "../workers/db/client";
 import { recentSongPlays, type SongRow } from "../workers/db/schema";
+import { walks } from "../workers/similar/local";
 import { SONG_MSG } from "../workers/songs/messages";
 import { addSongs, newCrate, pl, seedSong } from "./crate-helpers";
 import { guestToken, signUp } from "./helpers";
@@ -187,5 +189,33 @@ describe("GET /similar-tracks (local answer)", () => {
     expect(res.status).toBe(404);
     expect(res.body.message).toBe(SONG_MSG.songNotFound);
     expect((await pl(`/similar-tracks?songIds=${seed.songId}`)).status).toBe(401);
+  });
+
+  it("reads through indexes only: no walk scans a table or sorts an unbounded set", async () => {
+    const seed = await seedSong({ genre: "House" });
+    const plans: string[] = [];
+    for (const w of walks([seed])) {
+      const rows = await db(env).all<{ detail: string }>(
+        sql`explain query plan select id, sum(w) as w, why from (${w}) group by id, why`,
+      );
+      plans.push(...rows.map((r) => r.detail));
+    }
+    // The one scan is the filler's walk of recent plays by rowid, newest first, 40 rows.
+    expect(
+      plans.filter((d) => /^SCAN (songs|crate_songs|crates|recent_song_plays)\b/.test(d)),
+    ).toEqual(["SCAN recent_song_plays"]);
+    expect(plans.filter((d) => d.includes("FOR ORDER BY"))).toEqual([]);
+    for (const index of [
+      "crate_songs_song_idx",
+      "crate_songs_crate_pos",
+      "recent_song_plays_song_idx",
+      "recent_song_plays_room_idx",
+      "songs_artist_track_lower_idx",
+      "songs_genre_lower_idx",
+    ])
+      expect(
+        plans.some((d) => d.includes(index)),
+        index,
+      ).toBe(true);
   });
 });

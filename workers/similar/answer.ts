@@ -25,7 +25,14 @@ import { localCandidates, type Scored } from "./local";
 const ANALYSIS_BASE = 1000;
 
 /** The best state across the seeds, for the answer's `analysis.status`. */
-const ORDER: AnalysisState[] = ["ANALYZED", "QUEUED", "NOT_ANALYZED", "FAILED", "UNSUPPORTED", "OFF"];
+const ORDER: AnalysisState[] = [
+  "ANALYZED",
+  "QUEUED",
+  "NOT_ANALYZED",
+  "FAILED",
+  "UNSUPPORTED",
+  "OFF",
+];
 const best = (states: AnalysisState[]) =>
   ORDER.find((s) => states.includes(s)) ?? ("UNSUPPORTED" as const);
 
@@ -34,6 +41,7 @@ async function analysisCandidates(
   env: Env,
   ids: string[],
   viewerUuid: string,
+  queueCrateId: number | null,
 ): Promise<Scored[]> {
   if (!ids.length) return [];
   const rows = await db(env)
@@ -45,6 +53,9 @@ async function analysisCandidates(
         inArray(sql`json_extract(music_providers, '$.spotify')`, ids),
         eq(songs.status, "VERIFIED"),
         sql`(${songs.isPublic} = 1 or ${songs.ownerUuid} = ${viewerUuid})`,
+        queueCrateId === null
+          ? undefined
+          : sql`not exists (select 1 from crate_songs q where q.crate_id = ${queueCrateId} and q.song_id = ${songs.id})`,
       ),
     )
     .all();
@@ -101,7 +112,7 @@ export async function similarAnswer(
   const seedKeys = new Set(seeds.map((s) => nameKeyOf(s)));
   const seedIds = new Set(seeds.map((s) => s.id));
   const fromAnalysis = (
-    await analysisCandidates(env, [...new Set(similarIds)].slice(0, 64), viewerUuid)
+    await analysisCandidates(env, [...new Set(similarIds)].slice(0, 64), viewerUuid, queueCrateId)
   ).filter((c) => !seedIds.has(c.row.id));
   const local = await localCandidates(env, seeds, viewerUuid, limit * 4, queueCrateId);
 

@@ -78,6 +78,9 @@ const fillers = (): SQL[] => [
     where status = 'VERIFIED' and is_public = 1 order by id desc limit ${n(RECENT)}`,
 ];
 
+/** Every walk for these seeds, each yielding `(id, w, why)` rows (exported for the plan test). */
+export const walks = (seeds: SongRow[]): SQL[] => [...seeds.flatMap(seedParts), ...fillers()];
+
 export interface Scored {
   row: SongRow;
   score: number;
@@ -100,7 +103,7 @@ export async function localCandidates(
   queueCrateId: number | null,
 ): Promise<Scored[]> {
   const d = db(env);
-  const parts = [...seeds.flatMap(seedParts), ...fillers()];
+  const parts = walks(seeds);
   const results = await runBatch(
     env,
     parts.map((p) => sql`select id, sum(w) as w, why from (${p}) group by id, why`),
