@@ -87,10 +87,7 @@ export async function analyseSong(
   return { retryIn: backoffSeconds(attempt) };
 }
 
-export async function consumeSongAnalysis(
-  batch: MessageBatch<unknown>,
-  env: Env,
-): Promise<void> {
+export async function consumeSongAnalysis(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const adapter = analysisAdapter(env);
   for (const m of batch.messages) {
     const parsed = songAnalysisMessage.safeParse(m.body);
