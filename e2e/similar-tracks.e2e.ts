@@ -81,9 +81,7 @@ describe("rooms: similar to what's playing", () => {
       viewport: { width: 390, height: 844 },
       locale: "es-ES",
     });
-    await phone.addCookies([
-      { name: "tt-locale", value: "es", url: new URL(page.url()).origin },
-    ]);
+    await phone.addCookies([{ name: "tt-locale", value: "es", url: new URL(page.url()).origin }]);
     const p2 = await logIn(phone, dj.email, roomPath, dj.password);
     const panel2 = p2.getByTestId("similar-tracks");
     await panel2.getByTestId("similar-song").first().waitFor({ timeout: 20_000 });

@@ -14,7 +14,12 @@ export const SIMILAR_MAX = 8;
 const songIdList = z
   .string({ error: "songIds is required" })
   .max(8 * 40, "songIds is too long")
-  .transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(",")
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z
       .array(z.uuid({ error: "songIds must be song UUIDs" }))
