@@ -5,6 +5,7 @@ import { db } from "../workers/db/client";
 import { recentSongPlays, type SongRow } from "../workers/db/schema";
 import { walks } from "../workers/similar/local";
 import { SONG_MSG } from "../workers/songs/messages";
+import { runBatch } from "../workers/crates/crate-repo";
 import { addSongs, newCrate, pl, seedSong } from "./crate-helpers";
 import { guestToken, signUp } from "./helpers";
 
@@ -217,5 +218,71 @@ describe("GET /similar-tracks (local answer)", () => {
         plans.some((d) => d.includes(index)),
         index,
       ).toBe(true);
+  });
+
+  it("reads a bounded number of rows however big the seed's crates and history are", async () => {
+    const t = tag();
+    const seed = await seedSong({ artistName: `Big ${t}`, genre: `Big ${t}` });
+    const owner = await signUp();
+    const crate = await newCrate(owner.token, { crateName: `Huge ${t}` });
+    // 3,000 songs of the same artist and genre, all in one crate with the seed in the middle,
+    // and the seed played 200 times in a busy room (a song every minute).
+    await env.DB.prepare(
+      `with recursive n(i) as (select 0 union all select i + 1 from n where i < 2999)
+       insert into songs (song_id, song_short_id, track_name, artist_name, genre, duration, status, is_public, created_at, updated_at)
+       select lower(hex(randomblob(16))), 'b' || ?1 || i, 'Big ' || i, ?2, ?3, 200, 'VERIFIED', 1, 0, 0 from n`,
+    )
+      .bind(t, seed.artistName, seed.genre)
+      .run();
+    await env.DB.prepare(
+      `insert into crate_songs (crate_song_uuid, crate_id, song_id, position, created_at)
+       select lower(hex(randomblob(16))), c.id, s.id, row_number() over (order by s.id) - 1, 0
+       from songs s, crates c where c.crate_uuid = ?1 and s.artist_name = ?2 and s.id <> ?3`,
+    )
+      .bind(crate.crateUuid, seed.artistName, seed.id)
+      .run();
+    await env.DB.prepare(
+      `update crate_songs set position = position + 1 where crate_id = (select id from crates where crate_uuid = ?1) and position >= 1500`,
+    )
+      .bind(crate.crateUuid)
+      .run();
+    await env.DB.prepare(
+      `insert into crate_songs (crate_song_uuid, crate_id, song_id, position, created_at)
+       select ?1, id, ?2, 1500, 0 from crates where crate_uuid = ?3`,
+    )
+      .bind(crypto.randomUUID(), seed.id, crate.crateUuid)
+      .run();
+    const room = `busy-${t}`;
+    const first = await env.DB.prepare(
+      `select min(id) as id from songs where artist_name = ?1 and id <> ?2`,
+    )
+      .bind(seed.artistName, seed.id)
+      .first<{ id: number }>();
+    await env.DB.prepare(
+      `with recursive n(i) as (select 0 union all select i + 1 from n where i < 199)
+       insert into recent_song_plays (play_id, room_slug, song, vote_counts, dj_uuid, played_at)
+       select ?1 || n.i, ?2, json_object('songId', case when n.i % 2 = 0 then ?3 else s.song_id end),
+         '{}', 'dj', 1700000000000 + n.i * 60000
+       from n join songs s on s.id = ?4 + n.i`,
+    )
+      .bind(`p-${t}-`, room, seed.songId, first!.id)
+      .run();
+
+    const results = await runBatch(
+      env,
+      walks([seed]).map((w) => sql`select id, sum(w) as w, why from (${w}) group by id, why`),
+    );
+    const rowsRead = results.reduce((n, r) => n + (r.meta.rows_read ?? 0), 0);
+    console.log(
+      `similar tracks, one seed: ${rowsRead} rows read (3,000-song crate, 200 plays)`,
+      results.map((r) => r.meta.rows_read),
+    );
+    // Crate: 21 neighbours; plays: the seed's newest 12, each with the room's plays 20 minutes
+    // either side (41 here); artist 50; genre 60; fillers 80. Unbounded, the crate alone would
+    // read 3,000 and the plays 200 x 200.
+    expect(rowsRead).toBeLessThan(2500);
+    const res = await similar((await signUp()).token, [seed.songId]);
+    expect(res.status).toBe(200);
+    expect(res.body.songs).toHaveLength(8);
   });
 });

@@ -13,7 +13,7 @@ import { SIMILAR_REASONS, type SimilarReason } from "../../shared/similar";
  * |---------|--------------------------------------------------------|-----------------|
  * | liked   | songs near the seed in someone's likes crate           | 3 per crate     |
  * | crated  | near it in a crate (2) or a DJ queue (1)               | 1-2 per crate   |
- * | played  | played in the same room within 30 minutes of it        | 1-2 (closer: 2) |
+ * | played  | played in the same room within 20 minutes of it        | 1-2 (closer: 2) |
  * | artist  | the same artist                                        | 4               |
  * | genre   | the same genre                                         | 0.5             |
  * | recent  | played lately anywhere, or newly listed (a filler)     | 0.1-0.2         |
@@ -30,8 +30,8 @@ import { SIMILAR_REASONS, type SimilarReason } from "../../shared/similar";
  */
 export const CRATES_PER_SEED = 40;
 export const NEIGHBOURS = 10;
-export const PLAYS_PER_SEED = 30;
-export const PLAY_WINDOW_MS = 30 * 60_000;
+export const PLAYS_PER_SEED = 12;
+export const PLAY_WINDOW_MS = 20 * 60_000;
 const ARTIST_PER_SEED = 50;
 const GENRE_PER_SEED = 60;
 const RECENT = 40;
