@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { db } from "../workers/db/client";
+import { RULES } from "../workers/lib/abuse-limits";
 import { recentSongPlays, type SongRow } from "../workers/db/schema";
 import { walks } from "../workers/similar/local";
 import { SONG_MSG } from "../workers/songs/messages";
@@ -112,8 +113,8 @@ describe("GET /similar-tracks (local answer)", () => {
     const theirs = idsOf((await similar(stranger.token, [seed.songId])).body);
     expect(theirs).not.toContain(privateSong.songId);
     expect(theirs).not.toContain(unverified.songId);
-    const guest = idsOf((await similar(await guestToken(), [seed.songId])).body);
-    expect(guest).not.toContain(privateSong.songId);
+    // Guests cannot DJ, so they get no suggestions at all.
+    expect((await similar(await guestToken(), [seed.songId])).status).toBe(403);
 
     const own = idsOf((await similar(owner.token, [seed.songId])).body);
     expect(own).toContain(privateSong.songId);
@@ -284,5 +285,28 @@ describe("GET /similar-tracks (local answer)", () => {
     const res = await similar((await signUp()).token, [seed.songId]);
     expect(res.status).toBe(200);
     expect(res.body.songs).toHaveLength(8);
+  });
+
+  it("answers repeats from the cache, and a flood of new questions gets 429", async () => {
+    const t = tag();
+    const viewer = await signUp();
+    const limit = RULES.similarQueryPerAccount.limit;
+    const ids = Array.from({ length: limit + 1 }, () => crypto.randomUUID());
+    await env.DB.prepare(
+      `insert into songs (song_id, song_short_id, track_name, artist_name, duration, status, is_public, created_at, updated_at)
+       select value, 'f' || ?2 || key, 'Flood ' || key, 'Flood ' || ?2, 200, 'VERIFIED', 1, 0, 0 from json_each(?1)`,
+    )
+      .bind(JSON.stringify(ids), t)
+      .run();
+    expect(ids).toHaveLength(limit + 1);
+    // The same question again and again costs one computation.
+    for (let i = 0; i < 5; i++) expect((await similar(viewer.token, [ids[0]])).status).toBe(200);
+    for (const id of ids.slice(1, limit))
+      expect((await similar(viewer.token, [id])).status).toBe(200);
+    const over = await similar(viewer.token, [ids[limit]]);
+    expect(over.status).toBe(429);
+    expect(over.body.message).toMatch(/Too many similar-track requests/);
+    // Someone else is not affected.
+    expect((await similar((await signUp()).token, [ids[limit]])).status).toBe(200);
   });
 });

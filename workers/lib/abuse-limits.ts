@@ -102,6 +102,11 @@ export const RULES = {
    * about a song already queued or analysed costs nothing.
    */
   analysisEnqueuePerAccount: { limit: 60, periodMs: HOUR },
+  /**
+   * Similar-track answers one account has computed (cache hits are free): each reads up to a
+   * few thousand D1 rows per seed. A DJ's panel asks once per song.
+   */
+  similarQueryPerAccount: { limit: 60, periodMs: MINUTE },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

@@ -30,6 +30,7 @@ export const MSG = {
   importNotFound: "No such import for this crate.",
   tooManyImports: (wait: string) => `Too many playlist imports; try again in ${wait}.`,
   // Similar tracks (similar-tracks.ts, similar/analysis-jobs.ts).
+  similarBudget: (wait: string) => `Too many similar-track requests; try again in ${wait}.`,
   analysisBudget: (wait: string) => `Too many analysis requests; try again in ${wait}.`,
   analysisQueueDown: "Music analysis could not be queued; please try again.",
   analysisOff: "Music analysis is not configured on this server.",

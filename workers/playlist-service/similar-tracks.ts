@@ -5,8 +5,9 @@ import { songVisibleTo } from "../crates/crate-repo";
 import { db } from "../db/client";
 import { crates, songs } from "../db/schema";
 import type { AppEnv, Env } from "../env";
-import { caller, requireAnyToken, requireUser } from "../lib/auth";
+import { caller, requireUser } from "../lib/auth";
 import { ApiError, notFound } from "../lib/errors";
+import { takeAttempt } from "../lib/rate-limit";
 import { valid } from "../lib/validate";
 import { analysableId, requestAnalysis } from "../similar/analysis-jobs";
 import { similarAnswer } from "../similar/answer";
@@ -43,13 +44,16 @@ async function visibleSongs(env: Env, songIds: string[], viewerUuid: string) {
     .all();
 }
 
-/** GET /similar-tracks (any token; a guest's query triggers no analysis). */
+/**
+ * GET /similar-tracks (an account: guests cannot DJ, and a budget keyed by a guest token would
+ * be free to dodge). Answers from the cache first; a miss spends the caller's query budget.
+ */
 similarTrackRoutes.get(
   "/similar-tracks",
-  requireAnyToken,
+  requireUser,
   valid("query", similarQuery),
   async (c) => {
-    const who = caller(c, ["user", "bot", "guest", "ghost"]);
+    const who = caller(c);
     const q = c.req.valid("query");
     const key = new Request(
       `${CACHE_ORIGIN}/?seeds=${q.songIds.join(",")}&viewer=${who.uuid}&limit=${q.limit}&xq=${q.excludeQueue}`,
@@ -58,6 +62,9 @@ similarTrackRoutes.get(
     const hit = await cache.match(key);
     if (hit) return c.json((await hit.json()) as SimilarAnswer);
 
+    await takeAttempt(c.env, [{ rule: "similarQueryPerAccount", key: who.uuid }], (wait) =>
+      MSG.similarBudget(wait),
+    );
     const seeds = await visibleSongs(c.env, q.songIds, who.uuid);
     if (!seeds.length) throw notFound(SONG_MSG.songNotFound);
     const queue = q.excludeQueue
@@ -75,7 +82,7 @@ similarTrackRoutes.get(
     const answer = await similarAnswer(
       c.env,
       seeds,
-      { uuid: who.uuid, mayEnqueue: who.type === "user" || who.type === "bot" },
+      { uuid: who.uuid, mayEnqueue: true },
       q.limit,
       queue?.id ?? null,
     );
