@@ -48,53 +48,45 @@ async function visibleSongs(env: Env, songIds: string[], viewerUuid: string) {
  * GET /similar-tracks (an account: guests cannot DJ, and a budget keyed by a guest token would
  * be free to dodge). Answers from the cache first; a miss spends the caller's query budget.
  */
-similarTrackRoutes.get(
-  "/similar-tracks",
-  requireUser,
-  valid("query", similarQuery),
-  async (c) => {
-    const who = caller(c);
-    const q = c.req.valid("query");
-    const key = new Request(
-      `${CACHE_ORIGIN}/?seeds=${q.songIds.join(",")}&viewer=${who.uuid}&limit=${q.limit}&xq=${q.excludeQueue}`,
-    );
-    const cache = await caches.open("similar-tracks");
-    const hit = await cache.match(key);
-    if (hit) return c.json((await hit.json()) as SimilarAnswer);
+similarTrackRoutes.get("/similar-tracks", requireUser, valid("query", similarQuery), async (c) => {
+  const who = caller(c);
+  const q = c.req.valid("query");
+  const key = new Request(
+    `${CACHE_ORIGIN}/?seeds=${q.songIds.join(",")}&viewer=${who.uuid}&limit=${q.limit}&xq=${q.excludeQueue}`,
+  );
+  const cache = await caches.open("similar-tracks");
+  const hit = await cache.match(key);
+  if (hit) return c.json((await hit.json()) as SimilarAnswer);
 
-    await takeAttempt(c.env, [{ rule: "similarQueryPerAccount", key: who.uuid }], (wait) =>
-      MSG.similarBudget(wait),
-    );
-    const seeds = await visibleSongs(c.env, q.songIds, who.uuid);
-    if (!seeds.length) throw notFound(SONG_MSG.songNotFound);
-    const queue = q.excludeQueue
-      ? await db(c.env)
-          .select({ id: crates.id })
-          .from(crates)
-          .where(
-            and(
-              eq(crates.userUuid, who.uuid),
-              eq(crates.crateType, SPECIAL_CRATES.queue.crateType),
-            ),
-          )
-          .get()
-      : undefined;
-    const answer = await similarAnswer(
-      c.env,
-      seeds,
-      { uuid: who.uuid, mayEnqueue: true },
-      q.limit,
-      queue?.id ?? null,
-    );
-    await cache.put(
-      key,
-      Response.json(answer, {
-        headers: { "Cache-Control": `max-age=${SIMILAR_CACHE_SECONDS}` },
-      }),
-    );
-    return c.json(answer);
-  },
-);
+  await takeAttempt(c.env, [{ rule: "similarQueryPerAccount", key: who.uuid }], (wait) =>
+    MSG.similarBudget(wait),
+  );
+  const seeds = await visibleSongs(c.env, q.songIds, who.uuid);
+  if (!seeds.length) throw notFound(SONG_MSG.songNotFound);
+  const queue = q.excludeQueue
+    ? await db(c.env)
+        .select({ id: crates.id })
+        .from(crates)
+        .where(
+          and(eq(crates.userUuid, who.uuid), eq(crates.crateType, SPECIAL_CRATES.queue.crateType)),
+        )
+        .get()
+    : undefined;
+  const answer = await similarAnswer(
+    c.env,
+    seeds,
+    { uuid: who.uuid, mayEnqueue: true },
+    q.limit,
+    queue?.id ?? null,
+  );
+  await cache.put(
+    key,
+    Response.json(answer, {
+      headers: { "Cache-Control": `max-age=${SIMILAR_CACHE_SECONDS}` },
+    }),
+  );
+  return c.json(answer);
+});
 
 /** POST /similar-tracks/enqueue `{ songId }` (an account): 202 `{ songId, status, enqueued }`. */
 similarTrackRoutes.post(
