@@ -72,13 +72,7 @@ similarTrackRoutes.get("/similar-tracks", requireUser, valid("query", similarQue
         )
         .get()
     : undefined;
-  const answer = await similarAnswer(
-    c.env,
-    seeds,
-    { uuid: who.uuid, mayEnqueue: true },
-    q.limit,
-    queue?.id ?? null,
-  );
+  const answer = await similarAnswer(c.env, seeds, who.uuid, q.limit, queue?.id ?? null);
   await cache.put(
     key,
     Response.json(answer, {

@@ -76,11 +76,10 @@ async function analysisCandidates(
 export async function similarAnswer(
   env: Env,
   seeds: SongRow[],
-  viewer: { uuid: string; mayEnqueue: boolean },
+  viewerUuid: string,
   limit: number,
   queueCrateId: number | null,
 ): Promise<SimilarAnswer> {
-  const viewerUuid = viewer.uuid;
   // Analysis: read what the provider answered for the seeds; ask for the ones it has not.
   const states: AnalysisState[] = [];
   const rows = await db(env)
@@ -101,9 +100,7 @@ export async function similarAnswer(
     else if (row?.status === "ANALYZED") {
       states.push("ANALYZED");
       similarIds.push(...row.similar);
-    } else if (viewer.mayEnqueue)
-      states.push((await requestAnalysis(env, viewerUuid, seed, "skip")).status);
-    else states.push(row?.status ?? (analysableId(seed) ? "NOT_ANALYZED" : "UNSUPPORTED"));
+    } else states.push((await requestAnalysis(env, viewerUuid, seed, "skip")).status);
   }
   const pending = seeds.some(
     (s, i) => analysableId(s) && ["QUEUED", "NOT_ANALYZED"].includes(states[i]),
