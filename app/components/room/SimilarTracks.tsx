@@ -11,6 +11,8 @@ import { TRACK_NOT_ANALYZED, type SimilarAnswer } from "../../../shared/similar"
 
 /** How many suggestions the panel shows (the API's cap is 8). */
 const SHOWN = 5;
+/** Catalogue songs have uuids; a song only a provider knows has no neighbours to look up. */
+const CATALOGUE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Load =
   | { kind: "loading" }
@@ -24,6 +26,10 @@ type Load =
  * and nothing else; it reloads when the song changes.
  */
 export function SimilarTracks({ songId }: { songId: string }) {
+  return CATALOGUE_ID.test(songId) ? <SimilarList songId={songId} /> : null;
+}
+
+function SimilarList({ songId }: { songId: string }) {
   const t = useT();
   const client = useSongsClient();
   const { addToQueue } = useSongActions();
