@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { inArray } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import backfill from "../migrations/0031_default_avatars.sql?raw";
+import backfill from "../migrations/0028_default_avatars.sql?raw";
 import { db } from "../workers/db/client";
 import { users } from "../workers/db/schema";
 import { avatarIdOf, makeAvatar, uniqueSlug, wear } from "./avatars-helpers";
@@ -11,7 +11,7 @@ import { accountRow } from "./room-helpers";
 /**
  * New users wear an avatar (issue 20): a free one (PUBLIC, not Discord-only) from their first
  * minute, so the floor and the stage never show a blank face; accounts from before got one
- * from migration 0031. Storage is per file: the first test runs with no avatars at all.
+ * from migration 0028. Storage is per file: the first test runs with no avatars at all.
  */
 describe("default avatar", () => {
   it("with no free avatar yet, sign-up still works and the account wears none", async () => {
@@ -49,7 +49,7 @@ describe("default avatar", () => {
     expect((await wear(newcomers[0].token, null)).body.avatarId).toBeNull();
   });
 
-  it("migration 0031 gives accounts without an avatar a free one and leaves the rest alone", async () => {
+  it("migration 0028 gives accounts without an avatar a free one and leaves the rest alone", async () => {
     const boss = await admin();
     const free = await makeAvatar(boss.token, { slug: uniqueSlug("free") });
     const bare = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];

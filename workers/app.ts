@@ -8,6 +8,7 @@ import { consumeCrateImports, failStuckImports } from "./queues/crate-imports";
 import { consumePoints } from "./queues/points";
 import { consumeTranscodes } from "./queues/transcodes";
 import { sweepStaleUploads } from "./upload-service/stale-uploads";
+import { consumeSongAnalysis } from "./queues/song-analysis";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
 import { primus } from "./primus";
@@ -103,6 +104,7 @@ export default {
     if (batch.queue.startsWith("hangout-audit")) return consumeAudit(batch, env);
     if (batch.queue.startsWith("hangout-imports")) return consumeCrateImports(batch, env);
     if (batch.queue.startsWith("hangout-transcodes")) return consumeTranscodes(batch, env);
+    if (batch.queue.startsWith("hangout-analysis")) return consumeSongAnalysis(batch, env);
     // The dead-letter queue first: its name starts with the points queue's.
     if (batch.queue.startsWith(POINTS_DLQ)) return consumePointsDeadLetters(batch, env);
     if (batch.queue.startsWith("hangout-points")) return consumePoints(batch, env);

@@ -7,6 +7,7 @@ import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
 import type { CrateImportMessage } from "./queues/crate-imports";
 import type { TranscodeMessage } from "./queues/transcodes";
+import type { SongAnalysisMessage } from "./queues/song-analysis";
 
 /**
  * Every binding and variable the Worker sees. The names match wrangler.toml; the secrets
@@ -24,6 +25,8 @@ export interface Env {
   IMPORTS: Queue<CrateImportMessage>;
   /** Transcode jobs for uploads that need an MP3 rendition (workers/queues/transcodes.ts). */
   TRANSCODES: Queue<TranscodeMessage>;
+  /** Music analysis jobs, one per song (workers/queues/song-analysis.ts). */
+  ANALYSIS: Queue<SongAnalysisMessage>;
   Room: DurableObjectNamespace<Room>;
   TokenAccount: DurableObjectNamespace<TokenAccount>;
   Leaderboard: DurableObjectNamespace<Leaderboard>;
@@ -134,6 +137,12 @@ export interface Env {
   /** 7digital media hosts; defaults are 7digital's own. */
   SEVEN_DIGITAL_STREAM_URL?: string;
   SEVEN_DIGITAL_PREVIEW_URL?: string;
+  /**
+   * The music-analysis GraphQL API behind similar tracks (workers/adapters/analysis.ts): its
+   * endpoint and bearer key. Unset: similar tracks come from our own data alone.
+   */
+  ANALYSIS_API_URL?: string;
+  ANALYSIS_API_KEY?: string;
   /** "hangout" (default) or "turntable": the order search results and playback follow. */
   BRAND?: string;
   /**

@@ -1,3 +1,4 @@
+import type { SimilarAnswer } from "../../shared/similar";
 import { ApiError, displayError } from "./errors";
 import {
   CRATE_PAGE,
@@ -115,6 +116,12 @@ export function songsClient() {
         { method: "PUT", json: { newPosition } },
       ),
     shuffle: (id: string) => call<CrateDto>(`${P}/crate/${crate(id)}/shuffle`, { method: "POST" }),
+    /** Similar tracks for the seeds (issue 18), leaving out what the caller has queued. */
+    similar: (songIds: string[], limit: number, signal?: AbortSignal) =>
+      call<SimilarAnswer>(
+        `${P}/similar-tracks?${new URLSearchParams({ songIds: songIds.join(","), limit: String(limit), excludeQueue: "true" })}`,
+        { signal },
+      ),
     clear: (special: "queue" | "likes") =>
       call<unknown>(`${P}/crate/${special}/clear`, { method: "DELETE" }),
 

@@ -395,7 +395,12 @@ export const recentSongPlays = sqliteTable(
     djUuid: text("dj_uuid").notNull(),
     playedAt: integer("played_at").notNull(),
   },
-  (t) => [index("recent_song_plays_room_idx").on(t.roomSlug, t.playedAt)],
+  (t) => [
+    index("recent_song_plays_room_idx").on(t.roomSlug, t.playedAt),
+    // Similar tracks (workers/similar/local.ts) finds the plays of a song by the song's id
+    // inside the JSON; the query repeats this expression exactly. Written by hand in 0027.
+    index("recent_song_plays_song_idx").on(sql`json_extract(song, '$.songId')`, t.playedAt),
+  ],
 );
 
 export type SongRow = typeof songs.$inferSelect;
@@ -595,3 +600,4 @@ export * from "./chat-schema";
 export * from "./linked-schema";
 export * from "./import-schema";
 export * from "./upload-schema";
+export * from "./analysis-schema";

@@ -97,6 +97,16 @@ export const RULES = {
    * than spending the units that video lookups need.
    */
   youtubeSearchPerDay: { limit: 90, periodMs: DAY },
+  /**
+   * Music analysis jobs one account starts (similar tracks): each is a provider job. Asking
+   * about a song already queued or analysed costs nothing.
+   */
+  analysisEnqueuePerAccount: { limit: 60, periodMs: HOUR },
+  /**
+   * Similar-track answers one account has computed (cache hits are free): each reads up to a
+   * few thousand D1 rows per seed. A DJ's panel asks once per song.
+   */
+  similarQueryPerAccount: { limit: 60, periodMs: MINUTE },
 } as const satisfies Record<string, Rule>;
 
 export type RuleName = keyof typeof RULES;

@@ -8,6 +8,7 @@ import { trackImportRoutes } from "./track-import";
 import { exportRoutes } from "./exports";
 import { searchRoutes } from "./search";
 import { songDataRoutes } from "./song-data";
+import { similarTrackRoutes } from "./similar-tracks";
 
 /**
  * The playlist-service: song search across the catalogue and the music providers, song
@@ -28,3 +29,4 @@ playlistService.route("/", crateSongRoutes);
 playlistService.route("/", catalogueRoutes);
 playlistService.route("/", trackImportRoutes);
 playlistService.route("/", recentSongRoutes);
+playlistService.route("/", similarTrackRoutes);

@@ -29,4 +29,10 @@ export const MSG = {
   importKeyReused: "This importKey was used for an import into another crate.",
   importNotFound: "No such import for this crate.",
   tooManyImports: (wait: string) => `Too many playlist imports; try again in ${wait}.`,
+  // Similar tracks (similar-tracks.ts, similar/analysis-jobs.ts).
+  similarBudget: (wait: string) => `Too many similar-track requests; try again in ${wait}.`,
+  analysisBudget: (wait: string) => `Too many analysis requests; try again in ${wait}.`,
+  analysisQueueDown: "Music analysis could not be queued; please try again.",
+  analysisOff: "Music analysis is not configured on this server.",
+  analysisUnsupported: "This song has no Spotify id, so it cannot be analysed.",
 } as const;

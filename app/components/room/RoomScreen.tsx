@@ -26,6 +26,7 @@ import { platformRemoval } from "~/lib/moderation";
 import { danceLevel } from "./Dancer";
 import { RoomFloor } from "./RoomFloor";
 import { RoomGifts } from "./RoomGifts";
+import { SimilarTracks } from "./SimilarTracks";
 import { Stage, STAGE_ACTIONS } from "./Stage";
 import { ROOM_PILL, StatusPill } from "./StatusPill";
 import { UserMenu } from "./UserMenu";
@@ -282,6 +283,11 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               accent={palette.accent}
               djName={np ? nameOf({ uuid: np.djUuid, tokenRole: "user" }) : ""}
             />
+
+            {/* Issue 18: a DJ gets songs like the one playing, to add to their queue. */}
+            {np && me && djs.some((d) => d.uuid === me.uuid) && (
+              <SimilarTracks songId={np.song.songId} />
+            )}
 
             <RoomFloor
               audience={audience}

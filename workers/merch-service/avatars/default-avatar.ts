@@ -8,7 +8,7 @@ import type { Env } from "../../env";
  * floor or the stage). Only avatars everyone may use (avatar-rules.ts): PUBLIC and not
  * Discord-only, those with art first; which one is read from the account's uuid, so a floor
  * of newcomers is not one face repeated. Null when there is none (the room then draws the
- * slug pattern). Accounts made before this got theirs from migration 0031.
+ * slug pattern). Accounts made before this got theirs from migration 0028.
  *
  * @example
  *   const avatarId = await defaultAvatarFor(env, uuid); // "night-cans"
