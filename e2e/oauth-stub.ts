@@ -8,8 +8,12 @@ import { randomUUID } from "node:crypto";
  * browser to /oauth2/authorize here, the "Authorize" button comes back to our callback with
  * a code, and the Worker trades the code at /api/oauth2/token and asks /api/users/@me, as
  * it would at discord.com. Codes are single-use; each authorization is a new Discord person.
+ *
+ * The Discord Activity (e2e/discord-activity.e2e.ts) gets its code the way the Embedded App
+ * SDK does, from the Discord client, with no page and no redirect: the test's stand-in client
+ * asks `POST /test/activity-authorize` `{ client_id, scope }` for one.
  */
-export const STUB_CLIENT_ID = "e2e-discord-client";
+export const STUB_CLIENT_ID = "1300000000000000001";
 export const STUB_CLIENT_SECRET = "e2e-discord-secret";
 
 export function startOAuthStub(port: number): Promise<Server> {
@@ -36,6 +40,19 @@ export function startOAuthStub(port: number): Promise<Server> {
 <a id="cancel" href="${back("error=access_denied")}">Cancel</a>`,
         "text/html",
       );
+    }
+    if (req.method === "POST" && url.pathname === "/test/activity-authorize") {
+      let raw = "";
+      req.on("data", (d) => (raw += d));
+      req.on("end", () => {
+        const body = JSON.parse(raw || "{}") as { client_id?: string };
+        if (body.client_id !== STUB_CLIENT_ID) return send(400, { error: "invalid_client" });
+        const code = randomUUID();
+        const id = String(1e17 + Math.floor(Math.random() * 1e16));
+        codes.set(code, { used: false, id, name: `Discord Tester ${id.slice(-4)}` });
+        send(200, { code });
+      });
+      return;
     }
     if (req.method === "POST" && url.pathname === "/api/oauth2/token") {
       let raw = "";

@@ -10,7 +10,11 @@
  *   any https origin (catalogue artwork, provider previews) or be blob: (hls.js feeds the audio
  *   element through MediaSource). Forms post only to us, or on to Stripe's hosted pages.
  * - `frame-ancestors 'none'` (and X-Frame-Options for old browsers): no page is framed, so
- *   no clickjacking of the vote, buy or DJ buttons.
+ *   no clickjacking of the vote, buy or DJ buttons. The one exception is the Discord Activity
+ *   (`/activity` and below, issue 16): Discord runs it in an iframe, so those pages may be
+ *   framed by Discord's own origins only (its web clients and its Activity proxy), and carry
+ *   no X-Frame-Options (DENY would forbid Discord too; where frame-ancestors is understood it
+ *   wins anyway).
  * - `X-Content-Type-Options: nosniff`, `Referrer-Policy: strict-origin-when-cross-origin`
  *   (a room's invite link or a magic link's path never leaks to another site).
  * - HSTS over https outside development (a local http dev server must not be pinned to https).
@@ -26,9 +30,23 @@ export function makeNonce(): string {
 const YOUTUBE_SCRIPTS = "https://www.youtube.com https://s.ytimg.com";
 const YOUTUBE_FRAMES = "https://www.youtube.com https://www.youtube-nocookie.com";
 const STRIPE_PAGES = "https://checkout.stripe.com https://billing.stripe.com";
+/**
+ * Who may frame the Activity pages: Discord's web and desktop clients (stable, PTB, canary)
+ * and its Activity proxy (`<client id>.discordsays.com`, which serves our pages to the
+ * client). Nothing else: an Activity page framed by any other site does not render.
+ */
+export const DISCORD_FRAME_ANCESTORS =
+  "https://discord.com https://ptb.discord.com https://canary.discord.com https://*.discordsays.com";
 
-/** The policy for one response; `origin` is ours (the room socket is ws(s) to it). */
-export function contentSecurityPolicy(nonce: string, origin: string): string {
+/** The Discord Activity's pages, the only ones that may be framed (by Discord). */
+export const isActivityPath = (pathname: string) =>
+  pathname === "/activity" || pathname.startsWith("/activity/");
+
+/**
+ * The policy for one response; `origin` is ours (the room socket is ws(s) to it). `discordFrame`:
+ * an Activity page, which Discord's origins may frame.
+ */
+export function contentSecurityPolicy(nonce: string, origin: string, discordFrame = false): string {
   const socket = origin.replace(/^http/, "ws");
   return [
     "default-src 'self'",
@@ -43,7 +61,7 @@ export function contentSecurityPolicy(nonce: string, origin: string): string {
     "object-src 'none'",
     "base-uri 'self'",
     `form-action 'self' ${STRIPE_PAGES}`,
-    "frame-ancestors 'none'",
+    `frame-ancestors ${discordFrame ? DISCORD_FRAME_ANCESTORS : "'none'"}`,
   ].join("; ");
 }
 
@@ -57,8 +75,10 @@ export function withSecurityHeaders(
   const url = new URL(request.url);
   const out = new Response(res.body, res);
   const h = out.headers;
-  h.set("Content-Security-Policy", contentSecurityPolicy(nonce, url.origin));
-  h.set("X-Frame-Options", "DENY");
+  const activity = isActivityPath(url.pathname);
+  h.set("Content-Security-Policy", contentSecurityPolicy(nonce, url.origin, activity));
+  if (activity) h.delete("X-Frame-Options");
+  else h.set("X-Frame-Options", "DENY");
   h.set("X-Content-Type-Options", "nosniff");
   h.set("Referrer-Policy", "strict-origin-when-cross-origin");
   if (url.protocol === "https:" && env.ENVIRONMENT !== "development")
