@@ -78,7 +78,13 @@ export async function discordBrowser(
     viewport,
     locale,
   });
-  context.on("close", () => rmSync(dir, { recursive: true, force: true }));
+  context.on("close", () => {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    } catch {
+      /* Chromium still finishing a write: the OS temp dir takes it */
+    }
+  });
   watchCsp(context);
   // Discord's proxy: every request of the frame goes on to the app as it came (headers,
   // cookies, body), from outside the browser, so the browser's own cookie jar sees only what

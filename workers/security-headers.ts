@@ -38,6 +38,29 @@ const STRIPE_PAGES = "https://checkout.stripe.com https://billing.stripe.com";
 export const DISCORD_FRAME_ANCESTORS =
   "https://discord.com https://ptb.discord.com https://canary.discord.com https://*.discordsays.com";
 
+/** Where MusicKit JS comes from (issue 16): configuration, Apple's CDN, or the dev stand-in. */
+export function musicKitScriptUrl(env: Pick<Env, "ENVIRONMENT" | "MUSICKIT_JS_URL">): string {
+  if (env.MUSICKIT_JS_URL) return env.MUSICKIT_JS_URL;
+  return env.ENVIRONMENT === "development" ? "/musickit-stand-in.js" : APPLE_MUSICKIT_URL;
+}
+const APPLE_MUSICKIT_URL = "https://js-cdn.music.apple.com/musickit/v3/musickit.js";
+/** MusicKit JS calls Apple Music's API from the page once it has a token. */
+const APPLE_MUSIC_API = "https://api.music.apple.com";
+
+/**
+ * What the Connected accounts page adds for MusicKit: its script's origin (when it is not
+ * ours) and Apple Music's API. Only that page links Apple Music, so only it admits them.
+ */
+function musicKitSources(
+  pathname: string,
+  env: Pick<Env, "ENVIRONMENT" | "MUSICKIT_JS_URL">,
+): { script: string; connect: string } {
+  if (pathname !== "/settings/connections") return { script: "", connect: "" };
+  const url = musicKitScriptUrl(env);
+  if (!/^https:\/\//.test(url)) return { script: "", connect: "" };
+  return { script: ` ${new URL(url).origin}`, connect: ` ${APPLE_MUSIC_API}` };
+}
+
 /** The Discord Activity's pages, the only ones that may be framed (by Discord). */
 export const isActivityPath = (pathname: string) =>
   pathname === "/activity" || pathname.startsWith("/activity/");
@@ -46,15 +69,20 @@ export const isActivityPath = (pathname: string) =>
  * The policy for one response; `origin` is ours (the room socket is ws(s) to it). `discordFrame`:
  * an Activity page, which Discord's origins may frame.
  */
-export function contentSecurityPolicy(nonce: string, origin: string, discordFrame = false): string {
+export function contentSecurityPolicy(
+  nonce: string,
+  origin: string,
+  discordFrame = false,
+  extra: { script: string; connect: string } = { script: "", connect: "" },
+): string {
   const socket = origin.replace(/^http/, "ws");
   return [
     "default-src 'self'",
-    `script-src 'self' 'nonce-${nonce}' ${YOUTUBE_SCRIPTS}`,
+    `script-src 'self' 'nonce-${nonce}' ${YOUTUBE_SCRIPTS}${extra.script}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob: https:",
     "media-src 'self' blob: https:",
-    `connect-src 'self' ${socket}`,
+    `connect-src 'self' ${socket}${extra.connect}`,
     `frame-src ${YOUTUBE_FRAMES}`,
     "worker-src 'self' blob:",
     "font-src 'self' data:",
@@ -69,14 +97,17 @@ export function contentSecurityPolicy(nonce: string, origin: string, discordFram
 export function withSecurityHeaders(
   res: Response,
   request: Request,
-  env: Pick<Env, "ENVIRONMENT">,
+  env: Pick<Env, "ENVIRONMENT" | "MUSICKIT_JS_URL">,
   nonce: string,
 ): Response {
   const url = new URL(request.url);
   const out = new Response(res.body, res);
   const h = out.headers;
   const activity = isActivityPath(url.pathname);
-  h.set("Content-Security-Policy", contentSecurityPolicy(nonce, url.origin, activity));
+  h.set(
+    "Content-Security-Policy",
+    contentSecurityPolicy(nonce, url.origin, activity, musicKitSources(url.pathname, env)),
+  );
   if (activity) h.delete("X-Frame-Options");
   else h.set("X-Frame-Options", "DENY");
   h.set("X-Content-Type-Options", "nosniff");
