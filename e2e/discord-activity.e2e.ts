@@ -1,7 +1,13 @@
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
-import { api, madeAccount, shot } from "./browser";
-import { activityUrl, discordBrowser, openInDiscord, PROXY_ORIGIN } from "./discord-client";
+import { api, madeAccount } from "./browser";
+import {
+  activityUrl,
+  discordBrowser,
+  frameShot,
+  openInDiscord,
+  PROXY_ORIGIN,
+} from "./discord-client";
 import { STUB_CLIENT_ID } from "./oauth-stub";
 
 // Issue 16, the Discord Activity in Debian Chromium, inside a stand-in Discord client and
@@ -86,7 +92,7 @@ describe("Discord Activity", () => {
         httpOnly: true,
       });
       expect(errors).toEqual([]);
-      await shot(page, "discord-activity-room-1440");
+      await frameShot(page, "discord-activity-room-1440");
     } finally {
       await context.close();
     }
@@ -103,7 +109,7 @@ describe("Discord Activity", () => {
       const list = frameOf(page).getByTestId("activity-rooms").locator("a");
       await expect.poll(() => list.count(), { timeout: 30_000 }).toBe(2);
       expect(await frameOf(page).locator("h1").textContent()).toBe("Hangout en Discord");
-      await shot(page, "discord-activity-rooms-390");
+      await frameShot(page, "discord-activity-rooms-390");
       await list.first().click();
       await expect
         .poll(
@@ -130,7 +136,7 @@ describe("Discord Activity", () => {
           timeout: 30_000,
         })
         .toBe(1);
-      await shot(lonely.page, "discord-activity-no-room-1440");
+      await frameShot(lonely.page, "discord-activity-no-room-1440");
       await lonely.page.close();
 
       // The person closes Discord's authorize dialog: nothing is signed in, the page says so.

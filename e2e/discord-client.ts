@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { WebSocket as ServerSocket } from "undici";
-import { CHROMIUM_ARGS, watchCsp } from "./browser";
+import { CHROMIUM_ARGS, shot, watchCsp } from "./browser";
 import { STUB_CLIENT_ID } from "./oauth-stub";
 
 /**
@@ -185,4 +185,13 @@ export async function openInDiscord(
   );
   await page.goto(`https://discord.com/activities/${crypto.randomUUID()}`);
   return { page, scopes };
+}
+
+/**
+ * Screenshots the Activity's frame as Discord shows it (`name`), after `shot` has taken the
+ * whole client page and checked it for CSP violations (`name`-client).
+ */
+export async function frameShot(page: Page, name: string) {
+  await shot(page, `${name}-client`);
+  await page.locator("#activity").screenshot({ path: `.e2e/shots/${name}.png` });
 }
