@@ -3,7 +3,6 @@ export const enActivity = {
   "activity.title": "Hangout in Discord",
   "activity.lede": "Listen together without leaving your voice channel.",
   "activity.connecting": "Connecting to Discord…",
-  "activity.authorizing": "Waiting for you to allow Hangout in Discord…",
   "activity.signingIn": "Signing you in…",
   "activity.opening": "Opening your server's room…",
   "activity.choose": "This server has {count} rooms. Pick one:",
@@ -11,7 +10,6 @@ export const enActivity = {
   "activity.noRoom":
     "No Hangout room is tied to this Discord server yet. A room's owner can tie their room to it (server id {guildId}).",
   "activity.noGuild": "Start Hangout from a server's voice channel to open that server's room.",
-  "activity.signedIn": "You're signed in. Browse the rooms:",
   "activity.browse": "See all rooms",
   "activity.outside":
     "This page runs inside Discord. Start Hangout from the Activities menu of a voice channel.",

@@ -5,7 +5,6 @@ export const esActivity: Record<keyof typeof enActivity, string> = {
   "activity.title": "Hangout en Discord",
   "activity.lede": "Escuchen juntos sin salir de su canal de voz.",
   "activity.connecting": "Conectando con Discord…",
-  "activity.authorizing": "Esperando a que permitas Hangout en Discord…",
   "activity.signingIn": "Iniciando tu sesión…",
   "activity.opening": "Abriendo la sala de tu servidor…",
   "activity.choose": "Este servidor tiene {count} salas. Elige una:",
@@ -14,7 +13,6 @@ export const esActivity: Record<keyof typeof enActivity, string> = {
     "Todavía no hay ninguna sala de Hangout vinculada a este servidor de Discord. El dueño de una sala puede vincularla (id del servidor {guildId}).",
   "activity.noGuild":
     "Abre Hangout desde el canal de voz de un servidor para entrar en la sala de ese servidor.",
-  "activity.signedIn": "Ya iniciaste sesión. Explora las salas:",
   "activity.browse": "Ver todas las salas",
   "activity.outside":
     "Esta página funciona dentro de Discord. Abre Hangout desde el menú de Actividades de un canal de voz.",
