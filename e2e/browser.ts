@@ -2,22 +2,22 @@ import { mkdirSync } from "node:fs";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, inject } from "vitest";
 
-/** Debian Chromium, offline-safe flags (STACK.md, "Browser tests"). */
+/** Offline-safe flags for Debian Chromium (STACK.md, "Browser tests"). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--autoplay-policy=no-user-gesture-required",
+];
+
+/** Debian Chromium with CHROMIUM_ARGS. */
 export async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--autoplay-policy=no-user-gesture-required",
-    ],
-  });
+  return chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
 }
 
 /**
@@ -26,7 +26,7 @@ export async function launch(): Promise<Browser> {
  * was looking at that part. Chromium reports each one as a console error.
  */
 const cspViolations = new WeakMap<BrowserContext, string[]>();
-function watchCsp(context: BrowserContext) {
+export function watchCsp(context: BrowserContext) {
   const seen: string[] = [];
   cspViolations.set(context, seen);
   context.on("console", (m) => {

@@ -13,6 +13,8 @@ import { hasFfmpeg, startTranscoder } from "../scripts/transcoder.mjs";
 declare module "vitest" {
   export interface ProvidedContext {
     baseURL: string;
+    /** The OAuth stand-in's base URL (e2e/oauth-stub.ts). */
+    oauthStubURL: string;
   }
 }
 
@@ -124,6 +126,7 @@ export default async function setup(project: TestProject) {
     );
   }
   project.provide("baseURL", baseURL);
+  project.provide("oauthStubURL", `http://127.0.0.1:${stubPort}`);
   return async () => {
     if (server?.pid) {
       try {

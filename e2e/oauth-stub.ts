@@ -8,9 +8,14 @@ import { randomUUID } from "node:crypto";
  * browser to /oauth2/authorize here, the "Authorize" button comes back to our callback with
  * a code, and the Worker trades the code at /api/oauth2/token and asks /api/users/@me, as
  * it would at discord.com. Codes are single-use; each authorization is a new Discord person.
+ *
+ * The Discord Activity (e2e/discord-activity.e2e.ts) gets its code the way the Embedded App
+ * SDK does, from the Discord client, with no page and no redirect: the test's stand-in client
+ * asks `POST /test/activity-authorize` `{ client_id, scope }` for one.
  */
-export const STUB_CLIENT_ID = "e2e-discord-client";
+export const STUB_CLIENT_ID = "1300000000000000001";
 export const STUB_CLIENT_SECRET = "e2e-discord-secret";
+export const STUB_APPLE_DEVELOPER_TOKEN = "e2e-apple-developer-token";
 
 export function startOAuthStub(port: number): Promise<Server> {
   const codes = new Map<string, { used: boolean; id: string; name: string }>();
@@ -36,6 +41,30 @@ export function startOAuthStub(port: number): Promise<Server> {
 <a id="cancel" href="${back("error=access_denied")}">Cancel</a>`,
         "text/html",
       );
+    }
+    // Apple Music's API, as far as linking needs it: a Music User Token is accepted when it is
+    // one the MusicKit stand-in (public/musickit-stand-in.js) made, with our developer token.
+    if (req.method === "GET" && url.pathname === "/apple/v1/me/storefront") {
+      const dev = req.headers.authorization === `Bearer ${STUB_APPLE_DEVELOPER_TOKEN}`;
+      const mut = String(req.headers["music-user-token"] ?? "");
+      if (!dev || !/^stand-in-mut-[0-9a-f]{48}$/.test(mut))
+        return send(403, { errors: [{ status: "403", title: "Forbidden" }] });
+      return send(200, { data: [{ id: "us", type: "storefronts" }] });
+    }
+    if (req.method === "GET" && url.pathname.startsWith("/apple/v1/catalog/"))
+      return send(200, { results: {} });
+    if (req.method === "POST" && url.pathname === "/test/activity-authorize") {
+      let raw = "";
+      req.on("data", (d) => (raw += d));
+      req.on("end", () => {
+        const body = JSON.parse(raw || "{}") as { client_id?: string };
+        if (body.client_id !== STUB_CLIENT_ID) return send(400, { error: "invalid_client" });
+        const code = randomUUID();
+        const id = String(1e17 + Math.floor(Math.random() * 1e16));
+        codes.set(code, { used: false, id, name: `Discord Tester ${id.slice(-4)}` });
+        send(200, { code });
+      });
+      return;
     }
     if (req.method === "POST" && url.pathname === "/api/oauth2/token") {
       let raw = "";
@@ -75,10 +104,12 @@ export function startOAuthStub(port: number): Promise<Server> {
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 
-/** The dev server's settings that point Discord at the stub. */
+/** The dev server's settings that point Discord and Apple Music's API at the stub. */
 export const stubVars = (port: number) => [
   `DISCORD_CLIENT_ID:${STUB_CLIENT_ID}`,
   `DISCORD_CLIENT_SECRET:${STUB_CLIENT_SECRET}`,
   `DISCORD_API_URL:http://127.0.0.1:${port}/api`,
   `DISCORD_AUTHORIZE_URL:http://127.0.0.1:${port}/oauth2/authorize`,
+  `APPLE_MUSIC_API_URL:http://127.0.0.1:${port}/apple`,
+  `APPLE_MUSIC_TOKEN:${STUB_APPLE_DEVELOPER_TOKEN}`,
 ];

@@ -111,7 +111,7 @@ describe("provider calls named by the spec", () => {
   it("SoundCloud search sends q, offset, limit and linked_partitioning with the OAuth token", async () => {
     const p = providerEnv();
     const { calls } = stubFetch([
-      [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer("sc-tok")],
+      [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer("sc-tok")],
       [`${p.hosts.soundcloud}/tracks`, () => json({ collection: [fake.cloud(1)] })],
     ]);
     await soundCloud.search(withEnv(p.only("soundcloud")), {
@@ -136,7 +136,7 @@ describe("provider calls named by the spec", () => {
   it("SoundCloud streams pick HLS for medium/high and progressive MP3 for low", async () => {
     const p = providerEnv();
     stubFetch([
-      [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer("sc")],
+      [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer("sc")],
       [
         `${p.hosts.soundcloud}/tracks/42/streams`,
         () =>

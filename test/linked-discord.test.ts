@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { db } from "../workers/db/client";
 import { userEmails, users } from "../workers/db/schema";
 import { LINK_MSG } from "../workers/user-service/linked-messages";
-import { makeAvatar, wear } from "./avatars-helpers";
+import { assign, avatarIdOf, makeAvatar, wear } from "./avatars-helpers";
 import { admin, signUp, uniqueEmail, type TestAccount } from "./helpers";
 import {
   discordEnv,
@@ -149,6 +149,29 @@ describe("POST /auth/link-discord", () => {
     expect(off.body.removed).toBe(true);
     expect(await discordEmails(a.id)).toHaveLength(0);
     expect((await wear(a.token, avatar.slug)).status).toBe(403);
+  });
+
+  it("unlinking takes off a worn Discord-only avatar (back to the default); an assigned one or a public one stays", async () => {
+    const { fake, over } = discord();
+    const [a, b, c] = [await signUp(), await signUp(), await signUp()];
+    const only = await makeAvatar(boss.token, { discordOnly: true });
+    const open = await makeAvatar(boss.token, {});
+    expect((await assign(boss.token, only.slug, b.uuid)).status).toBeLessThan(300);
+    for (const p of [a, b, c]) {
+      const s = await startLink(over, fake, "discord", p.token, someone());
+      expect((await us(over, "/auth/link-discord", { token: p.token, body: s })).status).toBe(200);
+    }
+    expect((await wear(a.token, only.slug)).status).toBe(200);
+    expect((await wear(b.token, only.slug)).status).toBe(200);
+    expect((await wear(c.token, open.slug)).status).toBe(200);
+    for (const p of [a, b, c])
+      expect(
+        (await us(over, "/linked-accounts/discord", { token: p.token, method: "DELETE" })).body
+          .removed,
+      ).toBe(true);
+    expect(await avatarIdOf(a.uuid)).toBeNull();
+    expect(await avatarIdOf(b.uuid)).toBe(only.slug);
+    expect(await avatarIdOf(c.uuid)).toBe(open.slug);
   });
 
   it("a Discord account already linked to someone else is a 409; 401 without a token", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PROVIDER_TIMEOUT_MS } from "../workers/adapters/music/http";
-import { signUp, type TestAccount } from "./helpers";
+import { callWith, signUp, type TestAccount } from "./helpers";
 import {
   addSong,
   fake,
@@ -40,7 +40,7 @@ function providerRoutes(
           },
         }),
     ],
-    [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer("sc-token")],
+    [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer("sc-token")],
     [`${p.hosts.soundcloud}/tracks`, () => json({ collection: o.cloud ?? [], next_href: null })],
     [`${p.hosts.spotifyAccounts}/api/token`, () => tokenAnswer("sp-token")],
     [
@@ -185,7 +185,7 @@ describe("token refresh", () => {
     const p = providerEnv();
     let tokens = 0;
     const { count } = stubFetch([
-      [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer(`tok${++tokens}`)],
+      [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer(`tok${++tokens}`)],
       [
         `${p.hosts.soundcloud}/tracks`,
         (_u, init) =>
@@ -198,10 +198,10 @@ describe("token refresh", () => {
     expect(r.body.providers.soundCloudPublic).toBe("on");
     expect(names(r)).toEqual(["Cloud 0"]);
     expect(count(`${p.hosts.soundcloud}/tracks`)).toBe(2);
-    expect(count(`${p.hosts.soundcloud}/oauth2/token`)).toBe(2);
+    expect(count(`${p.hosts.soundcloudAuth}/oauth/token`)).toBe(2);
     // The fresh token is cached: the next search asks for none.
     await ps(`/search?q=${uniq()}`, { token: me.token, env: p.only("soundcloud") });
-    expect(count(`${p.hosts.soundcloud}/oauth2/token`)).toBe(2);
+    expect(count(`${p.hosts.soundcloudAuth}/oauth/token`)).toBe(2);
   });
 
   it("SoundCloud refusing twice (401, then 403) is an error after exactly one retry, not a loop", async () => {
@@ -209,16 +209,54 @@ describe("token refresh", () => {
       const p = providerEnv();
       let tokens = 0;
       const { count } = stubFetch([
-        [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer(`tok${++tokens}`)],
+        [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer(`tok${++tokens}`)],
         [`${p.hosts.soundcloud}/tracks`, () => json({}, tokens === 1 ? 401 : second)],
       ]);
       const r = await ps(`/search?q=${uniq()}`, { token: me.token, env: p.only("soundcloud") });
       expect(r.status).toBe(200);
       expect(r.body.providers.soundCloudPublic).toBe("error");
       expect(count(`${p.hosts.soundcloud}/tracks`)).toBe(2);
-      expect(count(`${p.hosts.soundcloud}/oauth2/token`)).toBe(2);
+      expect(count(`${p.hosts.soundcloudAuth}/oauth/token`)).toBe(2);
       vi.restoreAllMocks();
     }
+  });
+
+  it("SoundCloud: concurrent searches and GET /soundcloud/public-token share one app token; concurrent refusals one refresh", async () => {
+    const p = providerEnv();
+    const tokenUrl = `${p.hosts.soundcloudAuth}/oauth/token`;
+    let tokens = 0;
+    const refused = new Set<string>();
+    const { count } = stubFetch([
+      [tokenUrl, () => tokenAnswer(`tok${++tokens}`)],
+      [
+        `${p.hosts.soundcloud}/tracks`,
+        (_u, init) =>
+          refused.has(new Headers(init?.headers).get("Authorization") ?? "")
+            ? json({}, 401)
+            : json({ collection: [fake.cloud(0)] }),
+      ],
+    ]);
+    const env = p.only("soundcloud");
+    const many = () =>
+      Promise.all(
+        Array.from({ length: 8 }, () => ps(`/search?q=${uniq()}`, { token: me.token, env })),
+      );
+    for (const r of await many()) expect(r.body.providers.soundCloudPublic).toBe("on");
+    expect(count(tokenUrl)).toBe(1);
+    // The app token the API hands the clients is the same one: no second request.
+    const pub = await callWith(env, "user-service", "/soundcloud/public-token", {
+      token: me.token,
+    });
+    expect(pub.body.accessToken).toBe("tok1");
+    expect(count(tokenUrl)).toBe(1);
+    // SoundCloud stops taking tok1: every search is refused once, and one new token serves all.
+    refused.add("OAuth tok1");
+    for (const r of await many()) expect(names(r)).toEqual(["Cloud 0"]);
+    expect(count(tokenUrl)).toBe(2);
+    const after = await callWith(env, "user-service", "/soundcloud/public-token", {
+      token: me.token,
+    });
+    expect(after.body.accessToken).toBe("tok2");
   });
 
   it("Spotify 401: refreshed once with client credentials, then answers", async () => {
@@ -285,7 +323,7 @@ describe("a failing provider never fails the search", () => {
         `${p.hosts.spotify}/v1/search`,
         () => Promise.reject(new DOMException("The operation timed out.", "TimeoutError")),
       ],
-      [`${p.hosts.soundcloud}/oauth2/token`, () => json({ error: "down" }, 500)],
+      [`${p.hosts.soundcloudAuth}/oauth/token`, () => json({ error: "down" }, 500)],
       [`${p.hosts.apple}/`, () => new Response("<html>oops</html>", { status: 200 })],
       [`${p.hosts.audius}/`, () => Promise.reject(new TypeError("Network connection lost."))],
       [`${p.hosts.youtube}/`, () => json({}, 500)],

@@ -145,7 +145,7 @@ describe("GET /song-data/{link}", () => {
   it("SoundCloud permalinks go through resolve; Apple album links use ?i=", async () => {
     const p = providerEnv();
     const { calls } = stubFetch([
-      [`${p.hosts.soundcloud}/oauth2/token`, () => tokenAnswer("sc")],
+      [`${p.hosts.soundcloudAuth}/oauth/token`, () => tokenAnswer("sc")],
       [
         `${p.hosts.soundcloud}/resolve`,
         () =>

@@ -61,7 +61,7 @@ export default {
     // Web pages: a cross-site or oversized post never reaches an action (web-guard.ts), and
     // every answer carries the security headers with this response's CSP nonce.
     const nonce = makeNonce();
-    const guarded = await guardWebRequest(request);
+    const guarded = await guardWebRequest(request, env);
     if (guarded instanceof Response) return withSecurityHeaders(guarded, request, env, nonce);
     const res = await remix(guarded, {
       env,

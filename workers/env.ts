@@ -101,6 +101,11 @@ export interface Env {
    */
   SEARCH_BUDGET_MS?: string;
   APPLE_MUSIC_API_URL?: string;
+  /**
+   * MusicKit JS for Apple Music linking on the Connected accounts page (issue 16); default
+   * Apple's CDN (v3), and in development the local stand-in /musickit-stand-in.js.
+   */
+  MUSICKIT_JS_URL?: string;
   /** Apple Music developer token (a JWT made outside this service). */
   APPLE_MUSIC_TOKEN?: string;
   /**

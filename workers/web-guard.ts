@@ -18,7 +18,8 @@
  * lib/web-sessions.ts); their bodies are capped by the gateway (workers/lib/body-cap.ts).
  */
 import { readCookie, sessionCookieName } from "../app/lib/cookies";
-import { sameOrigin } from "./lib/same-origin";
+import type { Env } from "./env";
+import { discordProxyOrigin, sameOrigin } from "./lib/same-origin";
 
 /** Every form in the app is a few fields: 64 KiB is far above the longest (a room's rules). */
 export const WEB_FORM_MAX_BYTES = 64 * 1024;
@@ -65,9 +66,12 @@ async function readCapped(
  * Checks a request for the web app: a Response refuses it, a Request (the same one, or a copy
  * holding the capped body) goes on to Remix.
  */
-export async function guardWebRequest(request: Request): Promise<Request | Response> {
+export async function guardWebRequest(
+  request: Request,
+  env?: Pick<Env, "DISCORD_CLIENT_ID">,
+): Promise<Request | Response> {
   if (SAFE.has(request.method)) return request;
-  if (!sameOrigin(request))
+  if (!sameOrigin(request, env))
     return refuse(403, "Cross-site form posts are refused. Submit the form from this site.");
   const multipart = (request.headers.get("Content-Type") ?? "")
     .toLowerCase()
@@ -79,8 +83,26 @@ export async function guardWebRequest(request: Request): Promise<Request | Respo
     refuse(413, `This form is too large: at most ${Math.floor(max / 1024)} KiB can be sent.`);
   const declared = Number(request.headers.get("Content-Length") ?? NaN);
   if (Number.isFinite(declared) && declared > max) return tooLarge();
-  if (!request.body) return request;
+  const headers = forwardedHost(request, env);
+  if (!request.body) return headers ? new Request(request, { headers }) : request;
   const bytes = await readCapped(request.body, max);
   if (bytes === null) return tooLarge();
-  return new Request(request, { body: bytes });
+  return new Request(request, { body: bytes, ...(headers ? { headers } : {}) });
+}
+
+/**
+ * Remix refuses an action whose Origin's host is not the Host (or X-Forwarded-Host) it was
+ * sent to. A post from our Discord Activity comes through Discord's proxy: its Origin is
+ * `<client id>.discordsays.com` and its Host ours. The origin check above has admitted it, so
+ * Remix is told the host it was posted to (X-Forwarded-Host), which is what a forwarding proxy
+ * says. A client's own X-Forwarded-Host never reaches Remix: Remix's check stays Host's.
+ */
+function forwardedHost(request: Request, env?: Pick<Env, "DISCORD_CLIENT_ID">): Headers | null {
+  const origin = request.headers.get("Origin");
+  const proxy = discordProxyOrigin(env);
+  if (!request.headers.has("X-Forwarded-Host") && (!proxy || origin !== proxy)) return null;
+  const headers = new Headers(request.headers);
+  if (proxy && origin === proxy) headers.set("X-Forwarded-Host", new URL(proxy).host);
+  else headers.delete("X-Forwarded-Host");
+  return headers;
 }

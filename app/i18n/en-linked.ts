@@ -24,6 +24,7 @@ export const enLinked = {
   "linked.failed.elsewhere": "This {name} account is already linked to another Hangout account.",
   "linked.failed.unavailable": "{name} is not available on this server right now.",
   "linked.failed.generic": "Linking {name} didn't work. Please try again.",
+  "linked.appleDenied": "Apple Music didn't give Hangout access, so nothing was linked.",
   "linked.appleHint": "Apple Music links from the Hangout app on your iPhone or Mac.",
   "linked.discordPerk": "Unlocks Discord-only avatars.",
   "linked.spotifyPerk": "Export crates to your Spotify playlists.",

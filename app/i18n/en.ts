@@ -11,6 +11,7 @@ import { enSocial } from "./en-social";
 import { enModeration } from "./en-moderation";
 import { enPhone } from "./en-phone";
 import { enMessages } from "./en-messages";
+import { enActivity } from "./en-activity";
 import { enLinked } from "./en-linked";
 import { enUx } from "./en-ux";
 import { enDiscover } from "./en-discover";
@@ -27,6 +28,7 @@ export const en = {
   ...enPhone,
   ...enMessages,
   ...enLinked,
+  ...enActivity,
   ...enUx,
   ...enDiscover,
   ...enSimilar,

@@ -27,6 +27,7 @@ export const esLinked: Record<keyof typeof enLinked, string> = {
   "linked.failed.elsewhere": "Esta cuenta de {name} ya está conectada a otra cuenta de Hangout.",
   "linked.failed.unavailable": "{name} no está disponible en este servidor ahora mismo.",
   "linked.failed.generic": "No se pudo conectar {name}. Inténtalo de nuevo.",
+  "linked.appleDenied": "Apple Music no le dio acceso a Hangout, así que no se conectó nada.",
   "linked.appleHint": "Apple Music se conecta desde la app de Hangout en tu iPhone o Mac.",
   "linked.discordPerk": "Desbloquea avatares exclusivos de Discord.",
   "linked.spotifyPerk": "Exporta crates a tus playlists de Spotify.",

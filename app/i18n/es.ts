@@ -8,6 +8,7 @@ import { esSocial } from "./es-social";
 import { esModeration } from "./es-moderation";
 import { esPhone } from "./es-phone";
 import { esMessages } from "./es-messages";
+import { esActivity } from "./es-activity";
 import { esLinked } from "./es-linked";
 import { esUx } from "./es-ux";
 import { esDiscover } from "./es-discover";
@@ -25,6 +26,7 @@ export const es: Dictionary = {
   ...esPhone,
   ...esMessages,
   ...esLinked,
+  ...esActivity,
   ...esUx,
   ...esDiscover,
   ...esSimilar,

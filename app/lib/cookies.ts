@@ -21,6 +21,8 @@ export interface CookieOptions {
   secure?: boolean;
   sameSite?: "Lax" | "Strict" | "None";
   path?: string;
+  /** CHIPS: kept in a jar of the top-level site's own (the Discord Activity's session). */
+  partitioned?: boolean;
 }
 
 export function serializeCookie(name: string, value: string, o: CookieOptions = {}): string {
@@ -30,6 +32,7 @@ export function serializeCookie(name: string, value: string, o: CookieOptions = 
   if (o.httpOnly) parts.push("HttpOnly");
   if (o.secure) parts.push("Secure");
   parts.push(`SameSite=${o.sameSite ?? "Lax"}`);
+  if (o.partitioned) parts.push("Partitioned");
   return parts.join("; ");
 }
 

@@ -51,8 +51,19 @@ function tokenMaxAge(token: string): number {
  * Signs the browser in: trades `token` (from login, sign-up, a magic link or a password
  * change) for a web session and answers the `Set-Cookie` that holds its id, or null when
  * the API could not make one (the action then shows an error; nobody is half signed in).
+ *
+ * `inDiscordFrame`: the Discord Activity (issue 16) runs in Discord's iframe, a cross-site
+ * frame, where a Lax cookie is never sent. Its session cookie is `SameSite=None; Secure;
+ * Partitioned` (CHIPS): kept in a jar of its own for the top-level site (Discord), so it is
+ * sent only inside Discord's frame, never on our own site or under any other top-level site,
+ * and the web session a person has in their browser stays apart. (Browsers treat
+ * http://localhost and 127.0.0.1 as secure, so a local run keeps it too.)
  */
-export async function startSession(args: Args, token: string): Promise<string | null> {
+export async function startSession(
+  args: Args,
+  token: string,
+  inDiscordFrame = false,
+): Promise<string | null> {
   const res = await userApi<{ sessionId: string; expiresAt: string }>(args, "/auth/web-sessions", {
     method: "POST",
     token,
@@ -60,8 +71,9 @@ export async function startSession(args: Args, token: string): Promise<string | 
   if (!res.ok) return null;
   return serializeCookie(sessionCookieName(args.request.url), res.data.sessionId, {
     httpOnly: true,
-    sameSite: "Lax",
-    secure: isHttps(args.request),
+    sameSite: inDiscordFrame ? "None" : "Lax",
+    secure: inDiscordFrame || isHttps(args.request),
+    partitioned: inDiscordFrame,
     maxAge: (Date.parse(res.data.expiresAt) - Date.now()) / 1000,
   });
 }

@@ -114,7 +114,7 @@ export const sessionCookie = (request: Request): string | null =>
  * nothing (the request is anonymous), so a cross-site request cannot act as the user.
  */
 export async function cookieClaims(env: Env, request: Request): Promise<TokenClaims | null> {
-  if (!sameOrigin(request)) return null;
+  if (!sameOrigin(request, env)) return null;
   const id = sessionCookie(request);
   if (id) return webSessionClaims(env, id);
   const guest = readCookie(request.headers.get("Cookie"), GUEST_COOKIE);

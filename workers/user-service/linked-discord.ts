@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { Hono, type Context } from "hono";
 import type { Identity, OAuthClient, TokenAnswer } from "../adapters/oauth";
 import { db } from "../db/client";
+import { clearDiscordOnlyWorn } from "../merch-service/avatars/avatar-rules";
 import { linkedAccounts, userEmails, users, type UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { clientNet } from "../lib/abuse-limits";
@@ -200,13 +201,17 @@ discordRoutes.post("/auth/link-discord", requireUser, valid("json", codeBody), a
 });
 
 /**
- * Unlinking Discord takes its `discord` e-mail with it (Discord-only avatars lock again).
+ * Unlinking Discord takes its `discord` e-mail with it (Discord-only avatars lock again), and
+ * a Discord-only avatar the account wears comes off in the same batch (nobody is left
+ * wearing what they lost, even if the request dies right after).
  * An account that signs in only with Discord (no login e-mail or no password) cannot cut
  * its own way in: 409 until it sets both.
  */
 export async function unlinkDiscordGuard(env: Env, user: UserRow) {
   if (!user.email || !user.passwordHash) throw new ApiError(409, LINK_MSG.discordOnlyWayIn);
-  await db(env)
-    .delete(userEmails)
-    .where(and(eq(userEmails.userId, user.id), eq(userEmails.type, "discord")));
+  const d = db(env);
+  await d.batch([
+    d.delete(userEmails).where(and(eq(userEmails.userId, user.id), eq(userEmails.type, "discord"))),
+    clearDiscordOnlyWorn(env, user.id),
+  ]);
 }

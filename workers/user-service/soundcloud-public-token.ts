@@ -23,15 +23,17 @@ const LEASE_MS = 15_000;
 const WAIT_STEP_MS = 200;
 
 type Held = { token: string; expiresAt: number };
+type Stored = Held & { enc: string };
 const memory = new Map<string, Held>();
 const inflight = new Map<string, Promise<Held>>();
+const refreshing = new Map<string, Promise<Held>>();
 
 const fresh = (h: { expiresAt: number } | undefined | null) =>
   !!h && h.expiresAt - MARGIN_MS > Date.now();
 
 /** The app token for `client` (web or mobile): cached until a minute before it lapses. */
 export function publicToken(env: Env, client: OAuthClient): Promise<Held> {
-  const name = `soundcloud-public:${client.variant}:${client.clientId}`;
+  const name = nameOf(client);
   const hit = memory.get(name);
   if (fresh(hit)) return Promise.resolve(hit!);
   const pending = inflight.get(name);
@@ -46,11 +48,47 @@ export function publicToken(env: Env, client: OAuthClient): Promise<Held> {
   return p;
 }
 
-async function readStored(env: Env, name: string): Promise<Held | null> {
+async function readStored(env: Env, name: string): Promise<Stored | null> {
   const row = await db(env).select().from(appTokens).where(eq(appTokens.name, name)).get();
   if (!row?.tokenEnc || !row.keyId || !fresh(row)) return null;
   const token = await open(env, "providerTokens", row.keyId, row.tokenEnc, `app-token:${name}`);
-  return token ? { token, expiresAt: row.expiresAt } : null;
+  return token ? { token, expiresAt: row.expiresAt, enc: row.tokenEnc } : null;
+}
+
+const nameOf = (client: OAuthClient) => `soundcloud-public:${client.variant}:${client.clientId}`;
+
+/**
+ * The provider refused `stale` (SoundCloud answers 401 or 403 for a lapsed or revoked app
+ * token): forget it in D1 and here, then fetch the next as `publicToken` does (one request at
+ * a time). Every caller refused the same token shares one refresh; one whose refusal arrives
+ * after the token was replaced gets the newer one and fetches nothing. D1's row is expired
+ * only while it still holds the refused token (a conditional update), never a newer one
+ * another isolate just stored; memory is cleared after D1, so a caller in between cannot
+ * read the refused token back from D1.
+ */
+export function refreshPublicToken(env: Env, client: OAuthClient, stale: string): Promise<Held> {
+  const name = nameOf(client);
+  const hit = memory.get(name);
+  if (fresh(hit) && hit!.token !== stale) return Promise.resolve(hit!);
+  const pending = refreshing.get(name);
+  if (pending) return pending;
+  const p = (async () => {
+    const stored = await readStored(env, name);
+    if (stored && stored.token !== stale) {
+      const held = { token: stored.token, expiresAt: stored.expiresAt };
+      memory.set(name, held);
+      return held;
+    }
+    if (stored)
+      await db(env)
+        .update(appTokens)
+        .set({ expiresAt: 0 })
+        .where(and(eq(appTokens.name, name), eq(appTokens.tokenEnc, stored.enc)));
+    if (memory.get(name)?.token === stale) memory.delete(name);
+    return publicToken(env, client);
+  })().finally(() => refreshing.delete(name));
+  refreshing.set(name, p);
+  return p;
 }
 
 async function load(env: Env, client: OAuthClient, name: string): Promise<Held> {
@@ -59,7 +97,7 @@ async function load(env: Env, client: OAuthClient, name: string): Promise<Held> 
   await d.insert(appTokens).values({ name }).onConflictDoNothing();
   for (;;) {
     const stored = await readStored(env, name);
-    if (stored) return stored;
+    if (stored) return { token: stored.token, expiresAt: stored.expiresAt };
     const now = Date.now();
     const won = await d
       .update(appTokens)
@@ -97,4 +135,6 @@ async function load(env: Env, client: OAuthClient, name: string): Promise<Held> 
 /** Forgets the in-memory tokens (tests). */
 export function forgetPublicTokens() {
   memory.clear();
+  inflight.clear();
+  refreshing.clear();
 }

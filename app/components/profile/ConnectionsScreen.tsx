@@ -1,6 +1,6 @@
 import { Link, useFetcher } from "@remix-run/react";
 import { ArrowLeft, CheckCircle2, Link2, Loader2, Unlink } from "lucide-react";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useLocale, useT } from "~/i18n";
 import {
   failureKey,
@@ -12,6 +12,7 @@ import {
 } from "~/lib/connections";
 import type { DisplayError } from "~/lib/errors";
 import { formatDate } from "~/lib/format";
+import { appleMusicUserToken, type MusicKitSetup } from "~/lib/musickit";
 import { useToast } from "~/components/Toaster";
 import { Alert, PageTitle, button } from "~/components/ui";
 
@@ -24,16 +25,33 @@ const MARK: Record<string, { bg: string; letter: string }> = {
   apple: { bg: "bg-[#FA243C]", letter: "A" },
 };
 
-type ActionData = { redirectTo?: string; unlinked?: string; error?: DisplayError };
+type ActionData = {
+  redirectTo?: string;
+  unlinked?: string;
+  linkedApple?: string;
+  error?: DisplayError;
+};
 
-function ProviderRow({ info, link }: { info: ProviderInfo; link: LinkInfo | undefined }) {
+function ProviderRow({
+  info,
+  link,
+  musicKit,
+}: {
+  info: ProviderInfo;
+  link: LinkInfo | undefined;
+  musicKit: MusicKitSetup | null;
+}) {
   const t = useT();
   const locale = useLocale();
   const toast = useToast();
   const fetcher = useFetcher<ActionData>();
-  const busy = fetcher.state !== "idle";
-  const intent = fetcher.formData?.get("intent");
+  // MusicKit's own dialog is open (Apple Music): busy before anything is posted.
+  const [asking, setAsking] = useState(false);
+  const busy = fetcher.state !== "idle" || asking;
+  const intent = asking ? "link" : fetcher.formData?.get("intent");
   const oauth = info.provider !== "apple";
+  // Apple Music links here through MusicKit JS when this server offers it.
+  const viaMusicKit = !oauth && !!musicKit && info.available;
 
   useEffect(() => {
     const d = fetcher.data;
@@ -41,8 +59,22 @@ function ProviderRow({ info, link }: { info: ProviderInfo; link: LinkInfo | unde
     // The provider's page: a plain navigation (not a form post), so it leaves our origin.
     if (d.redirectTo) window.location.assign(d.redirectTo);
     else if (d.unlinked) toast.success(t("linked.removed", { name: info.name }));
+    else if (d.linkedApple) toast.success(t("linked.done", { name: info.name }));
     else if (d.error) toast.error(d.error.generic ? t("errors.generic") : d.error.message);
   }, [fetcher.data, fetcher.state, info.name, t, toast]);
+
+  async function linkApple() {
+    if (!musicKit) return;
+    setAsking(true);
+    try {
+      const musicUserToken = await appleMusicUserToken(musicKit);
+      fetcher.submit({ intent: "apple", provider: "apple", musicUserToken }, { method: "post" });
+    } catch {
+      toast.error(t("linked.appleDenied"));
+    } finally {
+      setAsking(false);
+    }
+  }
 
   const mark = MARK[info.provider];
   const status = link
@@ -81,7 +113,7 @@ function ProviderRow({ info, link }: { info: ProviderInfo; link: LinkInfo | unde
           )}
         </p>
         <p className="text-xs text-ink-300">
-          {!oauth && !link ? t("linked.appleHint") : t(perkKey(info.provider))}
+          {!oauth && !link && !viaMusicKit ? t("linked.appleHint") : t(perkKey(info.provider))}
         </p>
       </div>
       <fetcher.Form method="post" className="flex shrink-0 gap-2">
@@ -94,6 +126,24 @@ function ProviderRow({ info, link }: { info: ProviderInfo; link: LinkInfo | unde
             disabled={busy}
             className={button("primary", "sm")}
             data-testid={`link-${info.provider}`}
+          >
+            {busy && intent === "link" ? (
+              <Loader2 aria-hidden className="size-4 animate-spin" />
+            ) : (
+              <Link2 aria-hidden className="size-4" />
+            )}
+            {busy && intent === "link"
+              ? t("linked.linking", { name: info.name })
+              : t(link ? "linked.relink" : "linked.link")}
+          </button>
+        )}
+        {viaMusicKit && (!link || !link.active) && (
+          <button
+            type="button"
+            onClick={linkApple}
+            disabled={busy}
+            className={button("primary", "sm")}
+            data-testid="link-apple"
           >
             {busy && intent === "link" ? (
               <Loader2 aria-hidden className="size-4 animate-spin" />
@@ -130,12 +180,14 @@ function ProviderRow({ info, link }: { info: ProviderInfo; link: LinkInfo | unde
 
 export function ConnectionsScreen({
   connections,
+  musicKit,
   error,
   linked,
   failed,
   provider,
 }: {
   connections: Connections | null;
+  musicKit: MusicKitSetup | null;
   error: DisplayError | null;
   linked: string | null;
   failed: Failure | null;
@@ -167,6 +219,7 @@ export function ConnectionsScreen({
               key={p.provider}
               info={p}
               link={connections.links.find((l) => l.provider === p.provider && l.variant === "web")}
+              musicKit={musicKit}
             />
           ))}
         </ul>

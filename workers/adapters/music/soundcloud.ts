@@ -1,5 +1,7 @@
 import type { Env } from "../../env";
-import { clientCredentials, joinUrl, providerJson, readToken, type TokenSource } from "./http";
+import { refreshPublicToken, publicToken } from "../../user-service/soundcloud-public-token";
+import { oauthClient } from "../oauth";
+import { joinUrl, providerJson, ProviderError, type TokenSource } from "./http";
 import { defined, seconds, str, type MusicAdapter, type ProviderSong } from "./types";
 
 /**
@@ -10,24 +12,27 @@ import { defined, seconds, str, type MusicAdapter, type ProviderSong } from "./t
  */
 const NAME = "SoundCloud";
 
+/**
+ * The app's client-credentials token, shared with GET /soundcloud/public-token
+ * (user-service/soundcloud-public-token.ts): SoundCloud allows an app few such tokens a day,
+ * so search, tracks and streams use the one cached token (in memory, sealed in D1, one
+ * request at a time across isolates) instead of fetching their own. A refusal (SoundCloud
+ * answers 403 as well as 401 for a lapsed token, the spec says both) drops that token and
+ * fetches the next once, shared by every request that got the same refusal.
+ */
 function appToken(env: Env): TokenSource {
-  const tokenUrl = joinUrl(env.SOUNDCLOUD_API_URL!, "oauth2/token");
+  const client = oauthClient(env, "soundcloud", "web");
   return {
-    // SoundCloud answers 403 as well as 401 for a lapsed public token (the spec says both).
     retryOn: [401, 403],
     header: (t) => ({ Authorization: `OAuth ${t}` }),
-    get: clientCredentials(NAME, `soundcloud|${tokenUrl}|${env.SOUNDCLOUD_CLIENT_ID}`, async () => {
-      const body = await providerJson(NAME, tokenUrl, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "client_credentials",
-          client_id: env.SOUNDCLOUD_CLIENT_ID!,
-          client_secret: env.SOUNDCLOUD_CLIENT_SECRET!,
-        }),
-      });
-      return readToken(NAME, body);
-    }),
+    get: async (fresh, stale) => {
+      if (!client) throw new ProviderError(NAME, 0, "not configured");
+      const held =
+        fresh && stale !== undefined
+          ? await refreshPublicToken(env, client, stale)
+          : await publicToken(env, client);
+      return held.token;
+    },
   };
 }
 

@@ -205,6 +205,24 @@ export function clearLostWearers(
 }
 
 /**
+ * The statement that takes a Discord-only avatar off account `userId` once its Discord link is
+ * gone: run it in the same D1 batch as the removal of the `discord` e-mail, after it. Without
+ * that e-mail, a `discordOnly` avatar is usable only through an assignment (`mayUseSql`), so
+ * the wearer falls back to no avatar (the default, drawn from their name) unless assigned it.
+ */
+export function clearDiscordOnlyWorn(env: Pick<Env, "DB">, userId: number) {
+  return db(env)
+    .update(users)
+    .set({ avatarId: null, updatedAt: Date.now() })
+    .where(
+      and(
+        eq(users.id, userId),
+        sql`${users.avatarId} in (select ${avatars.slug} from ${avatars} where ${avatars.discordOnly} = 1 and not exists (select 1 from ${avatarAssignments} where ${avatarAssignments.avatarSlug} = ${avatars.slug} and ${avatarAssignments.userUuid} = ${users.uuid}))`,
+      ),
+    );
+}
+
+/**
  * Takes off the avatar `userUuid` wears if they may no longer use it. For writes elsewhere
  * that change what unlocks an avatar (a subscription ending sets `subscriptionLevel` to
  * null; a Discord e-mail removed): call it after the change.
