@@ -594,3 +594,4 @@ export * from "./phone-schema";
 export * from "./chat-schema";
 export * from "./linked-schema";
 export * from "./import-schema";
+export * from "./refill-schema";
