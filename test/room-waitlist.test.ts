@@ -150,12 +150,18 @@ describe("Room waiting list: seats free up", () => {
     fans[0].c.send({ action: "leaveWaitlist" });
     fans[1].c.send({ action: "joinWaitlist" });
     const w = fans[3].c;
-    const s = await w.until((st) => st.djs.length === 2 && st.waitlist.length <= 1, "refilled");
+    const ids = fans.map((f) => f.p.uuid);
+    const s = await w.until(
+      (st) => st.djs.length === 2 && st.djs.every((d) => ids.includes(d.uuid)),
+      "both seats refilled from the list",
+    );
     const seated = uuids(s.djs);
     expect(new Set(seated).size).toBe(2);
-    // Whoever was first in line when each seat freed got it: never someone twice.
-    for (const u of seated) expect(fans.map((f) => f.p.uuid)).toContain(u);
-    expect(s.waitlist.some((u) => seated.includes(u))).toBe(false);
+    // Whoever was first in line when each seat freed got it, in line order: the head
+    // (unless its leave came first), then the next; the rest wait in their order.
+    const order = seated.includes(ids[0]) ? ids : ids.slice(1);
+    expect(seated).toEqual(order.slice(0, 2));
+    await w.until((st) => st.waitlist.join() === order.slice(2).join(), "the rest in order");
     await expectInSync(room, w);
     for (const f of fans)
       await f.c.until(() => true).then(() =>
