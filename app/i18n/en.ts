@@ -342,6 +342,7 @@ export const en = {
   "song.noCrates": "No crates yet.",
   "song.newCrate": "New crate",
   "song.addedToQueue": "Added “{track}” to your queue.",
+  "song.alreadyQueued": "“{track}” is already in your queue.",
   "song.addedToCrate": "Added “{track}” to {crate}.",
   "song.playTrack": "Play {track}",
   "song.pauseTrack": "Pause {track}",

@@ -346,6 +346,7 @@ export const es: Dictionary = {
   "song.noCrates": "Aún no tienes listas.",
   "song.newCrate": "Nueva lista",
   "song.addedToQueue": "«{track}» añadida a tu cola.",
+  "song.alreadyQueued": "«{track}» ya está en tu cola.",
   "song.addedToCrate": "«{track}» añadida a {crate}.",
   "song.playTrack": "Reproducir {track}",
   "song.pauseTrack": "Pausar {track}",

@@ -28,6 +28,8 @@ export interface RequestOptions {
   json?: unknown;
   body?: BodyInit;
   signal?: AbortSignal;
+  /** Told the status of a successful answer (201 created vs 200 already there). */
+  onStatus?: (status: number) => void;
 }
 
 export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Promise<R> {
@@ -60,6 +62,7 @@ export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Pr
     }
   }
   if (!res.ok) throw new ApiError(displayError(res.status, parsed));
+  opts.onStatus?.(res.status);
   return parsed as R;
 }
 
@@ -104,6 +107,16 @@ export function songsClient() {
         method: "POST",
         json: { songId, append: true },
       }),
+    /** Appends a song to the queue unless it holds it already; `added` false means it did. */
+    queueSong: async (songId: string) => {
+      let status = 0;
+      const song = await call<CrateSongDto>(`${P}/crate/queue/songs`, {
+        method: "POST",
+        json: { songId, append: true, once: true },
+        onStatus: (s) => (status = s),
+      });
+      return { song, added: status === 201 };
+    },
     removeSongs: (id: string, crateSongUuids: string[]) =>
       call<{ removed: number }>(`${P}/crate/${crate(id)}/songs`, {
         method: "DELETE",
