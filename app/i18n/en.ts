@@ -14,6 +14,7 @@ import { enMessages } from "./en-messages";
 import { enLinked } from "./en-linked";
 import { enUx } from "./en-ux";
 import { enDiscover } from "./en-discover";
+import { enStage } from "./en-stage";
 
 export const en = {
   ...enRooms,
@@ -28,6 +29,7 @@ export const en = {
   ...enLinked,
   ...enUx,
   ...enDiscover,
+  ...enStage,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",

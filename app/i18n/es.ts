@@ -11,6 +11,7 @@ import { esMessages } from "./es-messages";
 import { esLinked } from "./es-linked";
 import { esUx } from "./es-ux";
 import { esDiscover } from "./es-discover";
+import { esStage } from "./es-stage";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -26,6 +27,7 @@ export const es: Dictionary = {
   ...esLinked,
   ...esUx,
   ...esDiscover,
+  ...esStage,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",

@@ -23,6 +23,11 @@ import {
  * A `.client` module: the server bundle gets none of this. Components reach it through
  * `useSongsClient()` (useSongsClient.ts) and call it from effects and event handlers only.
  */
+export interface RefillChoice {
+  crateUuid: string | null;
+  crateName: string | null;
+}
+
 export interface RequestOptions {
   method?: string;
   json?: unknown;
@@ -117,6 +122,15 @@ export function songsClient() {
       });
       return { song, added: status === 201 };
     },
+    /** The crate the queue refills from when it runs out (issue 20), or nulls. */
+    refill: () => call<RefillChoice>(`${P}/crate/queue/refill`),
+    setRefill: (crateUuid: string | null) =>
+      crateUuid
+        ? call<RefillChoice>(`${P}/crate/queue/refill`, { method: "PUT", json: { crateUuid } })
+        : call<unknown>(`${P}/crate/queue/refill`, { method: "DELETE" }).then((): RefillChoice => ({
+            crateUuid: null,
+            crateName: null,
+          })),
     removeSongs: (id: string, crateSongUuids: string[]) =>
       call<{ removed: number }>(`${P}/crate/${crate(id)}/songs`, {
         method: "DELETE",

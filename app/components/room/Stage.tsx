@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { LogIn, LogOut, SkipForward } from "lucide-react";
+import { ListMusic, LogIn, LogOut, SkipForward } from "lucide-react";
 import { useEffect, useState } from "react";
 import { button } from "~/components/ui";
 import type { RoomConnection } from "~/hooks/useRoom";
@@ -11,12 +11,16 @@ import type { RoomMe } from "./RoomChat";
 import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
 import { UserAvatar } from "./UserAvatar";
+import { QueueNotice, queueProblem } from "./QueueNotice";
+import { WaitlistPanel } from "./WaitlistPanel";
 
 /** The actions whose errors the stage shows inline. */
 export const STAGE_ACTIONS: ReadonlySet<string | undefined> = new Set([
   "addDj",
   "removeDj",
   "skipSong",
+  "joinWaitlist",
+  "leaveWaitlist",
 ]);
 
 /** The stage: the DJ seats, the seat and skip buttons, and what the room says about them. */
@@ -31,6 +35,7 @@ export function Stage({
   nameOf,
   modMenu,
   connecting,
+  openQueue,
 }: {
   conn: RoomConnection;
   me: RoomMe;
@@ -43,6 +48,8 @@ export function Stage({
   nameOf: NameOf;
   modMenu: ModMenu;
   connecting: boolean;
+  /** Opens the queue drawer (the empty-queue prompt's way forward). */
+  openQueue: () => void;
 }) {
   const t = useT();
   const { state } = conn;
@@ -173,15 +180,34 @@ export function Stage({
         })}
       </ol>
       <div>
+        <WaitlistPanel
+          conn={conn}
+          me={me}
+          mine={mine}
+          full={djs.length >= numberOfDjs}
+          onStage={onStage}
+          profiles={profiles}
+          nameOf={nameOf}
+        />
         {stageError && (
-          <p
-            role="alert"
-            className="mt-3 text-sm font-semibold text-danger"
-            data-testid="stage-error"
-          >
-            {stageError}
-          </p>
+          <div className="mt-3 flex flex-wrap items-center gap-2">
+            <p role="alert" className="text-sm font-semibold text-danger" data-testid="stage-error">
+              {queueProblem(stageError) ? t("queue.emptyPrompt") : stageError}
+            </p>
+            {queueProblem(stageError) && (
+              <button
+                type="button"
+                className={button("primary", "sm")}
+                onClick={openQueue}
+                data-testid="fill-queue"
+              >
+                <ListMusic aria-hidden className="size-4" />
+                {t("queue.fill")}
+              </button>
+            )}
+          </div>
         )}
+        <QueueNotice notice={conn.queueNotice} openQueue={openQueue} accent={palette.accent} />
         {!stageError && full && state && (
           <p className="mt-3 text-sm text-ink-100">{t("room.stageFull")}</p>
         )}
