@@ -11,6 +11,7 @@ import type { RoomMe } from "./RoomChat";
 import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
 import { UserAvatar } from "./UserAvatar";
+import { QUEUE_CHANGED } from "~/components/songs/SongActions";
 import { QueueNotice, queueProblem } from "./QueueNotice";
 import { WaitlistPanel } from "./WaitlistPanel";
 
@@ -71,6 +72,16 @@ export function Stage({
     }
   }, [conn.error]);
   useEffect(() => setSeatPending(false), [onStage]);
+  // The empty-queue prompt goes once it is answered: a song added, or a place in line.
+  const waiting = !!me && !!state?.waitlist?.includes(me.uuid);
+  useEffect(() => {
+    if (waiting) setStageError(null);
+  }, [waiting]);
+  useEffect(() => {
+    const clear = () => setStageError((e) => (e && queueProblem(e) ? null : e));
+    window.addEventListener(QUEUE_CHANGED, clear);
+    return () => window.removeEventListener(QUEUE_CHANGED, clear);
+  }, []);
 
   const takeSeat = () => {
     setStageError(null);

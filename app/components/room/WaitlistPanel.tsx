@@ -41,8 +41,9 @@ export function WaitlistPanel({
   const [pending, setPending] = useState(false);
   // The answer is the list itself (or an error the stage shows): either ends the wait.
   useEffect(() => setPending(false), [place, conn.error]);
-  if (!full && list.length === 0) return null;
   const canJoin = !!me && !me.guest && !onStage && mine?.canDj !== false && place === 0;
+  // An empty list is only worth showing to someone who could join it now.
+  if (list.length === 0 && !(full && canJoin)) return null;
 
   return (
     <div
