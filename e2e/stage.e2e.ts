@@ -152,6 +152,10 @@ describe("stage: from songs to stage", () => {
 
     // The same room on a phone: nothing of it in the way.
     await page.setViewportSize({ width: 390, height: 844 });
+    // Nothing wider than the phone (the stage's skip and leave buttons wrap).
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+      .toBeLessThanOrEqual(390);
     await shot(page, "stage-05-seated-es-390");
     await page.getByTestId("open-queue").click();
     await page.getByTestId("queue-drawer").getByTestId("queue-song").first().waitFor();

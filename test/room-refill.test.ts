@@ -27,8 +27,7 @@ const notices = (c: RoomClient) =>
   c.messages.filter((m): m is Notice => m.name === "queueNotice").map((m) => m.params.kind);
 const queueSize = async (uuid: string) => {
   const q = await specialCrate(env, uuid, "queue");
-  return (await db(env).select().from(crateSongs).where(eq(crateSongs.crateId, q.id)).all())
-    .length;
+  return (await db(env).select().from(crateSongs).where(eq(crateSongs.crateId, q.id)).all()).length;
 };
 
 describe("The refill setting (/crate/queue/refill)", () => {

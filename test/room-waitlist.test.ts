@@ -164,9 +164,9 @@ describe("Room waiting list: seats free up", () => {
     await w.until((st) => st.waitlist.join() === order.slice(2).join(), "the rest in order");
     await expectInSync(room, w);
     for (const f of fans)
-      await f.c.until(() => true).then(() =>
-        expect(seatedMsgs(f.c)).toBe(seated.includes(f.p.uuid) ? 1 : 0),
-      );
+      await f.c
+        .until(() => true)
+        .then(() => expect(seatedMsgs(f.c)).toBe(seated.includes(f.p.uuid) ? 1 : 0));
     for (const x of [...djs, ...fans]) x.c.close();
   });
 

@@ -8,6 +8,8 @@ export const enStage = {
   "waitlist.count": "{count} waiting",
   "waitlist.count.one": "1 waiting",
   "waitlist.more": "+{count} more",
+  "waitlist.full": "The waiting list is full; try again when someone gets a seat.",
+  "waitlist.notWaiting": "You are not on the waiting list.",
   "waitlist.hint": "All seats are taken. Join the list and you'll be seated when one frees up.",
   "queue.open": "My queue",
   "queue.drawerTitle": "Your queue",

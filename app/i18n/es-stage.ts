@@ -10,6 +10,8 @@ export const esStage: Record<keyof typeof enStage, string> = {
   "waitlist.count": "{count} esperando",
   "waitlist.count.one": "1 esperando",
   "waitlist.more": "+{count} más",
+  "waitlist.full": "La lista de espera está llena; prueba cuando alguien consiga asiento.",
+  "waitlist.notWaiting": "No estás en la lista de espera.",
   "waitlist.hint":
     "Todos los asientos están ocupados. Apúntate a la lista y te sentaremos cuando se libere uno.",
   "queue.open": "Mi cola",

@@ -43,11 +43,7 @@ export async function setRefillChoice(
     .select({ id: crates.id })
     .from(crates)
     .where(
-      and(
-        eq(crates.crateUuid, crateUuid),
-        eq(crates.userUuid, userUuid),
-        isNull(crates.crateType),
-      ),
+      and(eq(crates.crateUuid, crateUuid), eq(crates.userUuid, userUuid), isNull(crates.crateType)),
     )
     .get();
   if (!crate) return false;

@@ -2,12 +2,20 @@ import { ListMusic } from "lucide-react";
 import { useEffect, useState } from "react";
 import { button } from "~/components/ui";
 import type { RoomConnection } from "~/hooks/useRoom";
-import { plural, useT } from "~/i18n";
+import { plural, useT, type T } from "~/i18n";
 import { STAGE_MSG, WAITLIST_MSG } from "../../../durable/room/messages";
 
 /** Whether a stage error is the room saying the queue is empty (the prompt opens the drawer). */
 export const queueProblem = (message: string) =>
   message === STAGE_MSG.emptyQueue || message === WAITLIST_MSG.emptyQueue;
+
+/** The room's waiting-list and queue refusals in the page's language; others as the room wrote them. */
+export function stageErrorText(t: T, message: string): string {
+  if (queueProblem(message)) return t("queue.emptyPrompt");
+  if (message === WAITLIST_MSG.full) return t("waitlist.full");
+  if (message === WAITLIST_MSG.notWaiting) return t("waitlist.notWaiting");
+  return message;
+}
 
 /** How long a good-news notice stays; the warnings stay until the next notice. */
 const FADE_MS = 8000;

@@ -12,7 +12,7 @@ import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
 import { UserAvatar } from "./UserAvatar";
 import { QUEUE_CHANGED } from "~/components/songs/SongActions";
-import { QueueNotice, queueProblem } from "./QueueNotice";
+import { QueueNotice, queueProblem, stageErrorText } from "./QueueNotice";
 import { WaitlistPanel } from "./WaitlistPanel";
 
 /** The actions whose errors the stage shows inline. */
@@ -105,7 +105,7 @@ export function Stage({
         <h2 id="stage-heading" className="text-lg font-bold text-white">
           {t("room.stage")}
         </h2>
-        <div className="flex gap-2">
+        <div className="flex flex-wrap gap-2">
           {onStage && np?.djUuid === me?.uuid && (
             <button
               type="button"
@@ -203,7 +203,7 @@ export function Stage({
         {stageError && (
           <div className="mt-3 flex flex-wrap items-center gap-2">
             <p role="alert" className="text-sm font-semibold text-danger" data-testid="stage-error">
-              {queueProblem(stageError) ? t("queue.emptyPrompt") : stageError}
+              {stageErrorText(t, stageError)}
             </p>
             {queueProblem(stageError) && (
               <button
