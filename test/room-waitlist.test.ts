@@ -181,6 +181,21 @@ describe("Room waiting list: seats free up", () => {
   });
 });
 
+describe("Room waiting list: the seat rule at seating time", () => {
+  it("someone barred from DJing while they waited is dropped, not seated; the next one sits", async () => {
+    const { room, djs, fans } = await fullBooth(1, 2);
+    for (const f of fans) await joinList(f.c, f.p.uuid);
+    await stub(room).setRole(fans[0].p.uuid, "djDisabled", null);
+    djs[0].c.send({ action: "removeDj" });
+    const s = await fans[1].c.until((st) => st.djs[0]?.uuid === fans[1].p.uuid, "next seated");
+    expect(uuids(s.djs)).toEqual([fans[1].p.uuid]);
+    expect(s.waitlist).toEqual([]);
+    expect(seatedMsgs(fans[0].c)).toBe(0);
+    await expectInSync(room, fans[0].c);
+    for (const x of [...djs, ...fans]) x.c.close();
+  });
+});
+
 describe("Room waiting list: leaving the room", () => {
   it("a kicked user and one whose grace ended are off the list; a seat then goes to the next", async () => {
     const { room, djs, fans } = await fullBooth(1, 3);
