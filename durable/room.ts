@@ -30,6 +30,8 @@
  *   room/rpc.ts          the RPC methods' argument checks and answer shapes
  *   room/dispatch.ts     one client frame: its budget, its parse, the action (every dialect)
  *   room/ttfm-dialect.ts tt.live bots (/primus): requests in, frames out (ttfm-state.ts)
+ *   room/waitlist.ts     the DJ waiting list: seats the first in line as a seat frees
+ *   room/refill.ts       a DJ's queue running low: refilled from their crate, or a notice
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -80,6 +82,7 @@ import { djFacts } from "./room/library";
 import { RoomStorage } from "./room/storage";
 import { TtfmDialect } from "./room/ttfm-dialect";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
+import { Waitlist } from "./room/waitlist";
 
 export type { Caller } from "./room/actions";
 export type { RoomSummary } from "./room/rpc";
@@ -104,6 +107,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #blocks: Blocks;
   readonly #dispatcher: Dispatcher;
   readonly #demo: DemoDj;
+  readonly #waitlist: Waitlist;
   /** tt.live bots' sockets (the /primus bridge): their dialect, one encoder each. */
   readonly #ttfm: TtfmDialect;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
@@ -191,6 +195,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
       (u) => this.getConnections(userTag(u)),
       () => this.#rearm(),
     );
+    this.#waitlist = new Waitlist(env, this.#storage, this.#publisher, this.#playback, (u, m) =>
+      this.#sendTo(u, m),
+    );
+    this.#playback.seatFreed = () => this.#waitlist.fill();
     this.#dispatcher = new Dispatcher({
       storage: this.#storage,
       publisher: this.#publisher,
@@ -201,6 +209,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       blocks: this.#blocks,
       moderation: this.#moderation,
       budgets: this.#budgets,
+      waitlist: this.#waitlist,
       sendTo: (uuid, m) => this.#sendTo(uuid, m),
     });
     this.#demo = new DemoDj(
@@ -536,6 +545,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   #clearLive(everyone: boolean) {
     this.#playback.stop(false, "removedDj");
     this.#storage.clearDjs();
+    this.#storage.waitlist.clear();
     this.#storage.votes.clear();
     this.#storage.unscheduleLike(GRACE_PREFIX);
     this.#storage.unscheduleLike("afk:");

@@ -77,6 +77,13 @@ const removeDj = z.object({
   action: z.literal("removeDj"),
   djUuid: z.string().min(1).max(64).optional(),
 });
+/**
+ * The DJ waiting list (plug.dj's): join it when the seats are full (with a free seat and
+ * nobody waiting, joining seats you at once); the room seats the first in line as a seat
+ * frees. Leave it at any time; leaving the room leaves it too.
+ */
+const joinWaitlist = z.object({ action: z.literal("joinWaitlist") });
+const leaveWaitlist = z.object({ action: z.literal("leaveWaitlist") });
 /** End the current song now: its DJ, a moderator or the owner. */
 const skipSong = z.object({ action: z.literal("skipSong") });
 /**
@@ -152,6 +159,8 @@ export const ClientMessage = z.discriminatedUnion("action", [
   ping,
   addDj,
   removeDj,
+  joinWaitlist,
+  leaveWaitlist,
   skipSong,
   voteOnSong,
   updateNextSong,
@@ -310,6 +319,8 @@ export interface RoomState {
   settings: RoomSettings & { roomRoles: RoomRoleEntry[] };
   /** The last 50 chat messages, oldest first; older ones come from `loadChat`. */
   chat: ChatMessage[];
+  /** The DJ waiting list, first in line first (uuids; at most 50). */
+  waitlist: string[];
 }
 
 /** A chat message (seed 001 "Chat message"); `uuid` equals `id` so lists diff by identity. */
@@ -379,6 +390,7 @@ export const STATEFUL_MESSAGE_NAMES = [
   "votedOnSong",
   "updatedRoomSettings",
   "updatedChat",
+  "updatedWaitlist",
 ] as const;
 export type StatefulMessageName = (typeof STATEFUL_MESSAGE_NAMES)[number];
 
@@ -405,6 +417,14 @@ export type StatelessMessage =
   /** To the DJ whose song is next, as the song before theirs starts. */
   | { name: "youAreNext"; params: Record<string, never> }
   /**
+   * To a DJ about their queue (durable/room/refill.ts): `refilled` songs were added from the
+   * crate they chose; `empty` nothing can play on their next turn (add songs, or they leave
+   * the stage then); `dropped` they left the stage because nothing could play.
+   */
+  | { name: "queueNotice"; params: { kind: QueueNoticeKind; songs: number } }
+  /** To a user the waiting list just seated. */
+  | { name: "seatedFromWaitlist"; params: Record<string, never> }
+  /**
    * To the voter's own sockets only: their whole vote on the current song (replaces what the
    * client holds), after each accepted vote and in answer to `joinRoom`; `{}` for no vote.
    */
@@ -415,6 +435,9 @@ export type StatelessMessage =
    * does not play for them.
    */
   | { name: "freePlays"; params: { used: number; limit: number } };
+
+export const QUEUE_NOTICE_KINDS = ["refilled", "empty", "dropped"] as const;
+export type QueueNoticeKind = (typeof QUEUE_NOTICE_KINDS)[number];
 
 export type ServerMessage = RoomStateMessage | StatefulMessage | StatelessMessage;
 
@@ -427,6 +450,8 @@ export const STATELESS_MESSAGE_NAMES = [
   "chatHistory",
   "roomReset",
   "youAreNext",
+  "queueNotice",
+  "seatedFromWaitlist",
   "yourVote",
   "freePlays",
 ] as const satisfies readonly StatelessMessage["name"][];

@@ -440,3 +440,35 @@ describe("concurrent changes", () => {
     ).toBe(9);
   });
 });
+
+describe("Add to queue, once (issue 20: the button says “already queued”)", () => {
+  it("`once` adds a song the queue lacks (201) and answers the one it holds (200), adding nothing", async () => {
+    const a = await signUp();
+    const [song] = await seedSongs(1);
+    const first = await pl("/crate/queue/songs", {
+      token: a.token,
+      body: { songId: song.songId, once: true },
+    });
+    expect(first.status).toBe(201);
+    const again = await pl("/crate/queue/songs", {
+      token: a.token,
+      body: { songId: song.songId, once: true },
+    });
+    expect(again.status).toBe(200);
+    expect(again.body.crateSongUuid).toBe(first.body.crateSongUuid);
+    const list = await pl("/crate/queue/songs", { token: a.token });
+    expect(list.body.data).toHaveLength(1);
+    // Without it the queue may still repeat a song, as before.
+    expect(
+      (await pl("/crate/queue/songs", { token: a.token, body: { songId: song.songId } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await pl("/crate/queue/songs", {
+          token: a.token,
+          body: { songId: song.songId, once: "yes" },
+        })
+      ).status,
+    ).toBe(400);
+  });
+});

@@ -139,6 +139,7 @@ describe("Room: connecting", () => {
       voteCounts: { likes: 0, dislikes: 0, stars: 0 },
       vibeMeter: 0,
       chat: [],
+      waitlist: [],
     } satisfies Omit<RoomState, "settings">);
     // The default settings the test setup pushed, with the object's name as slug.
     expect(settings).toMatchObject({

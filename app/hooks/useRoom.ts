@@ -4,6 +4,7 @@ import {
   CLOSE_KICKED,
   CLOSE_NO_ROOM,
   type ClientMessage,
+  type QueueNoticeKind,
   type RoomState,
   type ServerMessage,
   type SongVotes,
@@ -53,6 +54,11 @@ export interface RoomConnection {
    * the play it was about. A vote for another play than the one showing is stale.
    */
   yourVote: { playId: string | null; songVotes: SongVotes } | null;
+  /**
+   * The room's last word about this user's queue or seat (queueNotice, seatedFromWaitlist),
+   * with an id that grows per notice so the same kind twice still shows.
+   */
+  queueNotice: { kind: QueueNoticeKind | "seated"; songs: number; id: number } | null;
   /** A guest's songs heard against the free-play limit (null: not a guest, or not told yet). */
   freePlays: { used: number; limit: number } | null;
   /**
@@ -82,6 +88,7 @@ export function useRoom(
   const [seq, setSeq] = useState(0);
   const [error, setError] = useState<RoomError | null>(null);
   const [youAreNext, setYouAreNext] = useState(false);
+  const [queueNotice, setQueueNotice] = useState<RoomConnection["queueNotice"]>(null);
   const [kickReason, setKickReason] = useState<string | null>(null);
   const [closedReason, setClosedReason] = useState<string | null>(null);
   const [yourVote, setYourVote] = useState<RoomConnection["yourVote"]>(null);
@@ -174,6 +181,12 @@ export function useRoom(
           return;
         case "youAreNext":
           setYouAreNext(true);
+          return;
+        case "queueNotice":
+          setQueueNotice({ kind: msg.params.kind, songs: msg.params.songs, id: ++errorId });
+          return;
+        case "seatedFromWaitlist":
+          setQueueNotice({ kind: "seated", songs: 0, id: ++errorId });
           return;
         case "freePlays":
           setFreePlays({ used: msg.params.used, limit: msg.params.limit });
@@ -283,6 +296,7 @@ export function useRoom(
     kickReason,
     closedReason,
     youAreNext,
+    queueNotice,
     yourVote,
     freePlays,
     jumps,

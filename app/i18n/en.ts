@@ -16,6 +16,7 @@ import { enLinked } from "./en-linked";
 import { enUx } from "./en-ux";
 import { enDiscover } from "./en-discover";
 import { enSimilar } from "./en-similar";
+import { enStage } from "./en-stage";
 
 export const en = {
   ...enRooms,
@@ -32,6 +33,7 @@ export const en = {
   ...enUx,
   ...enDiscover,
   ...enSimilar,
+  ...enStage,
   "app.name": "Hangout",
   "app.tagline": "Live music rooms with your people",
   "app.footer": "Hangout: listen together, live.",
@@ -346,6 +348,7 @@ export const en = {
   "song.noCrates": "No crates yet.",
   "song.newCrate": "New crate",
   "song.addedToQueue": "Added “{track}” to your queue.",
+  "song.alreadyQueued": "“{track}” is already in your queue.",
   "song.addedToCrate": "Added “{track}” to {crate}.",
   "song.playTrack": "Play {track}",
   "song.pauseTrack": "Pause {track}",

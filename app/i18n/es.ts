@@ -13,6 +13,7 @@ import { esLinked } from "./es-linked";
 import { esUx } from "./es-ux";
 import { esDiscover } from "./es-discover";
 import { esSimilar } from "./es-similar";
+import { esStage } from "./es-stage";
 
 /** Español: the same keys as en.ts (the type makes a missing one a compile error). */
 export const es: Dictionary = {
@@ -30,6 +31,7 @@ export const es: Dictionary = {
   ...esUx,
   ...esDiscover,
   ...esSimilar,
+  ...esStage,
   "app.name": "Hangout",
   "app.tagline": "Salas de música en vivo con tu gente",
   "app.footer": "Hangout: escuchad juntos, en vivo.",
@@ -350,6 +352,7 @@ export const es: Dictionary = {
   "song.noCrates": "Aún no tienes listas.",
   "song.newCrate": "Nueva lista",
   "song.addedToQueue": "«{track}» añadida a tu cola.",
+  "song.alreadyQueued": "«{track}» ya está en tu cola.",
   "song.addedToCrate": "«{track}» añadida a {crate}.",
   "song.playTrack": "Reproducir {track}",
   "song.pauseTrack": "Pausar {track}",

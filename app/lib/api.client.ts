@@ -24,11 +24,18 @@ import {
  * A `.client` module: the server bundle gets none of this. Components reach it through
  * `useSongsClient()` (useSongsClient.ts) and call it from effects and event handlers only.
  */
+export interface RefillChoice {
+  crateUuid: string | null;
+  crateName: string | null;
+}
+
 export interface RequestOptions {
   method?: string;
   json?: unknown;
   body?: BodyInit;
   signal?: AbortSignal;
+  /** Told the status of a successful answer (201 created vs 200 already there). */
+  onStatus?: (status: number) => void;
 }
 
 export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Promise<R> {
@@ -61,6 +68,7 @@ export async function apiRequest<R>(path: string, opts: RequestOptions = {}): Pr
     }
   }
   if (!res.ok) throw new ApiError(displayError(res.status, parsed));
+  opts.onStatus?.(res.status);
   return parsed as R;
 }
 
@@ -105,6 +113,25 @@ export function songsClient() {
         method: "POST",
         json: { songId, append: true },
       }),
+    /** Appends a song to the queue unless it holds it already; `added` false means it did. */
+    queueSong: async (songId: string) => {
+      let status = 0;
+      const song = await call<CrateSongDto>(`${P}/crate/queue/songs`, {
+        method: "POST",
+        json: { songId, append: true, once: true },
+        onStatus: (s) => (status = s),
+      });
+      return { song, added: status === 201 };
+    },
+    /** The crate the queue refills from when it runs out (issue 20), or nulls. */
+    refill: () => call<RefillChoice>(`${P}/crate/queue/refill`),
+    setRefill: (crateUuid: string | null) =>
+      crateUuid
+        ? call<RefillChoice>(`${P}/crate/queue/refill`, { method: "PUT", json: { crateUuid } })
+        : call<unknown>(`${P}/crate/queue/refill`, { method: "DELETE" }).then((): RefillChoice => ({
+            crateUuid: null,
+            crateName: null,
+          })),
     removeSongs: (id: string, crateSongUuids: string[]) =>
       call<{ removed: number }>(`${P}/crate/${crate(id)}/songs`, {
         method: "DELETE",

@@ -32,6 +32,7 @@ import type { Notices } from "./notices";
 import { DJ_ACTIONS, type Playback } from "./playback";
 import { send, type Publisher } from "./publisher";
 import type { RoomStorage } from "./storage";
+import type { Waitlist } from "./waitlist";
 
 /** A refused frame: the message, the action it named, and whether the budget already said so. */
 export type Outcome = { error: string; action?: ClientAction; sent?: boolean } | null;
@@ -46,6 +47,7 @@ export interface DispatchDeps {
   blocks: Blocks;
   moderation: Moderation;
   budgets: Buckets;
+  waitlist: Waitlist;
   /** Sends to every socket of one user (room.ts: a push when they are away). */
   sendTo: (uuid: string, m: ServerMessage) => void;
 }
@@ -89,6 +91,13 @@ export class Dispatcher {
         return null;
       case "addDj":
         error = await actions.addDj(who, msg);
+        if (!error) this.d.waitlist.seated(who.uuid);
+        break;
+      case "joinWaitlist":
+        error = await this.d.waitlist.join(who);
+        break;
+      case "leaveWaitlist":
+        error = this.d.waitlist.leave(who);
         break;
       case "removeDj":
         error = actions.removeDj(who, msg);

@@ -44,6 +44,13 @@ export const STAGE_MSG = {
   guestAnimation: "Sign up to send animations.",
 } as const;
 
+/** The DJ waiting list (waitlist.ts). */
+export const WAITLIST_MSG = {
+  full: "The waiting list is full; try again when someone gets a seat.",
+  notWaiting: "You are not on the waiting list.",
+  emptyQueue: "Your queue is empty: add a song to it before joining the waiting list.",
+} as const;
+
 /** The seat rule (view.ts djRefusal, by the room's djType). */
 export const SEAT_MSG = {
   guest: "Guests cannot DJ.",
@@ -100,6 +107,7 @@ export const ROOM_LINE = {
   kicked: (byModerator: boolean, reason: string) =>
     `A user was kicked from the room${byModerator ? " by a moderator" : ""}${reason ? `: ${reason}` : "."}`,
   away: (name: string) => `${name} left the stage (away)`,
+  emptyQueue: (name: string) => `${name} left the stage (nothing left in their queue)`,
   turnOver: (name: string, songs: number, perTurn: number) =>
     `${name} left the stage after ${songs} ${songs === 1 ? "song" : "songs"} (the room allows ${perTurn} per turn)`,
 } as const;

@@ -22,6 +22,7 @@
 import type { ClientMessage, ServerMessage, StatefulMessageName } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import { pickSong, recordPlay, type PickedSong } from "./library";
+import { refillOrWarn, refillTurn } from "./refill";
 import { NAMES, ROOM_LINE } from "./messages";
 import type { Marks } from "./publisher";
 import type { RoomStorage } from "./storage";
@@ -42,6 +43,7 @@ export const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMe
   "deleteChat",
   "addDj",
   "removeDj",
+  "joinWaitlist",
   "skipSong",
   "updateNextSong",
   "playOneTimeAnimation",
@@ -49,6 +51,11 @@ export const DJ_ACTIONS: ReadonlySet<ClientMessage["action"]> = new Set<ClientMe
 
 export class Playback {
   #chain: Promise<void> = Promise.resolve();
+  /**
+   * A seat may have freed: the waiting list seats its first in line (room.ts sets it to
+   * Waitlist.fill). Called synchronously, before the rotation moves on.
+   */
+  seatFreed: () => number = () => 0;
 
   constructor(
     private readonly env: Env,
@@ -104,6 +111,7 @@ export class Playback {
     if (!this.storage.removeDj(uuid)) return false;
     this.publisher.mark(PEOPLE_KEYS, name);
     if (current) this.stop(false, name);
+    this.seatFreed();
     void this.advance();
     return true;
   }
@@ -192,6 +200,7 @@ export class Playback {
    * first seat and plays again when the room is back on air); on air, the rotation resumes.
    */
   settingsChanged(): void {
+    this.seatFreed(); // more seats, or the live audio over
     if (!this.onAir()) this.stop(false, "updatedRoomSettings");
     else void this.advance();
   }
@@ -206,8 +215,10 @@ export class Playback {
 
   async #advance() {
     await this.#drainOutbox();
-    // Each pass either starts a song, stops, or takes one DJ with nothing to play off the
-    // stage; the bound only guards against a stage that keeps changing under us.
+    // Each pass either starts a song, stops, refills a DJ's queue once, or takes one DJ with
+    // nothing to play off the stage; the bound only guards against a stage that keeps
+    // changing under us.
+    const refilled = new Set<string>();
     for (let pass = 0; pass < 32; pass++) {
       if (this.storage.playing() || !this.onAir()) return;
       const dj = this.storage.djs()[0];
@@ -230,12 +241,20 @@ export class Playback {
       // The stage may have changed while D1 answered.
       if (this.storage.playing()) return;
       if (this.storage.djs()[0]?.uuid !== dj.uuid) continue;
+      // Nothing to play on their turn: first the crate they chose refills the queue (once).
+      if (!picked && !refilled.has(dj.uuid)) {
+        refilled.add(dj.uuid);
+        if (await refillTurn(this.env, dj.uuid, recent, this.sendTo)) continue;
+        if (this.storage.playing() || this.storage.djs()[0]?.uuid !== dj.uuid) continue;
+      }
       if (!picked) {
-        // Nothing to play on their turn: the DJ steps down (issue 4).
+        // Still nothing: the DJ steps down (issue 4), told why, and the waiting list moves.
         this.storage.removeDj(dj.uuid);
         this.storage.unschedule(afkKey(dj.uuid));
         this.rearm();
         this.publisher.mark(PEOPLE_KEYS, "removedDj");
+        this.sendTo(dj.uuid, { name: "queueNotice", params: { kind: "dropped", songs: 0 } });
+        this.seatFreed();
         continue;
       }
       this.#start(dj.uuid, picked);
@@ -265,6 +284,25 @@ export class Playback {
     // The DJ whose song follows this one hears it now (issue 4: a notice to the DJ up next).
     const next = this.storage.djs()[1];
     if (next && next.uuid !== djUuid) this.sendTo(next.uuid, { name: "youAreNext", params: {} });
+    this.#lookAhead(next?.uuid ?? djUuid, picked.song.songId);
+  }
+
+  /**
+   * The DJ who plays after this song (or the lone DJ again) learns now, not at their turn,
+   * that their queue has nothing left to play: it is refilled from their crate, or they are
+   * told to add songs before their turn (issue 20). Chained, so tests can wait on `idle`.
+   */
+  #lookAhead(uuid: string, playingSongId: string) {
+    const s = this.storage.settings();
+    const recent =
+      s.repeatWindowMinutes > 0
+        ? this.storage.playedSince(Date.now() - s.repeatWindowMinutes * 60_000)
+        : new Set<string>();
+    // The song starting now counts as played by the time theirs starts.
+    if (s.repeatWindowMinutes > 0) recent.add(playingSongId);
+    this.#chain = this.#chain
+      .then(() => refillOrWarn(this.env, uuid, s.maxSongSeconds, recent, this.sendTo))
+      .catch((e) => console.error("room: queue look-ahead failed", e));
   }
 
   /** Writes logged plays to D1; one that fails stays logged and is retried later. */

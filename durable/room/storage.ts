@@ -27,6 +27,7 @@ import { ConsumableStorage } from "./consumable-storage";
 import { EffectStorage } from "./effects";
 import { FrameStorage } from "./frame-storage";
 import { VoteStorage } from "./vote-storage";
+import { WaitlistStorage } from "./waitlist-storage";
 import { PublishedStorage } from "./published-storage";
 import type { ClientSong, NowPlaying, TokenRole, UserProfile } from "../../shared/protocol";
 
@@ -101,6 +102,8 @@ export class RoomStorage {
   readonly frames: FrameStorage;
   /** Votes and their counts per play (room_votes, room_vote_counts). */
   readonly votes: VoteStorage;
+  /** The DJ waiting list (room_waitlist, waitlist-storage.ts). */
+  readonly waitlist: WaitlistStorage;
   /** The cached active-listener count (activeCount) and when it was counted. */
   #active: { at: number; n: number } | null = null;
   /**
@@ -157,6 +160,7 @@ export class RoomStorage {
     this.published = new PublishedStorage(sql);
     this.frames = new FrameStorage(sql);
     this.votes = new VoteStorage(sql);
+    this.waitlist = new WaitlistStorage(sql);
   }
 
   // ---- settings and roles ---------------------------------------------------------------
@@ -257,6 +261,8 @@ export class RoomStorage {
     if (u && this.#active && u.last_active > this.#active.at - ACTIVE_WINDOW_MS)
       this.#active.n = Math.max(0, this.#active.n - 1);
     this.sql.exec(`DELETE FROM room_users WHERE uuid = ?`, uuid);
+    // Leaving the room leaves the waiting list (a kick, a ban, the grace's end).
+    this.waitlist.remove(uuid);
     this.#touched.delete(uuid);
     this.sql.exec(`DELETE FROM room_profiles WHERE uuid = ?`, uuid);
   }

@@ -5,6 +5,7 @@
  * Where the shapes differ, and how a browser frame becomes a bot's:
  * - `chat` is not in the bot's document: its operations are dropped, and each new line
  *   leaves as a stateless `chatMessage` instead (bots read chat that way; README.md).
+ * - `waitlist` (ours, not ttfm-socket's) is not in it either: its operations are dropped.
  * - `allUserData/<uuid>` carries `songVotes` for the bot (the browser's does not: a vote
  *   storm would reach every browser, docs/DECISIONS.md). A user's entry is added with their
  *   vote; each frame appends a `replace` of the songVotes of whoever voted since the last
@@ -101,7 +102,7 @@ export class TtfmState {
    */
   snapshot(published: RoomState, seq: number): { state: unknown; userData: JsonPatchOp[] } {
     if (this.#seq !== seq) this.#rebuild(seq);
-    const { chat: _chat, allUserData, ...rest } = published;
+    const { chat: _chat, waitlist: _waitlist, allUserData, ...rest } = published;
     const userData: JsonPatchOp[] = Object.entries(allUserData).map(([uuid, data]) => ({
       op: "add",
       path: `/allUserData/${escape(uuid)}`,
@@ -150,6 +151,7 @@ export class TtfmState {
     const ops: JsonPatchOp[] = [];
     for (const op of frame.statePatch) {
       if (op.path === "/chat" || op.path.startsWith("/chat/")) continue;
+      if (op.path === "/waitlist" || op.path.startsWith("/waitlist/")) continue;
       const entry = op.op === "add" ? USER_ENTRY.exec(op.path) : null;
       if (entry && op.op === "add") {
         const votes = this.#held.get(unescape(entry[1])) ?? {};

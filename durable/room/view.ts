@@ -39,6 +39,7 @@ export const STATE_KEYS: readonly StateKey[] = [
   "vibeMeter",
   "settings",
   "chat",
+  "waitlist",
 ];
 /** Keys that depend on who is present, seated or holding a role. */
 export const PEOPLE_KEYS: readonly StateKey[] = [
@@ -48,6 +49,8 @@ export const PEOPLE_KEYS: readonly StateKey[] = [
   "visibleDjs",
   "floorUsers",
   "allUserData",
+  // Who waits moves with who is present and seated (a leave, a kick, a seat taken).
+  "waitlist",
 ];
 
 /**
@@ -207,6 +210,8 @@ export class RoomView {
         return { ...this.settings, roomRoles: this.roles };
       case "chat":
         return this.storage.chat.page(null, CHAT_IN_STATE);
+      case "waitlist":
+        return this.storage.waitlist.list();
       default:
         return assertNever(key);
     }

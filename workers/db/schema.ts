@@ -601,3 +601,4 @@ export * from "./linked-schema";
 export * from "./import-schema";
 export * from "./upload-schema";
 export * from "./analysis-schema";
+export * from "./refill-schema";

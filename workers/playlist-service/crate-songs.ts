@@ -36,6 +36,8 @@ export type ResolveCrate = (c: Context<AppEnv>, write: boolean) => Promise<Count
 const addBody = z.object({
   songId: fields.uuid,
   append: z.boolean({ error: "append must be a boolean" }).default(true),
+  /** Only if the crate does not hold the song yet ("Add to queue" says "already queued"). */
+  once: z.boolean({ error: "once must be a boolean" }).default(false),
 });
 const removeBody = z.object({
   crateSongUuids: z
@@ -74,9 +76,12 @@ export function crateSongRoutesFor(
     return c.json(await listCrateSongs(c.env, crate.id, c.get("caller")?.uuid, limit, offset));
   });
 
-  /** POST .../songs `{ songId, append = true }`: 201 the new CrateSongDto (200 the old one for a song already liked). */
+  /**
+   * POST .../songs `{ songId, append = true, once = false }`: 201 the new CrateSongDto; 200
+   * the one the crate holds for a song already liked, or already there with `once`.
+   */
   r.post(`${base}/songs`, requireUser, valid("json", addBody), async (c) => {
-    const { songId, append } = c.req.valid("json");
+    const { songId, append, once } = c.req.valid("json");
     const crate = await resolve(c, true);
     const song = await db(c.env)
       .select()
@@ -84,7 +89,7 @@ export function crateSongRoutesFor(
       .where(and(eq(songs.songId, songId), songVisibleTo(caller(c).uuid)))
       .get();
     if (!song) throw notFound(SONG_MSG.songNotFound);
-    const res = await addSong(c.env, crate, song, append, crate.crateType === likesType);
+    const res = await addSong(c.env, crate, song, append, once || crate.crateType === likesType);
     return c.json(res.song, res.added ? 201 : 200);
   });
 

@@ -2,6 +2,7 @@ import { serviceApp } from "../lib/service";
 import { catalogueRoutes } from "./catalogue";
 import { crateSongRoutes } from "./crate-songs";
 import { crateRoutes } from "./crates";
+import { queueRefillRoutes } from "./queue-refill";
 import { recentSongRoutes } from "./recent-songs";
 import { specialCrateRoutes } from "./special-crates";
 import { trackImportRoutes } from "./track-import";
@@ -23,6 +24,7 @@ playlistService.route("/", songDataRoutes);
 playlistService.route("/", exportRoutes);
 // Crates: the queue and likes routes go first so /crate/queue and /crate/likes are never
 // taken for a crate uuid by /crate/:id.
+playlistService.route("/", queueRefillRoutes);
 playlistService.route("/", specialCrateRoutes);
 playlistService.route("/", crateRoutes);
 playlistService.route("/", crateSongRoutes);

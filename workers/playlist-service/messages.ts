@@ -7,6 +7,7 @@
 export const MSG = {
   // Crates (crate-repo.ts, special-crates.ts).
   specialLocked: "The queue and likes crates cannot be deleted or renamed.",
+  refillCrate: "Choose one of your own crates (not the queue or likes) to refill your queue from.",
   positionRange: (n: number) =>
     n === 0
       ? "currentPosition must be 0 for an empty crate."

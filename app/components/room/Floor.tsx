@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { CSSProperties, ReactNode } from "react";
 import type { RoomUser, UserData } from "../../../shared/protocol";
 
 /** Avatars drawn on the floor at most; the rest are counted in a "+N" badge. */
@@ -50,8 +50,16 @@ export function Floor({
             <li
               key={u.uuid}
               title={label(u)}
-              className="absolute transition-[left,top] duration-500 has-[[role=menu]]:z-[200]"
-              style={{ left: spot.left, top: spot.top, zIndex: Math.round(spot.y * 100) }}
+              // The depth is a variable, not an inline z-index: an inline one would beat the
+              // class that lifts the spot whose menu is open above every other avatar.
+              className="absolute z-(--floor-z) transition-[left,top] duration-500 has-[[role=menu]]:z-[200]"
+              style={
+                {
+                  left: spot.left,
+                  top: spot.top,
+                  "--floor-z": Math.round(spot.y * 100),
+                } as CSSProperties
+              }
               data-testid="floor-user"
               data-user={u.uuid}
               data-x={spot.x}

@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { ArrowLeft, Users, WifiOff } from "lucide-react";
-import { useEffect, useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { QueueButton, QueueDrawer } from "~/components/queue/QueueDrawer";
 import { useToast } from "~/components/Toaster";
 import { button, PageTitle } from "~/components/ui";
 import { useProfiles } from "~/hooks/useProfiles";
@@ -18,6 +19,7 @@ import {
 import { outOfFreePlays } from "./FreePlaysNote";
 import { NowPlaying, useRoomAudio } from "./NowPlaying";
 import type { ModMenu, NameOf } from "./people";
+import { RecentPlays } from "./RecentPlays";
 import { RestrictedList } from "./RestrictedList";
 import { ChatAside, ChatDrawer, type RoomMe } from "./RoomChat";
 import { RoomFace } from "./RoomFace";
@@ -50,6 +52,8 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
   const palette = paletteOf(join?.settings.design ?? room.design);
   const conn = useRoom(join?.partyPath ?? null, me?.uuid ?? null, join?.ticket ?? null);
   const { state, status } = conn;
+  // The queue drawer (issue 20): the header button, the empty-queue prompt and notices open it.
+  const [queueOpen, setQueueOpen] = useState(false);
 
   // Errors the room sends back: the stage shows its own, vote errors roll back (NowPlaying).
   useEffect(() => {
@@ -240,6 +244,7 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               )}
             </div>
             <div className="flex flex-wrap items-center gap-2">
+              {signedIn && <QueueButton onOpen={() => setQueueOpen(true)} />}
               <ChatDrawer conn={conn} me={me} profiles={profiles} mod={chatMod} />
               <span className={ROOM_PILL}>
                 <Users aria-hidden className="size-4" />
@@ -274,6 +279,7 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               nameOf={nameOf}
               modMenu={modMenu}
               connecting={connecting}
+              openQueue={() => setQueueOpen(true)}
             />
 
             <NowPlaying
@@ -300,6 +306,13 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
               jumps={conn.jumps}
             />
 
+            <RecentPlays
+              slug={room.slug}
+              playId={np?.playId ?? null}
+              nameOf={nameOf}
+              signedIn={signedIn}
+            />
+
             {restricted.length > 0 && (
               <RestrictedList
                 restricted={restricted}
@@ -314,6 +327,7 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
 
         <ChatAside conn={conn} me={me} profiles={profiles} mod={chatMod} />
       </div>
+      {signedIn && <QueueDrawer open={queueOpen} onClose={() => setQueueOpen(false)} />}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { LogIn, LogOut, SkipForward } from "lucide-react";
+import { ListMusic, LogIn, LogOut, SkipForward } from "lucide-react";
 import { useEffect, useState } from "react";
 import { button } from "~/components/ui";
 import type { RoomConnection } from "~/hooks/useRoom";
@@ -11,12 +11,17 @@ import type { RoomMe } from "./RoomChat";
 import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
 import { UserAvatar } from "./UserAvatar";
+import { QUEUE_CHANGED } from "~/components/songs/SongActions";
+import { QueueNotice, queueProblem, stageErrorText } from "./QueueNotice";
+import { WaitlistPanel } from "./WaitlistPanel";
 
 /** The actions whose errors the stage shows inline. */
 export const STAGE_ACTIONS: ReadonlySet<string | undefined> = new Set([
   "addDj",
   "removeDj",
   "skipSong",
+  "joinWaitlist",
+  "leaveWaitlist",
 ]);
 
 /** The stage: the DJ seats, the seat and skip buttons, and what the room says about them. */
@@ -31,6 +36,7 @@ export function Stage({
   nameOf,
   modMenu,
   connecting,
+  openQueue,
 }: {
   conn: RoomConnection;
   me: RoomMe;
@@ -43,6 +49,8 @@ export function Stage({
   nameOf: NameOf;
   modMenu: ModMenu;
   connecting: boolean;
+  /** Opens the queue drawer (the empty-queue prompt's way forward). */
+  openQueue: () => void;
 }) {
   const t = useT();
   const { state } = conn;
@@ -64,6 +72,16 @@ export function Stage({
     }
   }, [conn.error]);
   useEffect(() => setSeatPending(false), [onStage]);
+  // The empty-queue prompt goes once it is answered: a song added, or a place in line.
+  const waiting = !!me && !!state?.waitlist?.includes(me.uuid);
+  useEffect(() => {
+    if (waiting) setStageError(null);
+  }, [waiting]);
+  useEffect(() => {
+    const clear = () => setStageError((e) => (e && queueProblem(e) ? null : e));
+    window.addEventListener(QUEUE_CHANGED, clear);
+    return () => window.removeEventListener(QUEUE_CHANGED, clear);
+  }, []);
 
   const takeSeat = () => {
     setStageError(null);
@@ -87,7 +105,7 @@ export function Stage({
         <h2 id="stage-heading" className="text-lg font-bold text-white">
           {t("room.stage")}
         </h2>
-        <div className="flex gap-2">
+        <div className="flex flex-wrap gap-2">
           {onStage && np?.djUuid === me?.uuid && (
             <button
               type="button"
@@ -173,15 +191,34 @@ export function Stage({
         })}
       </ol>
       <div>
+        <WaitlistPanel
+          conn={conn}
+          me={me}
+          mine={mine}
+          full={djs.length >= numberOfDjs}
+          onStage={onStage}
+          profiles={profiles}
+          nameOf={nameOf}
+        />
         {stageError && (
-          <p
-            role="alert"
-            className="mt-3 text-sm font-semibold text-danger"
-            data-testid="stage-error"
-          >
-            {stageError}
-          </p>
+          <div className="mt-3 flex flex-wrap items-center gap-2">
+            <p role="alert" className="text-sm font-semibold text-danger" data-testid="stage-error">
+              {stageErrorText(t, stageError)}
+            </p>
+            {queueProblem(stageError) && (
+              <button
+                type="button"
+                className={button("primary", "sm")}
+                onClick={openQueue}
+                data-testid="fill-queue"
+              >
+                <ListMusic aria-hidden className="size-4" />
+                {t("queue.fill")}
+              </button>
+            )}
+          </div>
         )}
+        <QueueNotice notice={conn.queueNotice} openQueue={openQueue} accent={palette.accent} />
         {!stageError && full && state && (
           <p className="mt-3 text-sm text-ink-100">{t("room.stageFull")}</p>
         )}

@@ -18,6 +18,13 @@ import { useRootData } from "~/hooks/useRootData";
 import { usePlayer, type PlayOptions } from "~/components/songs/Player";
 import { useToast } from "~/components/Toaster";
 
+/** What adding a song came to: "already" is the queue holding it (nothing added). */
+export type AddOutcome = "added" | "already" | "error";
+
+/** A window event the room's queue drawer listens to: a song went into the queue. */
+export const QUEUE_CHANGED = "hangout:queue-changed";
+const notifyQueueChanged = () => window.dispatchEvent(new Event(QUEUE_CHANGED));
+
 // Provider hits imported once per page life: adding the same hit twice reuses the song.
 const imports = new Map<string, Promise<SongDto>>();
 
@@ -43,16 +50,20 @@ export function useSongActions() {
   const t = useT();
 
   const add = useCallback(
-    async (song: AnySong, target: { id: string; name?: string }): Promise<boolean> => {
+    async (song: AnySong, target: { id: string; name?: string }): Promise<AddOutcome> => {
       try {
         const s = await inCatalogue(client, song);
-        await client.addSong(target.id, s.songId);
         const track = song.trackName || t("song.untitled");
-        toast.success(
-          target.id === "queue"
-            ? t("song.addedToQueue", { track })
-            : t("song.addedToCrate", { track, crate: target.name ?? "" }),
-        );
+        if (target.id === "queue") {
+          // The queue takes a song once from these buttons: a second click says so.
+          const { added } = await client.queueSong(s.songId);
+          if (added) toast.success(t("song.addedToQueue", { track }));
+          else toast.info(t("song.alreadyQueued", { track }));
+          notifyQueueChanged();
+          return added ? "added" : "already";
+        }
+        await client.addSong(target.id, s.songId);
+        toast.success(t("song.addedToCrate", { track, crate: target.name ?? "" }));
         if (target.id !== "queue")
           updateMyCrates((cs) =>
             cs.map((c) =>
@@ -61,10 +72,10 @@ export function useSongActions() {
                 : c,
             ),
           );
-        return true;
+        return "added";
       } catch (err) {
         toast.error(errorText(err, t), () => void add(song, target));
-        return false;
+        return "error";
       }
     },
     [client, toast, t],
@@ -75,7 +86,7 @@ export function useSongActions() {
       try {
         const crate = await client.createCrate(name?.trim() || undefined);
         updateMyCrates((cs) => [crate, ...cs]);
-        return add(song, { id: crate.crateUuid, name: crate.crateName });
+        return (await add(song, { id: crate.crateUuid, name: crate.crateName })) !== "error";
       } catch (err) {
         toast.error(errorText(err, t), () => void addToNewCrate(song, name));
         return false;
@@ -86,8 +97,8 @@ export function useSongActions() {
 
   return {
     addToQueue: (song: AnySong) => add(song, { id: "queue" }),
-    addToCrate: (song: AnySong, crate: Pick<CrateDto, "crateUuid" | "crateName">) =>
-      add(song, { id: crate.crateUuid, name: crate.crateName }),
+    addToCrate: async (song: AnySong, crate: Pick<CrateDto, "crateUuid" | "crateName">) =>
+      (await add(song, { id: crate.crateUuid, name: crate.crateName })) !== "error",
     addToNewCrate,
   };
 }
@@ -99,9 +110,9 @@ const iconButton =
 export function AddToQueueButton({ song, compact = false }: { song: AnySong; compact?: boolean }) {
   const t = useT();
   const { addToQueue } = useSongActions();
-  const [phase, setPhase] = useState<"idle" | "busy" | "done">("idle");
+  const [phase, setPhase] = useState<"idle" | "busy" | "done" | "already">("idle");
   useEffect(() => {
-    if (phase !== "done") return;
+    if (phase !== "done" && phase !== "already") return;
     const id = setTimeout(() => setPhase("idle"), 2000);
     return () => clearTimeout(id);
   }, [phase]);
@@ -114,14 +125,16 @@ export function AddToQueueButton({ song, compact = false }: { song: AnySong; com
       aria-label={label}
       title={t("song.addToQueue")}
       data-testid="add-to-queue"
+      data-phase={phase}
       onClick={async () => {
         setPhase("busy");
-        setPhase((await addToQueue(song)) ? "done" : "idle");
+        const r = await addToQueue(song);
+        setPhase(r === "added" ? "done" : r === "already" ? "already" : "idle");
       }}
     >
       {phase === "busy" ? (
         <Loader2 aria-hidden className="size-4 animate-spin" />
-      ) : phase === "done" ? (
+      ) : phase === "done" || phase === "already" ? (
         <Check aria-hidden className="size-4 text-success" />
       ) : (
         <ListMusic aria-hidden className="size-4" />
