@@ -51,9 +51,12 @@ export default {
     if (pathname.startsWith("/parties/room/") && isUpgrade(request))
       return routeRoomSocket(request, env);
     if (pathname.startsWith("/parties/")) {
-      const res = await routePartykitRequest(request, env as never, {
-        onBeforeConnect: (req) => authorizeRoomConnection(req, env),
-      });
+      // Only the Room is a party: a relay (or any other object) is never reached from outside.
+      const res = pathname.startsWith("/parties/room/")
+        ? await routePartykitRequest(request, env as never, {
+            onBeforeConnect: (req) => authorizeRoomConnection(req, env),
+          })
+        : null;
       return (
         res ??
         Response.json(

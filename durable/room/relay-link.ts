@@ -77,7 +77,7 @@ export class Batcher {
   #scheduled = false;
   constructor(
     private readonly out: (batch: string) => void,
-    private readonly later: (f: () => void) => void = queueMicrotask,
+    private readonly later: (f: () => void) => void = (f) => queueMicrotask(f),
   ) {}
 
   push(text: string) {
