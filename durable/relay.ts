@@ -90,6 +90,9 @@ export class Relay extends DurableObject<Env> {
   #own: Record<string, string | null> | null = null;
   #budgets = new Buckets();
   #timer: ReturnType<typeof setInterval> | null = null;
+  /** The bench's figures: batches from the room, sends to sockets, probed batch costs. */
+  #stats = { batches: 0, sends: 0, probed: 0, ms: 0 };
+  #probing = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -259,8 +262,33 @@ export class Relay extends DurableObject<Env> {
     return line({ t: "j", s: h.sid, c: h.caller, f: h.facts });
   }
 
+  /** Sockets held and fan-out figures (the bench, through the room-service's dev route). */
+  stats(): {
+    sockets: number;
+    live: number;
+    batches: number;
+    sends: number;
+    probed: number;
+    ms: number;
+  } {
+    let live = 0;
+    for (const h of this.#held.values()) if (h.live) live++;
+    return { sockets: this.#held.size, live, ...this.#stats };
+  }
+
   #fromRoom(data: unknown) {
     if (typeof data !== "string") return;
+    this.#stats.batches++;
+    // The clock stands still while code runs: a zero-delay probe reads what the batch cost.
+    if (!this.#probing) {
+      this.#probing = true;
+      const started = Date.now();
+      setTimeout(() => {
+        this.#probing = false;
+        this.#stats.probed++;
+        this.#stats.ms += Date.now() - started;
+      }, 0);
+    }
     for (const text of data.split("\n")) {
       if (!isEnvelope(text)) {
         this.#broadcast(text);
@@ -327,6 +355,7 @@ export class Relay extends DurableObject<Env> {
   // ---- sockets ----------------------------------------------------------------------------
 
   #sendTo(h: Held, text: string) {
+    this.#stats.sends++;
     try {
       h.ws.send(text);
     } catch {

@@ -79,7 +79,7 @@ import {
 } from "./room/rpc";
 import { djFacts } from "./room/library";
 import { RELAY_HEADER, RELAY_LINK_TAG } from "./room/relay-link";
-import { Relays } from "./room/relays";
+import { Relays, type RelayStats } from "./room/relays";
 import { RoomStorage } from "./room/storage";
 import { TtfmDialect } from "./room/ttfm-dialect";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
@@ -534,9 +534,10 @@ export class Room extends Server<Env & Cloudflare.Env> {
     return { relays: this.#relays.placement(this.#publisher.held) };
   }
 
-  /** This room's relay threshold and size (tests and the bench; refused outside them). */
-  configureRelays(config: { threshold: number; perRelay: number }): void {
-    this.#relays.configure(relayConfig.parse(config));
+  /** Sets this room's relay threshold and size if given (tests, the bench: dev only); its figures. */
+  relayStats(config?: { threshold: number; perRelay: number }): RelayStats {
+    if (config) this.#relays.configure(relayConfig.parse(config));
+    return this.#relays.stats(this.#publisher.held, this.#publisher.ticks);
   }
 
   /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */

@@ -7,7 +7,7 @@ import { ensureRoom, stub, type RoomClient } from "./room-helpers";
 /** Makes `room` a stadium room at test scale: relays past `threshold` sockets, `perRelay` each. */
 export async function relayRoom(room: string, threshold: number, perRelay: number) {
   await ensureRoom(room);
-  await stub(room).configureRelays({ threshold, perRelay });
+  await stub(room).relayStats({ threshold, perRelay });
 }
 
 export const relayStub = (room: string, index: number) =>

@@ -100,6 +100,9 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     private readonly fanout: Fanout | null = null,
   ) {}
 
+  /** Frames sent, and the probed ticks' cost (see #measure): the bench's figures. */
+  readonly ticks = { frames: 0, probed: 0, ms: 0 };
+
   /** Sockets the room sends frames to itself (its own, and bots' relay sockets). */
   get held(): number {
     return this.#live.size + this.#fresh.size;
@@ -263,6 +266,7 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
         throw e;
       }
     }
+    if (frame) this.ticks.frames++;
     if (frame)
       this.broadcast(JSON.stringify(frame), (chat && this.blocks?.frames(frame, chat)) ?? null);
     // The newcomers get the state that already includes this frame, then every later one.
@@ -296,7 +300,10 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     this.#probing = true;
     setTimeout(() => {
       this.#probing = false;
-      this.#adapt(Date.now() - started, lag);
+      const cost = Date.now() - started;
+      this.ticks.probed++;
+      this.ticks.ms += cost;
+      this.#adapt(cost, lag);
     }, 0);
   }
 

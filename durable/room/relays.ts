@@ -36,6 +36,21 @@ export const MAX_RELAYS = 100;
 /** Placements counted as sockets on their way for this long (a burst spreads over relays). */
 const PLACEMENT_WINDOW_MS = 10_000;
 
+/** A room's fan-out figures (the bench reads them through a dev route). */
+export interface RelayStats {
+  config: RelayConfig;
+  /** Sockets the room sends to itself, sockets its relays hold, relays linked. */
+  held: number;
+  relayed: number;
+  links: number;
+  /** Relays the gateway shards over now (0: none). */
+  assigned: number;
+  /** Frames published, and the cost of the ticks the publisher probed (ms, wall time). */
+  frames: number;
+  probedTicks: number;
+  probedTickMs: number;
+}
+
 export interface RelayConfig {
   threshold: number;
   perRelay: number;
@@ -148,6 +163,19 @@ export class Relays {
       c.threshold,
       c.perRelay,
     );
+  }
+
+  stats(held: number, ticks: { frames: number; probed: number; ms: number }): RelayStats {
+    return {
+      config: this.config(),
+      held,
+      relayed: this.#sockets.size,
+      links: this.#links.size,
+      assigned: this.#assigned,
+      frames: ticks.frames,
+      probedTicks: ticks.probed,
+      probedTickMs: ticks.ms,
+    };
   }
 
   isLink(id: string): boolean {
