@@ -245,6 +245,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A relay's link (the gateway deletes this header from every client's request).
     const relay = ctx.request.headers.get(RELAY_HEADER);
     if (relay !== null) return this.#relays.opened(connection, Number(relay));
+    this.#relays.arrived();
     await this.#join(connection, callerOf(ctx), null);
   }
 

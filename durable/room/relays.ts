@@ -129,6 +129,8 @@ export class Relays {
   #assigned = 0;
   #placed = 0;
   #placedAt = 0;
+  /** Sockets told "the room" whose connect has not reached it yet (a burst at the threshold). */
+  #direct = 0;
 
   constructor(
     private readonly sql: SqlStorage,
@@ -199,9 +201,11 @@ export class Relays {
    */
   placement(held: number, now = Date.now()): number {
     const { threshold, perRelay } = this.config();
-    if (now - this.#placedAt > PLACEMENT_WINDOW_MS) this.#placed = 0;
-    if (held < threshold && this.#sockets.size === 0 && this.#placed === 0) {
+    if (now - this.#placedAt > PLACEMENT_WINDOW_MS) this.#placed = this.#direct = 0;
+    if (held + this.#direct < threshold && this.#sockets.size === 0 && this.#placed === 0) {
       this.#assigned = 0;
+      this.#direct++;
+      this.#placedAt = now;
       return 0;
     }
     this.#placed++;
@@ -209,6 +213,11 @@ export class Relays {
     const want = Math.ceil(Math.max(this.#sockets.size, this.#placed) / perRelay);
     this.#assigned = Math.min(MAX_RELAYS, Math.max(this.#assigned, want, 1));
     return this.#assigned;
+  }
+
+  /** A socket the gateway sent to the room itself arrived (it counts as held from now). */
+  arrived() {
+    if (this.#direct > 0) this.#direct--;
   }
 
   /** After a restart: links whose sockets the room no longer knows are closed, so their relays link again. */
