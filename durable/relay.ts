@@ -91,7 +91,7 @@ export class Relay extends DurableObject<Env> {
   #budgets = new Buckets();
   #timer: ReturnType<typeof setInterval> | null = null;
   /** The bench's figures: batches from the room, sends to sockets, probed batch costs. */
-  #stats = { batches: 0, sends: 0, probed: 0, ms: 0 };
+  #stats = { batches: 0, sends: 0, forwarded: 0, probed: 0, ms: 0 };
   #probing = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -153,6 +153,7 @@ export class Relay extends DurableObject<Env> {
       if (paid === "flooding") return this.#close(h, CLOSE_FLOODING, BUDGET_MSG.flooding);
       if (paid === "over") return this.#error(h, BUDGET_MSG.over, action);
     }
+    this.#stats.forwarded++;
     this.#toRoom(line({ t: "m", s: h.sid, x: raw }));
   }
 
@@ -268,6 +269,8 @@ export class Relay extends DurableObject<Env> {
     live: number;
     batches: number;
     sends: number;
+    /** Client frames passed on to the room (the rest were over their socket's budget). */
+    forwarded: number;
     probed: number;
     ms: number;
   } {

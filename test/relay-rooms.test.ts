@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { CLOSE_KICKED } from "../shared/protocol";
+import { CLOSE_FLOODING, CLOSE_KICKED } from "../shared/protocol";
 import {
   connect,
   djPlaying,
@@ -11,7 +11,13 @@ import {
   stub,
   takeSeat,
 } from "./room-helpers";
-import { expectSameEverywhere, relayCounts, relayRoom, relaySockets } from "./relay-helpers";
+import {
+  expectSameEverywhere,
+  relayCounts,
+  relayRoom,
+  relaySockets,
+  relayStub,
+} from "./relay-helpers";
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -111,6 +117,30 @@ describe("Relay rooms", () => {
     expect((full as { seq: number }).seq).toBe(d.seq);
     expect((full as { state: unknown }).state).toEqual(await stub(room).getState());
     l.close();
+    d.close();
+  });
+
+  it("a flood on a relay socket is paid at the relay: errors, then a close; the room is not flooded", async () => {
+    const room = newRoom();
+    await relayRoom(room, 1, 100);
+    const { d } = await djPlaying(room);
+    const flooder = await connect(room, await person());
+    const calm = await connect(room, await person());
+    expect(await relaySockets(room, 0)).toBe(2);
+    const frame = JSON.stringify({ action: "loadChat", limit: 50 });
+    for (let i = 0; i < 10_000; i++) flooder.ws.send(frame);
+    expect((await flooder.closed).code).toBe(CLOSE_FLOODING);
+    // At most the socket's burst reached the room; the errors came from the relay.
+    const answers = flooder.messages.filter((m) => m.name === "chatHistory").length;
+    const errors = flooder.messages.filter((m) => m.name === "error").length;
+    expect(answers).toBeLessThanOrEqual(12);
+    expect(errors).toBeGreaterThan(10);
+    // The relay passed on about the socket's burst, not the flood (joinRoom-free: 10 reads).
+    expect((await relayStub(room, 0).stats()).forwarded).toBeLessThanOrEqual(15);
+    // Another socket of the same relay is still heard.
+    calm.send({ action: "voteOnSong", songVotes: { like: true } });
+    await d.until((s) => s.voteCounts.likes === 1, "the calm socket's like");
+    calm.close();
     d.close();
   });
 
