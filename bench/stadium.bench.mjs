@@ -188,9 +188,11 @@ async function stadium({ base, pgid, n, design, tokens, djToken, figures, log })
         return got;
       }),
     );
-    await Promise.all(children.map((c) => next(c, "state")));
-    const sockets = opened.reduce((a, b) => a + b, 0);
-    log(`  ${sockets} sockets connected in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const states = await Promise.all(children.map((c) => next(c, "state")));
+    const sockets = states.reduce((a, b) => a + b.open, 0);
+    log(
+      `  ${sockets} sockets connected in ${((performance.now() - t) / 1000).toFixed(1)} s (opened ${opened.reduce((a, b) => a + b, 0)}; closed by the server: ${JSON.stringify(states.map((s) => s.closes))})`,
+    );
     await room.seat();
     const fig0 = await figures(room.roomId);
     log(`  room holds ${fig0.room.held}, relays ${fig0.room.relayed} on ${fig0.room.links}`);

@@ -59,9 +59,21 @@ process.on("message", async (msg) => {
       () => {},
     );
     socks = r.socks;
+    const closes = {};
+    for (const s of socks)
+      s.ws.once("close", (code) => {
+        closes[code] = (closes[code] ?? 0) + 1;
+      });
     process.send({ opened: socks.length, errors: r.errors });
-    while (!socks.every((s) => s.counts)) await sleep(50);
-    process.send({ state: true });
+    // Every open socket has its full state (one closed by the server is reported, not awaited).
+    // A socket the dev server accepted but never answered (it ran out of file descriptors)
+    // is dropped after a minute and counted as not opened.
+    const until = Date.now() + 60_000;
+    while (!socks.every((s) => s.counts || s.ws.readyState !== 1) && Date.now() < until)
+      await sleep(50);
+    for (const s of socks) if (!s.counts) s.ws.terminate();
+    socks = socks.filter((s) => s.counts && s.ws.readyState === 1);
+    process.send({ state: { open: socks.length, closes } });
   } else if (msg.storm) {
     const { votes, rate, expect } = msg.storm;
     reach = { count: new Uint32Array(expect), at: new Float64Array(expect) };
