@@ -1,37 +1,8 @@
 /**
  * Room: one durable object per room, reached at `/parties/room/<name>` (partyserver, with
  * hibernation). It serialises every seat change, vote and play of its room. This file keeps
- * the partyserver hooks and the RPC methods; the pieces:
- *   room/storage.ts      SQLite tables (everything that must survive eviction); it owns
- *                        chat-storage.ts (the capped history), consumable-storage.ts,
- *                        published-storage.ts (what clients hold, per entry, and in memory),
- *                        frame-storage.ts (the seq, the next frame's keys) and
- *                        vote-storage.ts (votes and their counters)
- *   room/view.ts         the state clients hold, computed from the tables; the seat rule
- *   room/diff.ts         RFC 6902 patches between two published states
- *   room/publisher.ts    coalescing: one frame, one seq per tick
- *   room/presence.ts     the caller of each socket, admission at connect, presence and grace
- *   room/playback.ts     the rotation, songs starting and stopping, the play outbox
- *   room/actions.ts      the stage actions clients send (seats, skip, votes, next song)
- *   room/points.ts       the points a vote earns (sent to the points queue)
- *   room/effects.ts      the outbox of side effects (points, stars, notifications), drained on boot
- *   room/notices.ts      notifications to people: mentions, "you're up next" while away
- *   room/library.ts      D1: DJ facts, the queue crate, recent plays, the likes crate
- *   room/chat.ts         chat actions and the room's own chat lines
- *   room/consumables.ts  consumables bought in the merch-service, delivered into the chat
- *   room/moderation.ts   bans and kicks at connect and after, role expiry, the owner
- *   room/identity.ts     the room exists (settings pushed, no tombstone); account changes
- *   room/messages.ts     every text the room shows people (errors, close reasons, room lines)
- *   room/budget.ts       every client frame's budget (token buckets), the flood close
- *   room/animations.ts   one-time animations, paid from the sender's and the room's rate
- *   room/free-plays.ts   the guests' free-play limit  (room/crowd.ts: the bench's, dev only)
- *   room/demo-dj.ts      the demo DJ DEMO_DJS names: kept seated and playing by the alarm
- *   room/blocks.ts       each user's blocks: whose chat and animations their sockets skip
- *   room/rpc.ts          the RPC methods' argument checks and answer shapes
- *   room/dispatch.ts     one client frame: its budget, its parse, the action (every dialect)
- *   room/ttfm-dialect.ts tt.live bots (/primus): requests in, frames out (ttfm-state.ts)
- *   room/waitlist.ts     the DJ waiting list: seats the first in line as a seat frees
- *   room/refill.ts       a DJ's queue running low: refilled from their crate, or a notice
+ * the partyserver hooks and the RPC methods; its pieces, one job each, are listed in
+ * room/README.md.
  *
  * Invariants:
  * - Every connection carries a caller verified by the gateway against D1 (room/identity.ts
@@ -68,17 +39,22 @@ import { Moderation, roleKey } from "./room/moderation";
 import { Playback } from "./room/playback";
 import { FreePlays, GUEST_TAG } from "./room/free-plays";
 import { Identity, type AccountNow } from "./room/identity";
-import { GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
+import { callerOf, GRACE_PREFIX, Presence, tokenRoleOf, userTag } from "./room/presence";
+import type { CallerHeader, Facts } from "./room/presence";
 import { Publisher, send } from "./room/publisher";
 import {
   chatPostArgs,
   chatReadArgs,
   refreshArgs,
+  relayConfig,
   roleArgs,
+  roomSummary,
   type BlocksNow,
   type RoomSummary,
 } from "./room/rpc";
 import { djFacts } from "./room/library";
+import { RELAY_HEADER, RELAY_LINK_TAG } from "./room/relay-link";
+import { Relays, type RelayStats } from "./room/relays";
 import { RoomStorage } from "./room/storage";
 import { TtfmDialect } from "./room/ttfm-dialect";
 import { PEOPLE_KEYS, STATE_KEYS } from "./room/view";
@@ -108,6 +84,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   readonly #dispatcher: Dispatcher;
   readonly #demo: DemoDj;
   readonly #waitlist: Waitlist;
+  readonly #relays: Relays;
   /** tt.live bots' sockets (the /primus bridge): their dialect, one encoder each. */
   readonly #ttfm: TtfmDialect;
   /** Every frame's budget (room/budget.ts), shared with the chat's. */
@@ -121,6 +98,14 @@ export class Room extends Server<Env & Cloudflare.Env> {
     super(ctx, env);
     this.#storage = new RoomStorage(ctx.storage.sql, () => this.name);
     this.#blocks = new Blocks(ctx.storage.sql, (u) => this.getConnections(userTag(u)));
+    this.#relays = new Relays(ctx.storage.sql, env, {
+      tags: (caller) => this.#presence.tags(caller),
+      join: (c, caller, facts) => this.#join(c, caller, facts),
+      message: (c, raw) => this.onMessage(c, raw),
+      gone: (c) => this.onClose(c),
+      refusal: () => this.#identity.refusal(),
+      state: () => this.#publisher.stateMessage(),
+    });
     this.#publisher = new Publisher<Caller>(
       ctx,
       this.#storage,
@@ -132,6 +117,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
         this.#freePlays.tell(c);
       },
       this.#blocks,
+      this.#relays,
     );
     this.#playback = new Playback(
       env,
@@ -226,6 +212,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   #boot() {
     const now = Date.now();
+    // Links from before a restart: the sockets behind them are forgotten, so they link again.
+    this.#relays.recover(super.getConnections(RELAY_LINK_TAG));
     this.#publisher.ensurePublished();
     this.#publisher.recover((c) => this.#ttfm.attach(c));
     // Users whose sockets vanished without a close (eviction) start their grace now.
@@ -242,13 +230,29 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   getConnectionTags(_connection: Connection, ctx: ConnectionContext): string[] {
-    return this.#presence.tags(ctx);
+    if (ctx.request.headers.has(RELAY_HEADER)) return [RELAY_LINK_TAG];
+    return this.#presence.tags(callerOf(ctx));
   }
 
   async onConnect(connection: Connection<Caller>, ctx: ConnectionContext) {
-    await this.#presence.connect(connection, ctx);
-    // A bot's encoder before the tick that sends it anything (its full state is a browser's).
-    this.#ttfm.attach(connection);
+    // A relay's link (the gateway deletes this header from every client's request).
+    const relay = ctx.request.headers.get(RELAY_HEADER);
+    if (relay !== null) return this.#relays.opened(connection, Number(relay));
+    this.#relays.arrived();
+    await this.#join(connection, callerOf(ctx), null);
+  }
+
+  /** A socket arrives, here or at a relay (the relay read its DJ facts). A bot's encoder
+   * is set before the tick that sends it anything (its full state is a browser's). */
+  async #join(c: Connection<Caller>, caller: CallerHeader | null, facts: Facts | null) {
+    await this.#presence.connect(c, caller, facts);
+    this.#ttfm.attach(c);
+  }
+
+  /** The room's user sockets, wherever they are held: its own (relay links left out) and its relays'. */
+  override *getConnections<T = unknown>(tag?: string): Generator<Connection<T>> {
+    for (const c of super.getConnections<T>(tag)) if (tag || !this.#relays.isLink(c.id)) yield c;
+    yield* this.#relays.connections<T>(tag);
   }
 
   /**
@@ -268,6 +272,8 @@ export class Room extends Server<Env & Cloudflare.Env> {
 
   async onMessage(connection: Connection<Caller>, raw: WSMessage) {
     this.#wrapped.add(connection);
+    if (this.#relays.isLink(connection.id))
+      return this.#relays.receive(connection, raw as string | ArrayBuffer);
     // A socket closed for flooding may still have thousands of frames in flight: they are
     // dropped unread, so the sockets behind them in the object's queue wait for nothing.
     if (connection.readyState !== WebSocket.OPEN) return;
@@ -278,7 +284,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
       // A socket whose full state is still coming (it connected this tick) gets it once,
       // and its yourVote after it (onFullState), instead of a second state now.
       if (c.state?.needsState) return;
-      this.#send(c, this.#publisher.stateMessageFor(c));
+      this.#publisher.sendState(c);
       this.#sendYourVote(c);
     });
     if (refused && !refused.sent)
@@ -289,6 +295,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   onClose(connection: Connection<Caller>) {
+    if (this.#relays.isLink(connection.id)) return this.#relays.closed(connection);
     this.#budgets.forgetSocket(connection.id);
     this.#ttfm.forget(connection.id);
     this.#socketGone(connection);
@@ -298,6 +305,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
     // A socket that errors may never deliver a close; treat it as gone. A later close finds
     // the grace already running and changes nothing.
     console.error(`room ${this.name}: socket error`, error);
+    if (this.#relays.isLink(connection.id)) return this.#relays.closed(connection);
     this.#socketGone(connection);
   }
 
@@ -475,25 +483,7 @@ export class Room extends Server<Env & Cloudflare.Env> {
    * (guests left out), how many DJs, and a small summary of the song playing with its DJ's name.
    */
   getSummary(): RoomSummary {
-    const np = this.#storage.nowPlaying();
-    const dj = np ? this.#storage.profile(np.djUuid) : undefined;
-    return {
-      userUuids: this.getUserUuids(),
-      numberOfActiveDjs: this.#storage.djs().length,
-      nowPlaying: np
-        ? {
-            songId: np.song.songId,
-            trackName: np.song.trackName,
-            artistName: np.song.artistName,
-            duration: np.song.duration ?? null,
-            thumbnails: np.song.thumbnails ?? {},
-            djUuid: np.djUuid,
-            djName: dj?.nickname ?? null,
-            startTime: np.startTime,
-            endTime: np.endTime,
-          }
-        : null,
-    };
+    return roomSummary(this.#storage, this.getUserUuids());
   }
 
   /** Chat history before the message `before` (or the newest), oldest first, at most 50. */
@@ -533,6 +523,17 @@ export class Room extends Server<Env & Cloudflare.Env> {
     const a = refreshArgs.parse({ userUuid: uuid, account, blocks, notice });
     if (a.blocks) this.#publisher.setBlocks(a.userUuid, a.blocks.list, a.blocks.at);
     return this.#identity.refresh(a.userUuid, a.account, a.notice);
+  }
+
+  /** How many relays the gateway shards a new socket over (0: the room takes it itself). */
+  relayPlacement(): { relays: number } {
+    return { relays: this.#relays.placement(this.#publisher.held) };
+  }
+
+  /** Sets this room's relay threshold and size if given (tests, the bench: dev only); its figures. */
+  relayStats(config?: { threshold: number; perRelay: number }): RelayStats {
+    if (config) this.#relays.configure(relayConfig.parse(config));
+    return this.#relays.stats(this.#publisher.held, this.#publisher.ticks);
   }
 
   /** The bench's synthetic crowd and votes (room/crowd.ts); refused outside development and test. */

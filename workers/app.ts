@@ -11,6 +11,7 @@ import { sweepStaleUploads } from "./upload-service/stale-uploads";
 import { consumeSongAnalysis } from "./queues/song-analysis";
 import { consumePointsDeadLetters, POINTS_DLQ } from "./queues/points-dead-letters";
 import { authorizeRoomConnection } from "./room-connect";
+import { routeRoomSocket } from "./room-route";
 import { primus } from "./primus";
 import { announceStartingEvents } from "./room-service/event-starts";
 import { purgeExpiredAuditEvents } from "./audit-service/retention";
@@ -23,6 +24,9 @@ export { Room } from "../durable/room";
 export { TokenAccount } from "../durable/token-account";
 export { Leaderboard } from "../durable/leaderboard";
 export { RateLimiter } from "../durable/rate-limiter";
+export { Relay } from "../durable/relay";
+
+const isUpgrade = (r: Request) => r.headers.get("Upgrade")?.toLowerCase() === "websocket";
 
 /**
  * The Remix handler, made on the first page request: the vite-built server bundle
@@ -46,10 +50,16 @@ export default {
     if (pathname === "/api" || pathname.startsWith("/api/")) return api.fetch(request, env, ctx);
     // tt.live bots (ttfm-socket) always connect here, whatever path their URL names.
     if (pathname === "/primus") return primus(request, env, ctx);
+    // A room's socket: to the Room, or past its threshold to one of its relays (room-route.ts).
+    if (pathname.startsWith("/parties/room/") && isUpgrade(request))
+      return routeRoomSocket(request, env);
     if (pathname.startsWith("/parties/")) {
-      const res = await routePartykitRequest(request, env as never, {
-        onBeforeConnect: (req) => authorizeRoomConnection(req, env),
-      });
+      // Only the Room is a party: a relay (or any other object) is never reached from outside.
+      const res = pathname.startsWith("/parties/room/")
+        ? await routePartykitRequest(request, env as never, {
+            onBeforeConnect: (req) => authorizeRoomConnection(req, env),
+          })
+        : null;
       return (
         res ??
         Response.json(

@@ -2,6 +2,7 @@ import type { Room } from "../durable/room";
 import type { TokenAccount } from "../durable/token-account";
 import type { Leaderboard } from "../durable/leaderboard";
 import type { RateLimiter } from "../durable/rate-limiter";
+import type { Relay } from "../durable/relay";
 import type { NotificationMessage } from "./queues/notifications";
 import type { AuditMessage } from "./queues/audit";
 import type { PointsMessage } from "./queues/points";
@@ -32,6 +33,14 @@ export interface Env {
   Leaderboard: DurableObjectNamespace<Leaderboard>;
   /** Abuse limits: one object per rule and key (workers/lib/rate-limit.ts). */
   RateLimiter: DurableObjectNamespace<RateLimiter>;
+  /** A stadium room's audience: one object per room and shard (durable/relay.ts). */
+  Relay: DurableObjectNamespace<Relay>;
+  /**
+   * Sockets a room serves itself before new ones go through relays, and sockets per relay
+   * (docs/ARCHITECTURE.md "Stadium rooms"); unset: 1000 and 500.
+   */
+  ROOM_RELAY_THRESHOLD?: string;
+  ROOM_RELAY_SOCKETS?: string;
   /** "development" turns on the dev outbox and dev-only pages. */
   ENVIRONMENT: string;
   /** Where links in e-mails point (the web app's origin); unset: the request's origin. */

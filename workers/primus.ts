@@ -22,7 +22,6 @@
  *   most MAX_BUFFERED frames held while it runs, frames over MAX_CLIENT_MESSAGE_BYTES
  *   dropped unread.
  */
-import { routePartykitRequest } from "partyserver";
 import { MAX_CLIENT_MESSAGE_BYTES } from "../shared/protocol";
 import {
   parseTtfmRequest,
@@ -38,7 +37,7 @@ import { api } from "./api";
 import type { Env } from "./env";
 import { ApiError } from "./lib/errors";
 import { takeAttempt } from "./lib/rate-limit";
-import { authorizeRoomConnection } from "./room-connect";
+import { routeRoomSocket } from "./room-route";
 
 /** Primus's server heartbeat; the client gives up after 45 s without one. */
 export const PING_MS = 25_000;
@@ -194,12 +193,13 @@ export class PrimusBridge {
       if (!joined.ok) return this.#refuse(req, await messageOf(joined), joined.status === 401);
       const { roomUuid, ticket } = (await joined.json()) as { roomUuid: string; ticket: string };
       const q = new URLSearchParams({ token: this.token, ticket });
-      const res = await routePartykitRequest(
+      // The gateway's own route: the Room, or one of its relays past its threshold.
+      const res = await routeRoomSocket(
         new Request(`${this.origin}/parties/room/${encodeURIComponent(roomUuid)}?${q}`, {
           headers: { Upgrade: "websocket" },
         }),
-        this.env as never,
-        { onBeforeConnect: (r) => authorizeRoomConnection(r, this.env, "ttfm") },
+        this.env,
+        "ttfm",
       );
       if (!res?.webSocket)
         return this.#refuse(

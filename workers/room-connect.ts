@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { RELAY_HEADER, RELAY_OF_HEADER } from "../durable/room/relay-link";
 import { db } from "./db/client";
 import { guestPlays, roomConnections, rooms, users } from "./db/schema";
 import type { Env } from "./env";
@@ -103,6 +104,9 @@ export async function authorizeRoomConnection(
   // object admit this caller to a password-protected room.
   const joined = await ticketAdmits(env, url.searchParams.get("ticket"), room.uuid, claims.sub);
   const headers = new Headers(req.headers);
+  // Only the room's relays may say they are one (durable/room/relay-link.ts), never a client.
+  headers.delete(RELAY_HEADER);
+  headers.delete(RELAY_OF_HEADER);
   headers.set(
     CALLER_HEADER,
     JSON.stringify({

@@ -49,6 +49,8 @@ export async function djRoom({ base, djToken, name, log }) {
     roomId,
     wsURL,
     state: () => djState,
+    /** A frame from the DJ's socket (the stadium bench skips to a fresh song). */
+    send: (m) => dj.ws.send(JSON.stringify(m)),
     async seat() {
       dj.ws.send(JSON.stringify({ action: "addDj" }));
       let asked = 0;

@@ -134,10 +134,11 @@ export function stopAllOnSignal() {
 }
 
 /** A JSON call to the Worker; throws with the status and body on anything but 2xx. */
-export async function api(base, method, path, { token, json } = {}) {
+export async function api(base, method, path, { token, json, headers = {} } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
+      ...headers,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(json ? { "content-type": "application/json" } : {}),
     },

@@ -115,3 +115,18 @@ export function admit(
   send(c, JSON.stringify(error));
   return false;
 }
+
+/**
+ * A relay's share of `admit` (durable/relay.ts): the socket's own bucket and strikes; the
+ * room pays the user's and the room-wide ones when the frame reaches it. Answers "over"
+ * (an error frame for the socket) or "flooding" (close it) when the frame may not go on.
+ */
+export function paySocket(
+  buckets: Buckets,
+  id: string,
+  action: ClientMessage["action"] | null,
+): "ok" | "over" | "flooding" {
+  const kind = kindOf(action);
+  if (buckets.take([socketKey(id, kind), BUDGETS[kind].socket])) return "ok";
+  return buckets.take([socketKey(id, "strikes"), STRIKES]) ? "over" : "flooding";
+}

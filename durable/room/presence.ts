@@ -84,10 +84,20 @@ export const userTag = (uuid: string) => `u:${uuid}`;
 export const GRACE_PREFIX = "grace:";
 const graceKey = (uuid: string) => `${GRACE_PREFIX}${uuid}`;
 
-/** The caller the gateway put on the upgrade request, or null when it is missing or malformed. */
-function callerOf(ctx: ConnectionContext) {
-  const parsed = callerHeader.safeParse(safeJson(ctx.request.headers.get(CALLER_HEADER)));
+/** A socket's verified caller, as the gateway wrote it (or a relay forwarded it). */
+export type CallerHeader = z.infer<typeof callerHeader>;
+/** What the room reads from D1 for a user at connect (a relay reads it for its sockets). */
+export type Facts = Awaited<ReturnType<typeof djFacts>>;
+
+/** A caller (parsed JSON), or null when it is malformed. */
+export function parseCaller(value: unknown): CallerHeader | null {
+  const parsed = callerHeader.safeParse(value);
   return parsed.success ? parsed.data : null;
+}
+
+/** The caller the gateway put on the upgrade request, or null when it is missing or malformed. */
+export function callerOf(ctx: ConnectionContext): CallerHeader | null {
+  return parseCaller(safeJson(ctx.request.headers.get(CALLER_HEADER)));
 }
 
 export class Presence {
@@ -104,15 +114,20 @@ export class Presence {
   ) {}
 
   /** The tags of a new socket (partyserver's getConnectionTags): its user's. */
-  tags(ctx: ConnectionContext): string[] {
-    const caller = callerOf(ctx);
+  tags(caller: CallerHeader | null): string[] {
     if (!caller) return [];
     return caller.type === "guest" ? [userTag(caller.uuid), GUEST_TAG] : [userTag(caller.uuid)];
   }
 
-  /** Admits a socket, or closes it with the reason; an admitted non-ghost user is present. */
-  async connect(connection: Connection<Caller>, ctx: ConnectionContext) {
-    const caller = callerOf(ctx);
+  /**
+   * Admits a socket, or closes it with the reason; an admitted non-ghost user is present.
+   * `given` facts (a relay read them) spare the room its D1 read.
+   */
+  async connect(
+    connection: Connection<Caller>,
+    caller: CallerHeader | null,
+    given: Facts | null = null,
+  ) {
     if (!caller) {
       // Only reachable by going around the gateway, which always sets the header or answers 401.
       connection.close(CLOSE_UNAUTHORIZED, CONNECT_MSG.unauthorized);
@@ -144,7 +159,7 @@ export class Presence {
     // Read once per connection: the token says neither whether the e-mail is verified nor
     // whether the user subscribes, and the seat rule needs both.
     const none = { emailVerified: false, pro: false, profile: null };
-    const facts = user ? await djFacts(this.env, uuid).catch(() => none) : none;
+    const facts = !user ? none : (given ?? (await djFacts(this.env, uuid).catch(() => none)));
     if (connection.readyState !== WebSocket.OPEN) return; // it closed while D1 answered
     // Before the socket is admitted: its full state already hides whom the user blocked.
     this.publisher.setBlocks(uuid, blocks, blocksAt);

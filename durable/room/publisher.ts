@@ -56,6 +56,19 @@ export interface NeedsState {
   needsState: boolean;
 }
 
+/**
+ * Sockets another object fans out to (a stadium room's relays, room/relays.ts): the
+ * publisher sends each frame once per relay, and a joiner's full state comes from its
+ * relay's copy of the published state.
+ */
+export interface Fanout {
+  /** Whether a relay sends this socket the frames (it is then in neither list here). */
+  fans(c: Connection): boolean;
+  /** Its full state from its relay's copy; `own`: this text instead (its user's blocks). */
+  admit(c: Connection, own: string | null): void;
+  broadcast(text: string, own: ReadonlyMap<string, string | null> | null): void;
+}
+
 /** What the rest of the room needs of the publisher: marking a change. */
 export interface Marks {
   mark(keys: readonly StateKey[], name: StatefulMessageName): void;
@@ -83,7 +96,17 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     private readonly onFullState: (c: Connection<C>) => void = () => {},
     /** Who blocked whom here (null: nobody's blocks apply, e.g. a bare publisher). */
     private readonly blocks: Blocks | null = null,
+    /** Relays (null: the room holds every socket). */
+    private readonly fanout: Fanout | null = null,
   ) {}
+
+  /** Frames sent, and the probed ticks' cost (see #measure): the bench's figures. */
+  readonly ticks = { frames: 0, probed: 0, ms: 0 };
+
+  /** Sockets the room sends frames to itself (its own, and bots' relay sockets). */
+  get held(): number {
+    return this.#live.size + this.#fresh.size;
+  }
 
   /** Records that `keys` changed; the frame of this tick is named after its first change. */
   mark(keys: readonly StateKey[], name: StatefulMessageName) {
@@ -177,12 +200,20 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
       if (c.readyState !== WebSocket.OPEN) this.#live.delete(id);
       else if (!own?.has(id)) send(c, text);
       else if (own.get(id)) send(c, own.get(id)!);
+    this.fanout?.broadcast(text, own);
   }
 
   /** A message a user sends (an animation): every socket but those of users who blocked them. */
   broadcastFrom(sender: string, text: string) {
     const muted = this.blocks?.muting(sender);
     this.broadcast(text, muted ? new Map([...muted].map((id) => [id, null])) : null);
+  }
+
+  /** Sends `c` the full state now (a joinRoom): from its relay's copy if a relay fans out to it. */
+  sendState(c: Connection<C>) {
+    if (!this.fanout?.fans(c)) return send(c, JSON.stringify(this.stateMessageFor(c)));
+    const own = c.state && this.blocks?.stateFor(c.state.uuid, this.stateMessage());
+    this.fanout.admit(c, own ? JSON.stringify(own) : null);
   }
 
   /** The full state as this socket's user sees it (their blocks applied). */
@@ -202,8 +233,11 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     if (!chat || !this.blocks!.changesChat(uuid, before, chat)) return;
     let text: string | null = null;
     for (const c of this.blocks!.socketsOf(uuid))
-      if (this.#live.has(c.id) && c.readyState === WebSocket.OPEN)
+      if (c.readyState !== WebSocket.OPEN) continue;
+      else if (this.#live.has(c.id))
         send(c, (text ??= JSON.stringify(this.stateMessageFor(c as Connection<C>))));
+      else if (this.fanout?.fans(c) && !(c.state as C | null)?.needsState)
+        this.sendState(c as Connection<C>);
   }
 
   /** The first publication of a room (or of a key added by a later version): no frame, nobody holds it yet. */
@@ -232,6 +266,7 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
         throw e;
       }
     }
+    if (frame) this.ticks.frames++;
     if (frame)
       this.broadcast(JSON.stringify(frame), (chat && this.blocks?.frames(frame, chat)) ?? null);
     // The newcomers get the state that already includes this frame, then every later one.
@@ -243,9 +278,12 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
       if (c.readyState !== WebSocket.OPEN || !c.state) continue;
       shared ??= this.stateMessage();
       const own = this.blocks?.stateFor(c.state.uuid, shared);
-      send(c, own ? JSON.stringify(own) : (full ??= JSON.stringify(shared)));
+      if (this.fanout?.fans(c)) this.fanout.admit(c, own ? JSON.stringify(own) : null);
+      else {
+        send(c, own ? JSON.stringify(own) : (full ??= JSON.stringify(shared)));
+        this.#live.set(c.id, c);
+      }
       c.setState({ ...(c.state as C), needsState: false });
-      this.#live.set(c.id, c);
       this.onFullState(c);
     }
     this.#measure(started);
@@ -262,7 +300,10 @@ export class Publisher<C extends NeedsState & { uuid: string }> implements Marks
     this.#probing = true;
     setTimeout(() => {
       this.#probing = false;
-      this.#adapt(Date.now() - started, lag);
+      const cost = Date.now() - started;
+      this.ticks.probed++;
+      this.ticks.ms += cost;
+      this.#adapt(cost, lag);
     }, 0);
   }
 

@@ -8,6 +8,7 @@ import { ROOM_ROLES } from "../../shared/rooms";
 import { sendChat } from "../../shared/protocol";
 import { USER_ROLES } from "../../shared/roles";
 import { MAX_BLOCKS } from "../../workers/social-service/blocks";
+import type { RoomStorage } from "./storage";
 
 /** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
 export interface RoomSummary {
@@ -25,6 +26,35 @@ export interface RoomSummary {
     endTime: number;
   } | null;
 }
+
+/** What a room card shows (getSummary), read from the tables, not the published state. */
+export function roomSummary(storage: RoomStorage, userUuids: string[]): RoomSummary {
+  const np = storage.nowPlaying();
+  const dj = np ? storage.profile(np.djUuid) : undefined;
+  return {
+    userUuids,
+    numberOfActiveDjs: storage.djs().length,
+    nowPlaying: np
+      ? {
+          songId: np.song.songId,
+          trackName: np.song.trackName,
+          artistName: np.song.artistName,
+          duration: np.song.duration ?? null,
+          thumbnails: np.song.thumbnails ?? {},
+          djUuid: np.djUuid,
+          djName: dj?.nickname ?? null,
+          startTime: np.startTime,
+          endTime: np.endTime,
+        }
+      : null,
+  };
+}
+
+/** configureRelays (tests and the bench): a room's relay threshold and relay size. */
+export const relayConfig = z.object({
+  threshold: z.number().int().min(1).max(1_000_000),
+  perRelay: z.number().int().min(1).max(5_000),
+});
 
 /** setRole / removeRole. */
 export const roleArgs = z.object({

@@ -3,6 +3,7 @@ import { roomAdminRoutes } from "./room-admin";
 import { roomChatRoutes } from "./room-chat";
 import { roomChatLineRoutes } from "./room-chat-lines";
 import { roomCrowdRoutes } from "./room-crowd";
+import { roomRelayRoutes } from "./room-relays";
 import { roomFavoriteRoutes } from "./room-favorites";
 import { roomDiscoverRoutes } from "./room-discover";
 import { roomListRoutes } from "./room-lists";
@@ -29,6 +30,7 @@ roomService.route("/", roomPlayedRoutes);
 roomService.route("/", roomServiceListRoutes);
 // Development and test only (404 elsewhere): the bench's synthetic crowd in a room.
 roomService.route("/", roomCrowdRoutes);
+roomService.route("/", roomRelayRoutes);
 for (const routes of [
   roomDiscoverRoutes,
   roomListRoutes,
