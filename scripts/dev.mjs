@@ -34,7 +34,9 @@ await startDevTranscoder()
 const wrangler = spawn(
   "npx",
   ["wrangler", "dev", "--port", port, "--ip", "0.0.0.0", "--show-interactive-dev-session=false"],
-  { stdio: "inherit", env },
+  // Its own process group: `npx` does not pass signals on to wrangler, so a stop signals the
+  // whole group (else `timeout npm run dev` or a closed terminal leaves wrangler serving).
+  { stdio: "inherit", env, detached: true },
 );
 
 console.log(
@@ -91,7 +93,11 @@ watch(new URL("../app", import.meta.url), { recursive: true }, () => {
   }, 300);
 });
 const stop = () => {
-  wrangler.kill("SIGINT");
+  try {
+    process.kill(-wrangler.pid, "SIGINT");
+  } catch {
+    wrangler.kill("SIGINT"); // the group is gone already
+  }
   process.exit(0);
 };
 process.on("SIGINT", stop);
