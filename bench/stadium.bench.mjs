@@ -186,7 +186,8 @@ async function stadium({ base, pgid, runtime, n, design, tokens, djToken, figure
     );
   try {
     const fds0 = fdsNow();
-    let t = performance.now();
+    const t = performance.now();
+    const cpuC0 = cpuMs([runtime.pid]);
     const share = (j) =>
       tokens
         .slice(0, n)
@@ -201,8 +202,17 @@ async function stadium({ base, pgid, runtime, n, design, tokens, djToken, figure
     );
     const states = await Promise.all(children.map((c) => next(c, "state")));
     const sockets = states.reduce((a, b) => a + b.open, 0);
+    const connectS = (performance.now() - t) / 1000;
+    // Every join is a frame every socket gets and a full state the joiner gets: the connect
+    // phase moves O(sockets²) bytes, the storms do not.
+    const connect = {
+      seconds: r1(connectS),
+      megabytesReceived: r1(states.reduce((a, b) => a + b.bytes, 0) / 1e6),
+      runtimeCpuS: r1((cpuMs([runtime.pid]) - cpuC0) / 1000),
+      clientCpuS: states.map((s) => r1(s.cpuMs / 1000)),
+    };
     log(
-      `  ${sockets} sockets connected in ${((performance.now() - t) / 1000).toFixed(1)} s (opened ${opened.reduce((a, b) => a + b, 0)}; closed by the server: ${JSON.stringify(states.map((s) => s.closes))})`,
+      `  ${sockets} sockets connected in ${connect.seconds} s (opened ${opened.reduce((a, b) => a + b, 0)}; closed by the server: ${JSON.stringify(states.map((s) => s.closes))}); clients received ${connect.megabytesReceived} MB, runtime CPU ${connect.runtimeCpuS} s, clients ${connect.clientCpuS.join(",")} s`,
     );
     const fds1 = fdsNow();
     const sum = (xs) => xs.reduce((a, b) => a + b, 0);
@@ -292,6 +302,7 @@ async function stadium({ base, pgid, runtime, n, design, tokens, djToken, figure
         }),
         via: VIA,
         fdsPerSocket: fds.perSocket,
+        connect,
         runtimeFds: fds.after.runtime[0],
         workerdCpuCores: r2(cpuW / 1000 / wall),
         proxyCpuCores: r2(cpuP / 1000 / wall),
