@@ -16,8 +16,37 @@ let frames = 0;
 /** Per value v of likes + dislikes: how many of our sockets reached it, and when the last did. */
 let reach = { count: new Uint32Array(0), at: new Float64Array(0) };
 
+/** Bytes of frames received, for the connect phase's figure (every join is a frame to all). */
+let received = 0;
+
+const SMALL = 8192;
+const SEQ = /"seq":(\d+)/;
+
+/**
+ * The message, or for a big one only what this client reads from it (its name, seq and vote
+ * counts). At 10,000 sockets the connect phase sends every socket every other user's join
+ * (tens of GB in all, O(sockets²)) and each joiner a full state of megabytes: parsing all of
+ * it would make the load generator the limit, and this client never reads presence. A
+ * frame that touches /voteCounts is always parsed whole. The bytes still arrive in full.
+ */
+function read(text) {
+  if (text.length <= SMALL || text.includes('"/voteCounts')) return JSON.parse(text);
+  // Both end with their seq: {name, statePatch, seq} and {name, state, seq, serverTime}.
+  const seq = Number(SEQ.exec(text.slice(-80))?.[1]);
+  if (text.startsWith('{"name":"roomState"')) {
+    const at = text.indexOf('"voteCounts":{');
+    if (at === -1) return JSON.parse(text);
+    const from = at + '"voteCounts":'.length;
+    const counts = JSON.parse(text.slice(from, text.indexOf("}", from) + 1));
+    return { name: "roomState", seq, state: { voteCounts: counts } };
+  }
+  if (/^\{"name":"[A-Za-z]+","statePatch":/.test(text.slice(0, 40))) return { statePatch: [], seq };
+  return JSON.parse(text);
+}
+
 function onMessage(s, text) {
-  const m = JSON.parse(text);
+  received += text.length;
+  const m = read(text);
   if (m.name === "roomState") {
     s.seq = m.seq;
     s.counts = { ...m.state.voteCounts };
@@ -52,6 +81,8 @@ function onMessage(s, text) {
 
 process.on("message", async (msg) => {
   if (msg.open) {
+    const cpu0 = cpuUsage();
+    received = 0;
     const r = await openSockets(
       msg.open.urls.length,
       (i) => msg.open.urls[i],
@@ -73,7 +104,10 @@ process.on("message", async (msg) => {
       await sleep(50);
     for (const s of socks) if (!s.counts) s.ws.terminate();
     socks = socks.filter((s) => s.counts && s.ws.readyState === 1);
-    process.send({ state: { open: socks.length, closes } });
+    const u = cpuUsage(cpu0);
+    process.send({
+      state: { open: socks.length, closes, bytes: received, cpuMs: (u.user + u.system) / 1000 },
+    });
   } else if (msg.storm) {
     const { votes, rate, expect } = msg.storm;
     reach = { count: new Uint32Array(expect), at: new Float64Array(expect) };
