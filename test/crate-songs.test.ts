@@ -471,4 +471,18 @@ describe("Add to queue, once (issue 20: the button says “already queued”)", 
       ).status,
     ).toBe(400);
   });
+
+  it("a double click or two tabs at once: ten concurrent `once` adds make one row, one 201", async () => {
+    const a = await signUp();
+    const [song] = await seedSongs(1);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        pl("/crate/queue/songs", { token: a.token, body: { songId: song.songId, once: true } }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(answers.every((r) => r.status === 201 || r.status === 200)).toBe(true);
+    const list = await pl("/crate/queue/songs", { token: a.token });
+    expect(list.body.data).toHaveLength(1);
+  });
 });

@@ -1,5 +1,6 @@
 import { AlertTriangle } from "lucide-react";
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useModalDialog } from "~/hooks/useModalDialog";
+import { useId, type ReactNode } from "react";
 import { useT } from "~/i18n";
 import { button } from "~/components/ui";
 
@@ -28,15 +29,9 @@ export function ConfirmDialog({
   onClose,
 }: ConfirmProps) {
   const t = useT();
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const titleId = useId();
   const bodyId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
   return (
     <dialog
       ref={ref}

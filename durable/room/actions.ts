@@ -16,7 +16,7 @@ import type { TokenType, UserRole } from "../../shared/roles";
 import type { Env } from "../../workers/env";
 import type { Effects } from "./effects";
 import { fansMessageFor } from "../../workers/queues/fan-notifications";
-import { queueLength } from "./library";
+import { emptyQueueRefusal } from "./library";
 import { STAGE_MSG } from "./messages";
 import { votePointsEvents } from "./points";
 import type { ChatProfile } from "./chat";
@@ -77,14 +77,8 @@ export class StageActions {
   async addDj(who: Who, msg: Act<"addDj">): Promise<string | null> {
     const early = this.#refusal(new RoomView(this.storage, Date.now()), who);
     if (early) return early;
-    let songs: number;
-    try {
-      songs = await queueLength(this.env, who.uuid);
-    } catch (e) {
-      console.error("room: queue length failed", e);
-      return STAGE_MSG.queueUnavailable;
-    }
-    if (songs === 0) return STAGE_MSG.emptyQueue;
+    const noSong = await emptyQueueRefusal(this.env, who.uuid, STAGE_MSG.emptyQueue);
+    if (noSong) return noSong;
     // Checked again: the booth may have filled (or the user sat down in another tab) meanwhile.
     const late = this.#refusal(new RoomView(this.storage, Date.now()), who);
     if (late) return late;

@@ -27,6 +27,7 @@ import {
 } from "../../workers/crates/crate-repo";
 import { toCrateSongDto } from "../../workers/songs/dto";
 import type { ChatProfile } from "./chat";
+import { STAGE_MSG } from "./messages";
 import type { PlayRow } from "./storage";
 
 /**
@@ -78,6 +79,23 @@ export async function queueLength(env: Env, userUuid: string): Promise<number> {
     .where(eq(crateSongs.crateId, crate.id))
     .get();
   return row?.n ?? 0;
+}
+
+/**
+ * Taking a seat or a place in line needs a song to play: the refusal (`empty` when the queue
+ * holds none, the "try again" text when D1 fails), or null to go on.
+ */
+export async function emptyQueueRefusal(
+  env: Env,
+  userUuid: string,
+  empty: string,
+): Promise<string | null> {
+  try {
+    return (await queueLength(env, userUuid)) === 0 ? empty : null;
+  } catch (e) {
+    console.error("room: queue length failed", e);
+    return STAGE_MSG.queueUnavailable;
+  }
 }
 
 export interface PickedSong {

@@ -17,7 +17,7 @@
 import type { ServerMessage } from "../../shared/protocol";
 import type { Env } from "../../workers/env";
 import type { Who } from "./actions";
-import { queueLength } from "./library";
+import { emptyQueueRefusal } from "./library";
 import { STAGE_MSG, WAITLIST_MSG } from "./messages";
 import type { Playback } from "./playback";
 import type { Marks } from "./publisher";
@@ -55,14 +55,8 @@ export class Waitlist {
     const early = this.#refusal(who);
     if (early) return early;
     if (this.storage.waitlist.placeOf(who.uuid)) return null;
-    let songs: number;
-    try {
-      songs = await queueLength(this.env, who.uuid);
-    } catch (e) {
-      console.error("room: queue length failed", e);
-      return STAGE_MSG.queueUnavailable;
-    }
-    if (songs === 0) return WAITLIST_MSG.emptyQueue;
+    const noSong = await emptyQueueRefusal(this.env, who.uuid, WAITLIST_MSG.emptyQueue);
+    if (noSong) return noSong;
     // Checked again after the await: they may have sat down in another tab meanwhile.
     const late = this.#refusal(who);
     if (late) return late;

@@ -1,5 +1,6 @@
 import { AlertTriangle } from "lucide-react";
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useModalDialog } from "~/hooks/useModalDialog";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { button } from "~/components/ui";
 import { useT } from "~/i18n";
 
@@ -33,17 +34,11 @@ export function ActionDialog({
   onClose: () => void;
 }) {
   const t = useT();
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const titleId = useId();
   const bodyId = useId();
   const reasonId = useId();
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();

@@ -1,5 +1,5 @@
 import { ListMusic, X } from "lucide-react";
-import { useEffect, useRef } from "react";
+import { useModalDialog } from "~/hooks/useModalDialog";
 import { EmptyState, SongRowSkeleton } from "~/components/songs/SongRow";
 import { button } from "~/components/ui";
 import { plural, useT } from "~/i18n";
@@ -33,15 +33,8 @@ export function QueueButton({ onOpen }: { onOpen: () => void }) {
  */
 export function QueueDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
   const t = useT();
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog(open);
   const { songs, total, error, reload } = useQueue(open);
-
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
 
   return (
     <dialog
