@@ -39,12 +39,8 @@ import {
   stopAll,
   stopAllOnSignal,
 } from "./lib/wrangler.mjs";
+import { list } from "./lib/env-list.mjs";
 
-const list = (v, dflt) =>
-  (v ?? dflt)
-    .split(",")
-    .map(Number)
-    .filter((x) => x > 0);
 const COUNTS = list(process.env.BENCH_SOCKETS, "1000");
 const RATES = list(process.env.BENCH_RATES, "300,1000");
 const BARE_MSGS = Number(process.env.BENCH_BARE_MSGS ?? 300);

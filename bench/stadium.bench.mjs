@@ -40,12 +40,8 @@ import {
   stopAll,
   stopAllOnSignal,
 } from "./lib/wrangler.mjs";
+import { list } from "./lib/env-list.mjs";
 
-const list = (v, dflt) =>
-  (v ?? dflt)
-    .split(",")
-    .map(Number)
-    .filter((x) => x > 0);
 const SIZES = list(process.env.BENCH_STADIUM_SOCKETS, "10000");
 const RATES = list(process.env.BENCH_RATES, "100,300,1000");
 const PROCS = Number(process.env.BENCH_STADIUM_PROCS ?? 4);
