@@ -15,6 +15,10 @@ describe("gateway", () => {
       const res = await SELF.fetch(`http://x/api/${name}/info-admin/${name}-status`);
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ service: name, version, status: "ok" });
+      // The seeds name the service root (`social GET /`); it is the same check.
+      const root = await SELF.fetch(`http://x/api/${name}/`);
+      expect(root.status).toBe(200);
+      expect(await root.json()).toMatchObject({ service: name, version, status: "ok" });
     },
   );
 

@@ -16,11 +16,23 @@ export const api = new Hono<AppEnv>().basePath("/api");
 api.onError(onError);
 api.use("*", bodyCap);
 api.notFound(onNotFound);
-api.route("/user-service", userService);
-api.route("/room-service", roomService);
-api.route("/merch-service", merchService);
-api.route("/upload-service", uploadService);
-api.route("/audit-service", auditService);
-api.route("/social-service", socialService);
-api.route("/payment-service", paymentService);
-api.route("/playlist-service", playlistService);
+const services = {
+  "user-service": userService,
+  "room-service": roomService,
+  "merch-service": merchService,
+  "upload-service": uploadService,
+  "audit-service": auditService,
+  "social-service": socialService,
+  "payment-service": paymentService,
+  "playlist-service": playlistService,
+} as const;
+for (const [name, service] of Object.entries(services)) {
+  // A service's root with or without the slash (the seeds write `GET /`): Hono's mount
+  // drops the sub-app's trailing "/", so `/api/<service>/` is handed the bare root.
+  api.get(`/${name}/`, (c) => {
+    const url = new URL(c.req.url);
+    url.pathname = url.pathname.slice(0, -1);
+    return api.fetch(new Request(url, c.req.raw), c.env, c.executionCtx);
+  });
+  api.route(`/${name}`, service);
+}

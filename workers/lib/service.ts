@@ -1,6 +1,6 @@
 import { mailMode } from "../adapters/email";
 import { sql } from "drizzle-orm";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { db } from "../db/client";
 import type { AppEnv, Env } from "../env";
 import { authenticate, ghostReadOnly } from "./auth";
@@ -23,7 +23,7 @@ export type ServiceName = keyof typeof SERVICES;
  * A service's Hono app with the plumbing every service shares: the error body, the JSON
  * 404 for unknown paths, bearer-token authentication, ghosts kept to reading, and the public health check
  * `GET /info-admin/<service>-status` (`extra` adds a service's own fields to it, e.g. which
- * push channels are on; they never make it unhealthy).
+ * push channels are on; they never make it unhealthy), also served at the service's root `GET /`.
  */
 export function serviceApp(name: ServiceName, extra?: (env: Env) => Record<string, unknown>) {
   const app = new Hono<AppEnv>();
@@ -31,7 +31,9 @@ export function serviceApp(name: ServiceName, extra?: (env: Env) => Record<strin
   app.notFound(onNotFound);
   app.use(authenticate);
   app.use(ghostReadOnly);
-  app.get(`/info-admin/${name}-status`, async (c) => {
+  // The service's root answers the same health check (the seeds name `GET /` for the
+  // social-service; every service keeps one shape for it).
+  const status = async (c: Context<AppEnv>) => {
     // A cheap read proves the database answers; a failure is a 503, not a 500.
     const dbOk = await db(c.env)
       .run(sql`select 1`)
@@ -54,6 +56,8 @@ export function serviceApp(name: ServiceName, extra?: (env: Env) => Record<strin
       },
       ok ? 200 : 503,
     );
-  });
+  };
+  app.get(`/info-admin/${name}-status`, status);
+  app.get("/", status);
   return app;
 }
