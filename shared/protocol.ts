@@ -298,10 +298,23 @@ export interface UserData {
   position: { x: number; y: number };
 }
 
+/**
+ * How many present people the state's lists name besides those always named (the DJs, the
+ * waiting list and holders of a room role: owner, co-owner, moderator, dj). A stadium room
+ * of 10,000 would otherwise send every joiner a list of 10,000 and every socket a frame per
+ * join (O(people²) bytes); past this many the lists name the first arrivals and
+ * `userCount` / `audienceCount` say how many there are (docs/DECISIONS.md, "Rooms: stadium
+ * relays").
+ */
+export const ROOM_SHOWN_USERS = 200;
+
 export interface RoomState {
-  /** Everyone present except guests ("Guests are excluded from the user count list"). */
+  /**
+   * Everyone present except guests ("Guests are excluded from the user count list"); at most
+   * ROOM_SHOWN_USERS of them besides the always named (`userCount` is the whole count).
+   */
   allUsers: RoomUser[];
-  /** Everyone present who is not in a DJ seat, guests included. */
+  /** Everyone present who is not in a DJ seat, guests included (named as `allUsers` is). */
   audienceUsers: RoomUser[];
   /** DJ seats in play order; the first is the current DJ. */
   djs: RoomDj[];
@@ -309,8 +322,12 @@ export interface RoomState {
   visibleDjs: RoomDj[];
   /** Users present who are not DJs, guests included, ghosts never (ghosts are never listed). */
   floorUsers: RoomUser[];
-  /** Every present user (guests included), by uuid. */
+  /** Every present user the lists name (guests included), by uuid. */
   allUserData: Record<string, UserData>;
+  /** How many are present, guests excepted: what `allUsers` would list without the cap. */
+  userCount: number;
+  /** How many present people are not in a DJ seat, guests included. */
+  audienceCount: number;
   nowPlaying: NowPlaying | null;
   voteCounts: VoteCounts;
   /** (likes - dislikes) / max(1, active listeners), clamped to -1..1. */

@@ -135,6 +135,8 @@ describe("Room: connecting", () => {
           position: { x: expect.any(Number), y: expect.any(Number) },
         },
       },
+      userCount: 1,
+      audienceCount: 1,
       nowPlaying: null,
       voteCounts: { likes: 0, dislikes: 0, stars: 0 },
       vibeMeter: 0,
@@ -212,10 +214,14 @@ describe("Room: presence patches", () => {
     });
 
     const joined = await a.socket.nextPatch("userJoined");
-    // A guest changes the audience (and the floor and allUserData, which list guests too), never allUsers.
+    // A guest changes the audience (and the floor and allUserData, which list guests too, and
+    // the audience's count), never allUsers nor the user count.
     expect(
-      joined.statePatch.every((op) => /^\/(audienceUsers|floorUsers|allUserData)\//.test(op.path)),
+      joined.statePatch.every((op) =>
+        /^\/(audienceUsers\/|floorUsers\/|allUserData\/|audienceCount$)/.test(op.path),
+      ),
     ).toBe(true);
+    expect(g.joined.state).toMatchObject({ userCount: 1, audienceCount: 2 });
     expect(applyPatch(a.joined.state, joined.statePatch)).toEqual(g.joined.state);
     g.socket.close();
     a.socket.close();

@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { ROOM_SHOWN_USERS } from "../shared/protocol";
 import { crowd, crowdUuid, type CrowdResult } from "../durable/room/crowd";
 import { roomService } from "../workers/room-service";
 import { admin, call, signUp } from "./helpers";
@@ -72,7 +73,8 @@ describe("POST /dev/rooms/{uuid}/crowd (the bench's synthetic crowd)", () => {
     const present = await stub(room).getUserUuids();
     expect(present).toHaveLength(1001);
     expect(present).toContain(crowdUuid(999));
-    const s = await d.until((x) => x.allUsers.length === 1001, "the crowd in the DJ's state");
+    const s = await d.until((x) => x.userCount === 1001, "the crowd in the DJ's state");
+    expect(s.allUsers).toHaveLength(ROOM_SHOWN_USERS);
     // The size answered is the roomState frame a joiner gets: the state every client holds.
     const frame = JSON.stringify({ name: "roomState", state: s, seq: d.seq, serverTime: 1e12 });
     expect(f.fullStateBytes).toBe(new TextEncoder().encode(frame).length);

@@ -1,8 +1,18 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { RoomStorage } from "../durable/room/storage";
-import type { RoomStateMessage } from "../shared/protocol";
-import { connect, djPlaying, newRoom, open, person, stub } from "./room-helpers";
+import { ROOM_SHOWN_USERS, type RoomState, type RoomStateMessage } from "../shared/protocol";
+import {
+  connect,
+  djPlaying,
+  expectInSync,
+  newRoom,
+  open,
+  person,
+  seedQueue,
+  stub,
+  takeSeat,
+} from "./room-helpers";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -69,15 +79,37 @@ describe("Room at scale", () => {
     const listener = await person();
     const l = await open(room, listener);
     const full = (await l.waitFor((m) => m.name === "roomState")) as RoomStateMessage;
-    expect(full.state.allUsers.length).toBe(CROWD + 2);
-    expect(Object.keys(full.state.allUserData).length).toBe(CROWD + 2);
+    // The joiner hears how many are here, and the lists name the first arrivals (the DJ
+    // among them) rather than all 20,002: its full state stays small.
+    expect(full.state.userCount).toBe(CROWD + 2);
+    expect(full.state.audienceCount).toBe(CROWD + 1);
+    expect(full.state.allUsers.length).toBe(ROOM_SHOWN_USERS);
+    expect(Object.keys(full.state.allUserData)).toHaveLength(ROOM_SHOWN_USERS);
+    expect(full.state.djs.map((x) => x.uuid)).toEqual([full.state.allUsers[0].uuid]);
+    // ~580 bytes a named person: 200 of them, not the 11 MB that naming 20,002 would take.
+    expect(JSON.stringify(full).length).toBeLessThan(200_000);
     expect(full.state.nowPlaying).not.toBeNull();
+
+    // One more arrival past the names: the others hear the counts move, nothing else.
+    const from = d.frames().length;
+    const late = await open(room, await person());
+    await d.until((s) => s.userCount === CROWD + 3, "the count of the late arrival");
+    const ops = d
+      .frames()
+      .slice(from)
+      .flatMap((f) => f.statePatch.map((op) => op.path));
+    expect(ops.length).toBeGreaterThan(0);
+    expect(ops.every((path) => path === "/userCount" || path === "/audienceCount")).toBe(true);
+    late.close();
 
     l.send({ action: "voteOnSong", songVotes: { like: true } });
     await l.until((s) => s.voteCounts.likes === 1, "the vote's patch");
     expect(l.breaches).toEqual([]);
     // The socket that was there before the crowd is still in step too.
-    await d.until((s) => s.voteCounts.likes === 1 && s.allUsers.length === CROWD + 2, "dj sees");
+    await d.until(
+      (s) => s.voteCounts.likes === 1 && s.allUsers.length === ROOM_SHOWN_USERS,
+      "dj sees",
+    );
     expect(d.breaches).toEqual([]);
 
     expect(await longestStoredValue(room)).toBeLessThan(MAX_VALUE);
@@ -114,5 +146,45 @@ describe("Room at scale", () => {
     );
     held.close();
     other!.close();
+  });
+
+  it("past the named cap a late arrival is counted, named once seated or given a role, and counted again after leaving the seat", async () => {
+    const room = newRoom();
+    const first = await person();
+    const a = await connect(room, first);
+    await fillRoom(room, ROOM_SHOWN_USERS + 50);
+    const late = await person();
+    await seedQueue(late.uuid, 1);
+    const l = await connect(room, late);
+    const named = (s: RoomState) => s.allUsers.some((u) => u.uuid === late.uuid);
+    const counted = await a.until(
+      (s) => s.userCount === ROOM_SHOWN_USERS + 52,
+      "the late arrival counted",
+    );
+    expect(named(counted)).toBe(false);
+    expect(counted.allUserData[late.uuid]).toBeUndefined();
+    expect(counted.allUsers).toHaveLength(ROOM_SHOWN_USERS);
+
+    // A seat names them (the stage needs their name and face), leaving it un-names them.
+    await takeSeat(l, late.uuid);
+    const seated = await a.until(
+      (s) => named(s) && s.djs.some((d) => d.uuid === late.uuid),
+      "the DJ named",
+    );
+    expect(seated.allUserData[late.uuid].userProfile.uuid).toBe(late.uuid);
+    expect(seated.audienceCount).toBe(ROOM_SHOWN_USERS + 51);
+    l.send({ action: "removeDj" });
+    const back = await a.until((s) => !named(s) && s.djs.length === 0, "back in the crowd");
+    expect(back.audienceCount).toBe(ROOM_SHOWN_USERS + 52);
+
+    // A room moderator is always named: the crowd must see who may act on it.
+    await stub(room).setRole(late.uuid, "moderator", null);
+    await a.until(
+      (s) => s.allUsers.some((u) => u.uuid === late.uuid && u.highestRole === "moderator"),
+      "the moderator named",
+    );
+    await expectInSync(room, a);
+    l.close();
+    a.close();
   });
 });

@@ -134,6 +134,8 @@ export class RoomStorage {
     sql.exec(`CREATE TABLE IF NOT EXISTS room_users (
       uuid TEXT PRIMARY KEY, token_role TEXT NOT NULL, guest INTEGER NOT NULL, email_verified INTEGER NOT NULL,
       pro INTEGER NOT NULL, joined_at INTEGER NOT NULL, last_active INTEGER NOT NULL, disconnected_at INTEGER)`);
+    // The lists name the first arrivals (view.ts `shown`): read in this order, never sorted.
+    sql.exec(`CREATE INDEX IF NOT EXISTS room_users_arrival ON room_users (joined_at, uuid)`);
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_djs (uuid TEXT PRIMARY KEY, seat INTEGER NOT NULL, next_song TEXT)`,
     );
@@ -229,6 +231,45 @@ export class RoomStorage {
     return this.sql.exec<UserRow>(`SELECT * FROM room_users ORDER BY joined_at, uuid`).toArray();
   }
 
+  /**
+   * The present users `always` names plus the first `limit` arrivals, in (joined_at, uuid)
+   * order (view.ts `shown`): two index reads, whatever the crowd.
+   */
+  shownUsers(always: string[], limit: number): UserRow[] {
+    const rows = this.sql
+      .exec<UserRow>(
+        `SELECT * FROM room_users WHERE uuid IN (SELECT value FROM json_each(?))
+         UNION SELECT * FROM (SELECT * FROM room_users ORDER BY joined_at, uuid LIMIT ?)
+         ORDER BY joined_at, uuid`,
+        JSON.stringify(always),
+        limit,
+      )
+      .toArray();
+    return rows;
+  }
+
+  /** The present users among `uuids`, in (joined_at, uuid) order. */
+  usersIn(uuids: string[]): UserRow[] {
+    return this.sql
+      .exec<UserRow>(
+        `SELECT * FROM room_users WHERE uuid IN (SELECT value FROM json_each(?)) ORDER BY joined_at, uuid`,
+        JSON.stringify(uuids),
+      )
+      .toArray();
+  }
+
+  /** How many are present without guests (`users`), and not in a seat of `seated` (`audience`). */
+  presentCounts(seated: string[]): { users: number; audience: number } {
+    return this.sql
+      .exec<{ users: number; audience: number }>(
+        `SELECT COALESCE(SUM(guest = 0), 0) AS users,
+           COUNT(*) - (SELECT COUNT(*) FROM room_users WHERE uuid IN (SELECT value FROM json_each(?))) AS audience
+         FROM room_users`,
+        JSON.stringify(seated),
+      )
+      .one();
+  }
+
   user(uuid: string): UserRow | undefined {
     return this.sql.exec<UserRow>(`SELECT * FROM room_users WHERE uuid = ?`, uuid).toArray()[0];
   }
@@ -280,6 +321,19 @@ export class RoomStorage {
     return new Map(
       this.sql
         .exec<{ uuid: string; json: string }>(`SELECT uuid, json FROM room_profiles`)
+        .toArray()
+        .map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]),
+    );
+  }
+
+  /** The stored profiles of `uuids` (those that have one). */
+  profilesOf(uuids: string[]): Map<string, UserProfile> {
+    return new Map(
+      this.sql
+        .exec<{ uuid: string; json: string }>(
+          `SELECT uuid, json FROM room_profiles WHERE uuid IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(uuids),
+        )
         .toArray()
         .map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]),
     );

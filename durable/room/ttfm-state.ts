@@ -102,7 +102,14 @@ export class TtfmState {
    */
   snapshot(published: RoomState, seq: number): { state: unknown; userData: JsonPatchOp[] } {
     if (this.#seq !== seq) this.#rebuild(seq);
-    const { chat: _chat, waitlist: _waitlist, allUserData, ...rest } = published;
+    const {
+      chat: _chat,
+      waitlist: _waitlist,
+      userCount: _users,
+      audienceCount: _audience,
+      allUserData,
+      ...rest
+    } = published;
     const userData: JsonPatchOp[] = Object.entries(allUserData).map(([uuid, data]) => ({
       op: "add",
       path: `/allUserData/${escape(uuid)}`,
@@ -152,6 +159,8 @@ export class TtfmState {
     for (const op of frame.statePatch) {
       if (op.path === "/chat" || op.path.startsWith("/chat/")) continue;
       if (op.path === "/waitlist" || op.path.startsWith("/waitlist/")) continue;
+      // ttfm-socket's state has no counts (its allUsers is the count a bot reads).
+      if (op.path === "/userCount" || op.path === "/audienceCount") continue;
       const entry = op.op === "add" ? USER_ENTRY.exec(op.path) : null;
       if (entry && op.op === "add") {
         const votes = this.#held.get(unescape(entry[1])) ?? {};

@@ -10,13 +10,14 @@
  * - canDj is the seat rule itself (seats.ts asks the same function), so the flag a client
  *   sees and the answer it gets when it tries are the same.
  */
-import type {
-  RoomDj,
-  RoomRole,
-  RoomRoleEntry,
-  RoomState,
-  RoomUser,
-  UserData,
+import {
+  ROOM_SHOWN_USERS,
+  type RoomDj,
+  type RoomRole,
+  type RoomRoleEntry,
+  type RoomState,
+  type RoomUser,
+  type UserData,
 } from "../../shared/protocol";
 import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
@@ -34,6 +35,8 @@ export const STATE_KEYS: readonly StateKey[] = [
   "visibleDjs",
   "floorUsers",
   "allUserData",
+  "userCount",
+  "audienceCount",
   "nowPlaying",
   "voteCounts",
   "vibeMeter",
@@ -49,6 +52,8 @@ export const PEOPLE_KEYS: readonly StateKey[] = [
   "visibleDjs",
   "floorUsers",
   "allUserData",
+  "userCount",
+  "audienceCount",
   // Who waits moves with who is present and seated (a leave, a kick, a seat taken).
   "waitlist",
 ];
@@ -156,36 +161,68 @@ export class RoomView {
     };
   }
 
+  #shown: UserRow[] | null = null;
+  #seated: Set<string> | null = null;
+  #counts: { users: number; audience: number } | null = null;
+
+  /** How many are present (guests excepted) and how many are not seated: one read per view. */
+  counts(): { users: number; audience: number } {
+    return (this.#counts ??= this.storage.presentCounts([...this.seated()]));
+  }
+
+  /** Who is in a DJ seat now (read once per view). */
+  seated(): Set<string> {
+    return (this.#seated ??= new Set(this.storage.djs().map((d) => d.uuid)));
+  }
+
+  /**
+   * The present people the lists name, in (joined_at, uuid) order: everyone the room must
+   * show whatever its size (the DJs, the waiting list, holders of a room role that shows:
+   * owner, co-owner, moderator, dj; at most ROOM_SHOWN_USERS of those role holders), then
+   * the first ROOM_SHOWN_USERS arrivals. Read once per view; bounded whatever the crowd, so a
+   * join past the cap recomputes two small queries and publishes only the counts.
+   */
+  shown(): UserRow[] {
+    if (this.#shown) return this.#shown;
+    const always = new Set([...this.seated(), ...this.storage.waitlist.list()]);
+    let holders = 0;
+    for (const [uuid, held] of this.#byUser) {
+      if (holders >= ROOM_SHOWN_USERS) break;
+      if (HIGHEST_ORDER.some((r) => held.has(r)) && !always.has(uuid)) {
+        always.add(uuid);
+        holders++;
+      }
+    }
+    return (this.#shown = this.storage.shownUsers([...always], ROOM_SHOWN_USERS));
+  }
+
   /** The value of one state key. */
   compute(key: StateKey): RoomState[StateKey] {
     switch (key) {
       case "allUsers":
-        return this.storage
-          .users()
+        return this.shown()
           .filter((u) => !u.guest)
           .map((u) => this.toUser(u));
-      case "audienceUsers": {
-        const seated = new Set(this.storage.djs().map((d) => d.uuid));
-        return this.storage
-          .users()
+      // Ghosts never get a row in room_users, so floorUsers is audienceUsers by construction.
+      case "audienceUsers":
+      case "floorUsers": {
+        const seated = this.seated();
+        return this.shown()
           .filter((u) => !seated.has(u.uuid))
           .map((u) => this.toUser(u));
       }
       case "djs":
       case "visibleDjs":
         return this.djs();
-      case "floorUsers": {
-        // Ghosts never get a row in room_users, so this is audienceUsers by construction.
-        const seated = new Set(this.storage.djs().map((d) => d.uuid));
-        return this.storage
-          .users()
-          .filter((u) => !seated.has(u.uuid))
-          .map((u) => this.toUser(u));
-      }
+      case "userCount":
+        return this.counts().users;
+      case "audienceCount":
+        return this.counts().audience;
       case "allUserData": {
-        const profiles = this.storage.profiles();
+        const shown = this.shown();
+        const profiles = this.storage.profilesOf(shown.map((u) => u.uuid));
         const out: Record<string, UserData> = {};
-        for (const u of this.storage.users()) {
+        for (const u of shown) {
           const userProfile = profiles.get(u.uuid) ?? {
             uuid: u.uuid,
             nickname: u.guest ? NAMES.guest(u.uuid) : "",
@@ -218,7 +255,9 @@ export class RoomView {
   }
 
   djs(): RoomDj[] {
-    const users = new Map(this.storage.users().map((u) => [u.uuid, u]));
+    const users = new Map(
+      this.storage.usersIn(this.storage.djs().map((d) => d.uuid)).map((u) => [u.uuid, u]),
+    );
     return this.storage.djs().flatMap((d) => {
       const u = users.get(d.uuid);
       // A seat without a present user cannot last (the grace end removes both), but a

@@ -28,11 +28,14 @@ export function floorSpot(
  */
 export function Floor({
   audience,
+  count,
   userData,
   render,
   label,
 }: {
   audience: RoomUser[];
+  /** Everyone on the floor, named or not (at least audience.length). */
+  count: number;
   userData: Record<string, UserData> | undefined;
   render: (u: RoomUser) => ReactNode;
   label: (u: RoomUser) => string;
@@ -70,9 +73,9 @@ export function Floor({
           );
         })}
       </ul>
-      {audience.length > FLOOR_MAX && (
+      {Math.max(count, audience.length) > shown.length && (
         <span className="absolute bottom-2 right-2 grid h-10 min-w-10 place-items-center rounded-full bg-white/15 px-2 text-xs font-bold text-white">
-          +{audience.length - FLOOR_MAX}
+          +{Math.max(count, audience.length) - shown.length}
         </span>
       )}
     </div>

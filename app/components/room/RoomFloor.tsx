@@ -1,4 +1,4 @@
-import { useT } from "~/i18n";
+import { useLocale, useT } from "~/i18n";
 import type { RoomProfile } from "~/lib/rooms";
 import type { RoomUser, UserData } from "../../../shared/protocol";
 import { Dancer, type DanceLevel } from "./Dancer";
@@ -9,6 +9,7 @@ import { UserAvatar } from "./UserAvatar";
 /** The floor section: the listeners' avatars, a shimmer while connecting, or "nobody here". */
 export function RoomFloor({
   audience,
+  audienceCount,
   userData,
   connecting,
   profiles,
@@ -18,6 +19,8 @@ export function RoomFloor({
   jumps = {},
 }: {
   audience: RoomUser[];
+  /** How many are on the floor: a stadium's state names only the first arrivals. */
+  audienceCount: number;
   userData: Record<string, UserData> | undefined;
   connecting: boolean;
   profiles: Record<string, RoomProfile>;
@@ -29,6 +32,7 @@ export function RoomFloor({
   jumps?: Record<string, number>;
 }) {
   const t = useT();
+  const locale = useLocale();
   return (
     <section
       aria-labelledby="floor-heading"
@@ -36,7 +40,9 @@ export function RoomFloor({
     >
       <h2 id="floor-heading" className="mb-3 text-lg font-bold text-white">
         {t("room.floor")}{" "}
-        <span className="text-sm font-medium text-ink-200">({audience.length})</span>
+        <span className="text-sm font-medium text-ink-200">
+          ({audienceCount.toLocaleString(locale)})
+        </span>
       </h2>
       {connecting ? (
         <div className="flex h-48 items-center justify-center gap-2 sm:h-56" aria-hidden>
@@ -44,11 +50,12 @@ export function RoomFloor({
             <span key={i} className="size-10 animate-pulse rounded-full bg-white/10" />
           ))}
         </div>
-      ) : audience.length === 0 ? (
+      ) : audienceCount === 0 ? (
         <p className="text-sm text-ink-100">{t("room.floorEmpty")}</p>
       ) : (
         <Floor
           audience={audience}
+          count={audienceCount}
           userData={userData}
           label={nameOf}
           render={(u) =>

@@ -211,7 +211,8 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
 
   const stale = status === "reconnecting";
   const connecting = status === "connecting" && !state;
-  const listeners = (state?.allUsers.length ?? room.numberOfUsersInRoom) || 0;
+  // The counts, not the lists' lengths: a stadium's state names only the first arrivals.
+  const listeners = (state?.userCount ?? room.numberOfUsersInRoom) || 0;
 
   return (
     <div
@@ -297,6 +298,7 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
 
             <RoomFloor
               audience={audience}
+              audienceCount={state?.audienceCount ?? audience.length}
               userData={state?.allUserData}
               connecting={connecting}
               profiles={profiles}
