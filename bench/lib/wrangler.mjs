@@ -135,15 +135,30 @@ export function stopAllOnSignal() {
 
 /** A JSON call to the Worker; throws with the status and body on anything but 2xx. */
 export async function api(base, method, path, { token, json, headers = {} } = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      ...headers,
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(json ? { "content-type": "application/json" } : {}),
-    },
-    body: json ? JSON.stringify(json) : undefined,
-  });
+  const send = () =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...headers,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(json ? { "content-type": "application/json" } : {}),
+      },
+      body: json ? JSON.stringify(json) : undefined,
+    });
+  // A kept-alive connection the runtime closed while a long phase ran (minutes of sockets
+  // connecting) fails with ECONNRESET before the request reaches it: such a request was
+  // never handled, so it is sent again on a fresh connection (up to 3 tries).
+  let res;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await send();
+      break;
+    } catch (e) {
+      const code = e?.cause?.code;
+      if (attempt >= 3 || (code !== "ECONNRESET" && code !== "UND_ERR_SOCKET")) throw e;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return text ? JSON.parse(text) : null;
