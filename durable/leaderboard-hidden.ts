@@ -26,7 +26,7 @@ const PAGE = 1000;
 /** Every deactivated account's uuid, read from D1 a page at a time. */
 export async function deactivatedAccounts(d1: D1Database): Promise<string[]> {
   const out: string[] = [];
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const { results } = await d1
       .prepare(`SELECT uuid FROM users WHERE deactivated = 1 AND uuid > ? ORDER BY uuid LIMIT ?`)
       .bind(after, PAGE)
@@ -86,18 +86,15 @@ export class HiddenUsers {
 
   /** Whether anyone is hidden: when no one is, the reads skip the filter. */
   any(): boolean {
-    this.#count ??= this.#sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM hidden_users`)
-      .one().n;
+    this.#count ??= this.#sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM hidden_users`).one().n;
     return this.#count > 0;
   }
 
   has(userUuid: string): boolean {
     if (!this.any()) return false;
     return (
-      this.#sql
-        .exec(`SELECT 1 FROM hidden_users WHERE user_uuid = ?`, userUuid)
-        .toArray().length > 0
+      this.#sql.exec(`SELECT 1 FROM hidden_users WHERE user_uuid = ?`, userUuid).toArray().length >
+      0
     );
   }
 

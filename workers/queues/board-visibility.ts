@@ -70,9 +70,8 @@ export async function syncBoards(env: Env, msg: BoardsMessage): Promise<boolean>
     await Promise.all(
       boards
         .slice(i, i + PARALLEL)
-        .map(
-          (name): Promise<HiddenResult> =>
-            env.Leaderboard.getByName(name).setHidden(msg.userUuid, hidden),
+        .map((name): Promise<HiddenResult> =>
+          env.Leaderboard.getByName(name).setHidden(msg.userUuid, hidden),
         ),
     );
   return (await deactivatedNow(env, msg.userUuid)) === hidden;
