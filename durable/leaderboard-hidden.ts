@@ -23,12 +23,15 @@ const HIDDEN_TABLE = `CREATE TABLE IF NOT EXISTS hidden_users (
 /** D1 rows one read of the deactivated accounts takes (it pages on, by uuid). */
 const PAGE = 1000;
 
+/** A page of deactivated accounts: a range of the partial index users_deactivated_idx. */
+export const DEACTIVATED_PAGE_SQL = `SELECT uuid FROM users WHERE deactivated = 1 AND uuid > ? ORDER BY uuid LIMIT ?`;
+
 /** Every deactivated account's uuid, read from D1 a page at a time. */
 export async function deactivatedAccounts(d1: D1Database): Promise<string[]> {
   const out: string[] = [];
   for (let after = ""; ;) {
     const { results } = await d1
-      .prepare(`SELECT uuid FROM users WHERE deactivated = 1 AND uuid > ? ORDER BY uuid LIMIT ?`)
+      .prepare(DEACTIVATED_PAGE_SQL)
       .bind(after, PAGE)
       .all<{ uuid: string }>();
     out.push(...results.map((r) => r.uuid));

@@ -187,6 +187,28 @@ describe("deactivation and the rankings", () => {
     expect(await lifetime().rankOf(y.uuid)).toBeNull();
   });
 
+  it("when every try of a job failed, repeating the admin's action (a 409) queues the job again", async () => {
+    const a = await adminAccount();
+    const { season, y } = await seasonOfThree("repeat");
+    const board = env.Leaderboard.getByName(seasonBoard(season.id));
+    await env.DB.prepare(`UPDATE users SET deactivated = 1 WHERE uuid = ?`).bind(y.uuid).run();
+    // Deactivated, but no job reached the boards (all its tries failed).
+    expect(await board.rankOf(y.uuid)).not.toBeNull();
+    const sent: unknown[] = [];
+    const recording = { send: async (body: unknown) => void sent.push(body) };
+    const res = await callWith(
+      { NOTIFICATIONS: recording } as unknown as Partial<Env>,
+      "user-service",
+      `/users/deactivate/${y.uuid}`,
+      { method: "DELETE", token: a.token },
+    );
+    expect(res.status).toBe(409);
+    expect(sent).toEqual([expect.objectContaining({ channel: "boards", userUuid: y.uuid })]);
+    await consume(sent);
+    expect(await board.rankOf(y.uuid)).toBeNull();
+    expect(await lifetime().rankOf(y.uuid)).toBeNull();
+  });
+
   it("a job that sees the account change while it sets the boards is retried, and the retry sets the new state", async () => {
     const { season, y } = await seasonOfThree("mid-job");
     const board = env.Leaderboard.getByName(seasonBoard(season.id));

@@ -1,6 +1,7 @@
 import { abortAllDurableObjects, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Leaderboard } from "../durable/leaderboard";
+import { DEACTIVATED_PAGE_SQL } from "../durable/leaderboard-hidden";
 import { signUp } from "./helpers";
 
 /**
@@ -190,6 +191,13 @@ describe("Leaderboard: hidden users", () => {
         }),
       ).not.toBe("no error");
     expect(await stub.count()).toBe(5);
+  });
+
+  it("the copy a new board makes reads the deactivated accounts through their own index, not every account", async () => {
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${DEACTIVATED_PAGE_SQL}`)
+      .bind("", 1000)
+      .all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail).join("; ")).toMatch(/users_deactivated_idx/);
   });
 
   it("a board that starts after an account was deactivated hides it from birth; so does a board made before hiding existed", async () => {
