@@ -13,7 +13,6 @@
  * the first time (a new season's board, or any board made before this table existed) copies
  * the accounts deactivated at that moment, so no board ever starts out showing them.
  */
-import { rebuildAllSql, VISIBLE_POINTS } from "./leaderboard-ranks";
 
 const HIDDEN_TABLE = `CREATE TABLE IF NOT EXISTS hidden_users (
   user_uuid TEXT PRIMARY KEY,
@@ -45,7 +44,8 @@ const hasTable = (sql: SqlStorage, table: string) =>
 
 /**
  * Creates `hidden_users` the first time, filled with `deactivated()` (D1's deactivated
- * accounts) in the same transaction, recounting the ranks if any of them had points here.
+ * accounts) in the same transaction; if any of them had points here, the rank counts are
+ * dropped for migrateRanks to refill from the visible users (run it next).
  * The D1 read comes first, so a failed read leaves the board as it was (the next start
  * tries again); a board that has the table is never refilled.
  */
@@ -65,15 +65,19 @@ export async function migrateHidden(
         uuid,
         now,
       );
-    const hadPoints =
+    // Counts made before hiding existed count these users: dropped, to be refilled from the
+    // visible users by migrateRanks, which runs next in the same start-up gate.
+    const counted =
       uuids.length > 0 &&
-      hasTable(sql, "balance_buckets") &&
       sql
         .exec<{ n: number }>(
           `SELECT COUNT(*) AS n FROM points WHERE user_uuid IN (SELECT user_uuid FROM hidden_users)`,
         )
         .one().n > 0;
-    if (hadPoints) for (const statement of rebuildAllSql(VISIBLE_POINTS)) sql.exec(statement);
+    if (counted) {
+      sql.exec(`DROP TABLE IF EXISTS balance_counts`);
+      sql.exec(`DROP TABLE IF EXISTS balance_buckets`);
+    }
   });
 }
 

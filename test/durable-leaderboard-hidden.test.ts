@@ -203,16 +203,34 @@ describe("Leaderboard: hidden users", () => {
   it("a board that starts after an account was deactivated hides it from birth; so does a board made before hiding existed", async () => {
     const gone = await signUp();
     const db = env.DB.prepare(`UPDATE users SET deactivated = ? WHERE uuid = ?`);
-    // An older board: points for the account, and no hidden_users table (as before this change).
-    const old = crypto.randomUUID();
-    await board(old).addPoints("o1", gone.uuid, 70);
-    await board(old).addPoints("o2", "other", 20);
-    await inBoard(board(old), (_o, state) => state.storage.sql.exec(`DROP TABLE hidden_users`));
+    // Older boards: points for the account, and no hidden_users table (as before this
+    // change), with the rank counts of each older shape (both, no buckets, none).
+    const shapes = [[], ["balance_buckets"], ["balance_buckets", "balance_counts"]];
+    const olds = shapes.map(() => crypto.randomUUID());
+    for (const [i, name] of olds.entries()) {
+      await board(name).addPoints("o1", gone.uuid, 70);
+      await board(name).addPoints("o2", "other", 20);
+      await board(name).addPoints("o3", "third", 10);
+      await inBoard(board(name), (_o, state) => {
+        for (const table of ["hidden_users", ...shapes[i]])
+          state.storage.sql.exec(`DROP TABLE ${table}`);
+      });
+    }
     await db.bind(1, gone.uuid).run();
     await abortAllDurableObjects();
-    expect(await board(old).rankOf(gone.uuid)).toBeNull();
-    expect(await ranks(board(old))).toEqual([["other", 20, 1]]);
-    expect(await countsAndTruth(board(old)).then(([c, t]) => c)).toEqual([{ balance: 20, n: 1 }]);
+    for (const name of olds) {
+      expect(await board(name).rankOf(gone.uuid)).toBeNull();
+      expect(await ranks(board(name))).toEqual([
+        ["other", 20, 1],
+        ["third", 10, 2],
+      ]);
+      // Read from the counts (not the page's position): the hidden balance is not in them.
+      expect(await board(name).rankOf("third")).toMatchObject({ rank: 2 });
+      expect(await board(name).count()).toBe(2);
+      const [counts, truth] = await countsAndTruth(board(name));
+      expect(counts).toEqual(truth);
+    }
+    const old = olds[0];
 
     // A new board: the account's first points there are hidden from the start.
     const fresh = board();
