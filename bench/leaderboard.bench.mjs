@@ -21,7 +21,10 @@
 //   - a bare round trip to each (a no-op RPC, `select 1`), so the store's own share shows;
 //   - on the ties board only: points applied per second, `addPointsBatch` with 100 events
 //     a call (the consumer's shape) on existing users and on new users (a new user adds
-//     to every bucket level), and `addPoints` one event a call.
+//     to every bucket level), and `addPoints` one event a call;
+//   - on the ties board only: hidden users (deactivated accounts, leaderboard-hidden.ts):
+//     `top(100, 0)`, `top(100, 9900)` and `rankOf` before and after hiding the 1,000 best
+//     users (the worst place for them: every page walks past them), and `setHidden` per call.
 // Reads alternate which side goes first. p50/p95 in ms; ratios are D1 / board at p50.
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -56,6 +59,8 @@ export default {
       case "rank": return json(await board.rankOf(b.user));
       case "batch": return json(await board.addPointsBatch(b.events));
       case "one": return json(await board.addPoints(b.eventId, b.user, b.points, Date.now()));
+      case "topAt": return json(await board.top(b.take, b.skip));
+      case "hide": return json(await board.setHidden(b.user, b.hidden));
       case "sql": { const r = await env.DB.prepare(b.sql).bind(...(b.params ?? [])).all(); return json(r.results); }
       case "d1Load": {
         const sql = "WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?) " +
@@ -124,6 +129,11 @@ async function measure(shape, script, log) {
     };
 
     // ---- load -------------------------------------------------------------------------
+    // A board copies D1's deactivated accounts when it first starts (leaderboard-hidden.ts).
+    await call({
+      op: "sql",
+      sql: "CREATE TABLE IF NOT EXISTS users (uuid TEXT PRIMARY KEY, deactivated INTEGER NOT NULL DEFAULT 0)",
+    });
     let t0 = performance.now();
     for (let from = 0; from < ROWS; from += CHUNK)
       await call({ op: "load", from, count: Math.min(CHUNK, ROWS - from), shape });
@@ -281,6 +291,41 @@ async function measure(shape, script, log) {
         });
       const oneByOne = Math.round(ONES / ((performance.now() - t0) / 1000));
       out.pointsPerSecond = { batchOf100: existing, batchOf100NewUsers: fresh, oneByOne };
+
+      // ---- hidden users: the same reads before and after hiding the 1,000 best ----------
+      const reads = async () => {
+        const r = { top: [], deep: [], rank: [] };
+        for (let i = 0; i < N; i++) {
+          r.top.push((await timed({ op: "topAt", take: 100, skip: 0 })).ms);
+          r.deep.push((await timed({ op: "topAt", take: 100, skip: 9900 })).ms);
+          r.rank.push((await timed({ op: "rank", user: userOf(Math.floor(rand() * ROWS)) })).ms);
+        }
+        return { top: stats(r.top), deep: stats(r.deep), rank: stats(r.rank) };
+      };
+      const best = await call({ op: "topAt", take: 1000, skip: 0 });
+      const next = (await call({ op: "topAt", take: 1, skip: 1000 }))[0];
+      const countBefore = await call({ op: "noop" });
+      const before = await reads();
+      const hideMs = [];
+      for (const u of best)
+        hideMs.push((await timed({ op: "hide", user: u.userUuid, hidden: true })).ms);
+      const after = await reads();
+      const first = (await call({ op: "topAt", take: 1, skip: 0 }))[0];
+      out.hidden = {
+        hiddenUsers: best.length,
+        before,
+        after,
+        setHidden: stats(hideMs),
+        ratioP50: {
+          top: r2(after.top.p50 / before.top.p50),
+          deep: r2(after.deep.p50 / before.deep.p50),
+          rank: r2(after.rank.p50 / before.rank.p50),
+        },
+        checks: {
+          countDropped: countBefore - (await call({ op: "noop" })),
+          firstIsThe1001st: first.userUuid === next.userUuid && first.rank === 1,
+        },
+      };
     }
     return out;
   } finally {
@@ -314,6 +359,12 @@ export default async function run({ log = console.log } = {}) {
     log(
       `checks: top 100 ${s.checks.sameTop100 ? "identical" : "DIFFERENT"}, ranks equal ${s.checks.ranksEqual}; load: board ${s.load.boardSeconds} s, D1 ${s.load.d1Seconds} s`,
     );
+    if (s.hidden) {
+      const h = s.hidden;
+      log(
+        `hidden: ${h.hiddenUsers} best users hidden (setHidden p50 ${h.setHidden.p50} ms, p95 ${h.setHidden.p95} ms); after / before at p50: top 100 ${h.ratioP50.top}x (${h.before.top.p50} -> ${h.after.top.p50} ms), top 100 at 9,900 deep ${h.ratioP50.deep}x (${h.before.deep.p50} -> ${h.after.deep.p50} ms), rank ${h.ratioP50.rank}x; checks: count dropped by ${h.checks.countDropped}, first is the former 1,001st ranked 1: ${h.checks.firstIsThe1001st}`,
+      );
+    }
     if (s.pointsPerSecond)
       log(
         `points applied: ${s.pointsPerSecond.batchOf100.toLocaleString("en")}/s in batches of 100 (existing users), ${s.pointsPerSecond.batchOf100NewUsers.toLocaleString("en")}/s (new users), ${s.pointsPerSecond.oneByOne.toLocaleString("en")}/s one call each`,

@@ -23,10 +23,18 @@
  * and B's buckets differ, stopping at the first level where they agree (everything above
  * agrees too). A vote's +1 or +2 usually stays in its bucket (one leaf moves), crosses a
  * level-1 boundary one time in 16, a level-2 one time in 256. Rows at 0 are deleted, so
- * the tables are exactly the GROUP BY of the points and can be checked against it.
+ * the tables are exactly the GROUP BY of the visible users' points and can be checked
+ * against it. A hidden user (a deactivated account, leaderboard-hidden.ts) is not counted:
+ * hiding leaves the counts as their balance would, unhiding arrives as a new user would.
  *
  * The SQL is exported so the benchmark runs the very same statements on D1.
  */
+
+/**
+ * The users the counts are of: those not hidden (leaderboard-hidden.ts; `hidden_users`
+ * exists before the counts are first filled, see migrateBoard).
+ */
+export const VISIBLE_POINTS = `(SELECT user_uuid, balance FROM points WHERE user_uuid NOT IN (SELECT user_uuid FROM hidden_users))`;
 
 /** Bits one level drops: 16 children a bucket, 15 siblings at most to read a level. */
 const BITS = 4;
@@ -108,7 +116,7 @@ export function migrateRanks(storage: DurableObjectStorage): void {
     sql.exec(COUNTS_TABLE);
     if (!hadCounts)
       sql.exec(
-        `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM points GROUP BY balance`,
+        `INSERT INTO balance_counts (balance, n) SELECT balance, COUNT(*) FROM ${VISIBLE_POINTS} GROUP BY balance`,
       );
     if (has("balance_buckets")) return;
     sql.exec(BUCKETS_TABLE);
@@ -136,18 +144,21 @@ export class BalanceRanks {
     return this.#sql.exec<{ above: number }>(this.#usersAbove, balance).one().above;
   }
 
-  /** A user arrives on `balance` (null `from`), or moves from `from` to `to`. */
-  move(from: number | null, to: number) {
+  /**
+   * A user arrives on `to` (null `from`), moves from `from` to `to`, or leaves the counts
+   * from `from` (null `to`: hidden from the board, leaderboard-hidden.ts).
+   */
+  move(from: number | null, to: number | null) {
     if (from === to) return;
     if (from !== null) this.#leaf(from, -1);
-    this.#leaf(to, 1);
+    if (to !== null) this.#leaf(to, 1);
     for (let level = 1; level <= BUCKET_LEVELS; level++) {
       const a = from === null ? null : bucketOf(from, level);
-      const b = bucketOf(to, level);
+      const b = to === null ? null : bucketOf(to, level);
       // Same bucket here, so the same bucket at every level above: nothing there moves.
       if (a === b) return;
       if (a !== null) this.#bucket(level, a, -1);
-      this.#bucket(level, b, 1);
+      if (b !== null) this.#bucket(level, b, 1);
     }
   }
 
@@ -157,9 +168,9 @@ export class BalanceRanks {
     this.#sql.exec(`DELETE FROM balance_buckets`);
   }
 
-  /** Recounts everything from the `points` table (after a bulk load). */
+  /** Recounts everything from the visible users' points (after a bulk load). */
   rebuild() {
-    for (const statement of rebuildAllSql("points")) this.#sql.exec(statement);
+    for (const statement of rebuildAllSql(VISIBLE_POINTS)) this.#sql.exec(statement);
   }
 
   #leaf(balance: number, delta: 1 | -1) {

@@ -3,9 +3,14 @@
  * made by older code up to date. Run once per object start, inside blockConcurrencyWhile,
  * so no call sees a half-migrated board.
  */
+import { migrateHidden } from "./leaderboard-hidden";
 import { migrateRanks } from "./leaderboard-ranks";
 
-export function migrateBoard(storage: DurableObjectStorage): void {
+/** `deactivated` answers the accounts a board hides from birth (leaderboard-hidden.ts). */
+export async function migrateBoard(
+  storage: DurableObjectStorage,
+  deactivated: () => Promise<string[]>,
+): Promise<void> {
   const sql = storage.sql;
   sql.exec(`CREATE TABLE IF NOT EXISTS points (
     user_uuid TEXT PRIMARY KEY,
@@ -42,6 +47,8 @@ export function migrateBoard(storage: DurableObjectStorage): void {
   }
   // The pruning walks the oldest ids through this index: a few rows per write, never a scan.
   sql.exec(`CREATE INDEX IF NOT EXISTS applied_events_by_age ON applied_events (occurred_at)`);
+  // Who the board hides (leaderboard-hidden.ts): before the counts, which leave them out.
+  await migrateHidden(storage, deactivated);
   // The counts a rank is read from (leaderboard-ranks.ts), filled the first time each
   // table appears; after that kept in step with `points` by every write.
   migrateRanks(storage);

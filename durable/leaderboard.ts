@@ -28,11 +28,16 @@
  * - Order is balance descending, then user uuid ascending, so ties always list the same
  *   way. Rank is competition ranking: 1 + the number of users with strictly more points
  *   (two users on 50 points are both 2nd if one user has more; the next is 4th).
- * - Every method body is synchronous, so concurrent calls never interleave.
+ * - A hidden user (a deactivated account: setHidden, leaderboard-hidden.ts) keeps their
+ *   balance and goes on earning, but is on no page, not in the count, in no one's rank, and
+ *   has no rank of their own; unhiding restores them at their balance as it is then.
+ * - Every method body is synchronous (after the start-up migration), so concurrent calls
+ *   never interleave.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../workers/env";
 import { RANKING_MAX_SKIP } from "../shared/ranking";
+import { deactivatedAccounts, HiddenUsers } from "./leaderboard-hidden";
 import { BalanceRanks } from "./leaderboard-ranks";
 import { migrateBoard } from "./leaderboard-schema";
 
@@ -79,10 +84,19 @@ export interface RankedUser {
   rank: number;
 }
 
+/** What setHidden left: the flag now, and whether this call changed it. */
+export interface HiddenResult {
+  hidden: boolean;
+  changed: boolean;
+}
+
 export interface BoardWindow {
   startDate: number;
   endDate: number;
 }
+
+/** A `points` row's user is visible (a WHERE term). */
+const VISIBLE = `user_uuid NOT IN (SELECT user_uuid FROM hidden_users)`;
 
 type EventRow = { user_uuid: string; points: number };
 
@@ -127,7 +141,7 @@ function checkId(name: string, value: unknown): asserts value is string {
 
 export class Leaderboard extends DurableObject<Env> {
   /**
-   * How many users have points, counted once (a COUNT over a million rows costs tens of
+   * How many visible users have points, counted once (a COUNT over a million rows costs tens of
    * ms) and then kept by the writes, which all run in this object. Null: count again.
    */
   #users: number | null = null;
@@ -135,12 +149,43 @@ export class Leaderboard extends DurableObject<Env> {
   #pages = new Map<string, { rows: RankedUser[]; total: number }>();
   /** Users per balance and per bucket of balances: what a rank is read from. */
   readonly #ranks: BalanceRanks;
+  /** Users left off the board (deactivated accounts). */
+  readonly #hidden: HiddenUsers;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#ranks = new BalanceRanks(ctx.storage.sql);
+    this.#hidden = new HiddenUsers(ctx.storage.sql);
     // Schema before any call is served: the gate holds every request until this finishes.
-    ctx.blockConcurrencyWhile(async () => migrateBoard(ctx.storage));
+    ctx.blockConcurrencyWhile(async () =>
+      migrateBoard(ctx.storage, () => deactivatedAccounts(env.DB)),
+    );
+  }
+
+  /**
+   * Hides a user from the board (true) or shows them again (false): a value, not a toggle,
+   * so a repeat changes nothing. The flag and the counts move in one transaction; the
+   * user's balance is untouched. The flag is kept whether or not they have points here.
+   */
+  setHidden(userUuid: string, hidden: boolean): HiddenResult {
+    checkId("userUuid", userUuid);
+    if (typeof hidden !== "boolean") throw new Error("hidden must be true or false.");
+    this.#pages.clear();
+    try {
+      return this.ctx.storage.transactionSync(() => {
+        const changed = this.#hidden.set(userUuid, hidden, Date.now());
+        const b = changed ? this.#balance(userUuid) : null;
+        if (b) {
+          this.#ranks.move(hidden ? b.balance : null, hidden ? null : b.balance);
+          if (this.#users !== null) this.#users += hidden ? -1 : 1;
+        }
+        return { hidden, changed };
+      });
+    } catch (e) {
+      this.#users = null;
+      this.#hidden.forget();
+      throw e;
+    }
   }
 
   /** Sets the season window [startDate, endDate); events outside it are refused from now on. */
@@ -242,9 +287,11 @@ export class Leaderboard extends DurableObject<Env> {
       throw new Error(`take must be an integer from 0 to ${MAX_TAKE}.`);
     if (!Number.isSafeInteger(skip) || skip < 0 || skip > RANKING_MAX_SKIP)
       throw new Error(`skip must be an integer from 0 to ${RANKING_MAX_SKIP}.`);
+    // The index walk skips hidden users one lookup each; with none hidden, no lookups.
+    const visible = this.#hidden.any() ? `WHERE ${VISIBLE}` : "";
     const rows = this.ctx.storage.sql
       .exec<{ user_uuid: string; balance: number }>(
-        `SELECT user_uuid, balance FROM points ORDER BY balance DESC, user_uuid ASC LIMIT ? OFFSET ?`,
+        `SELECT user_uuid, balance FROM points ${visible} ORDER BY balance DESC, user_uuid ASC LIMIT ? OFFSET ?`,
         take,
         skip,
       )
@@ -279,24 +326,28 @@ export class Leaderboard extends DurableObject<Env> {
     return page;
   }
 
-  /** How many users have points here. */
+  /** How many visible users have points here. */
   count(): number {
     this.#users ??= this.ctx.storage.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points`)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM points WHERE ${VISIBLE}`)
       .one().n;
     return this.#users;
   }
 
-  /** A user's balance and rank, or null if they have no points here. */
+  /** A user's balance and rank, or null if they have no points here or are hidden. */
   rankOf(userUuid: string): RankedUser | null {
     checkId("userUuid", userUuid);
+    if (this.#hidden.has(userUuid)) return null;
     const balance = this.#balance(userUuid)?.balance ?? null;
     return balance === null ? null : { userUuid, balance, rank: this.#rankOfBalance(balance) };
   }
 
   /**
    * Users at or above `threshold` points, by user uuid after `after` (a cursor), for the
-   * avatar backfill: it pages through everyone who reached an avatar's threshold.
+   * avatar backfill: it pages through everyone who reached an avatar's threshold. Hidden
+   * users included: an award is earned by the points, which a deactivated account keeps
+   * (reactivation restores everything, the award with it; until then their profile, and
+   * so the award, is hidden with the account).
    */
   usersAtOrAbove(threshold: number, limit: number, after = ""): Standing[] {
     if (!Number.isSafeInteger(threshold)) throw new Error("threshold must be an integer.");
@@ -353,6 +404,7 @@ export class Leaderboard extends DurableObject<Env> {
       });
     } catch (e) {
       this.#users = null;
+      this.#hidden.forget();
       throw e;
     }
   }
@@ -440,6 +492,9 @@ export class Leaderboard extends DurableObject<Env> {
         now,
       )
       .one();
+    // A hidden user's balance moves, but neither the count nor the ranks (they hold the
+    // visible users only).
+    if (this.#hidden.has(e.userUuid)) return { applied: true, ...row };
     // Version 1 is the user's first event here: a new row (#write forgets the count if
     // the transaction rolls back).
     if (row.version === 1 && this.#users !== null) this.#users++;

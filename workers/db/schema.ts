@@ -104,6 +104,11 @@ export const users = sqliteTable(
     index("users_owner_idx").on(t.ownerUuid),
     // The admin's list of deactivation requests, oldest first.
     index("users_deactivation_request_idx").on(t.deactivationRequestedAt),
+    // The deactivated accounts by uuid, and only those: what a new ranking board copies
+    // (durable/leaderboard-hidden.ts), read without walking every account.
+    index("users_deactivated_idx")
+      .on(t.uuid)
+      .where(sql`${t.deactivated} = 1`),
   ],
 );
 

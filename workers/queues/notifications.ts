@@ -2,6 +2,7 @@ import { z } from "zod";
 import { mailMode, sendEmail } from "../adapters/email";
 import { sendText } from "../adapters/text-messages";
 import type { Env } from "../env";
+import { boardsMessage, syncBoards } from "./board-visibility";
 import { consumeFansMessage, fansMessage } from "./fan-notifications";
 import { consumeUsersMessage, usersHousekeeping, usersMessage } from "./user-notifications";
 
@@ -34,6 +35,8 @@ export const notificationMessage = z.discriminatedUnion("channel", [
   usersMessage,
   // One notification to every fan of a DJ, a page of fans at a time (fan-notifications.ts).
   fansMessage,
+  // A deactivated or reactivated account's place on every ranking board (board-visibility.ts).
+  boardsMessage,
 ]);
 export type NotificationMessage = z.infer<typeof notificationMessage>;
 
@@ -80,6 +83,10 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: En
           break;
         case "fans":
           await consumeFansMessage(env, parsed.data);
+          break;
+        case "boards":
+          if (!(await syncBoards(env, parsed.data)))
+            throw new Error("the account changed while its boards were set; setting them again");
           break;
       }
       message.ack();

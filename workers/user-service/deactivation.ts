@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { db } from "../db/client";
+import { GUARD_DELAY_SECONDS, sendBoardSync } from "../queues/board-visibility";
 import { users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { caller, requireAdmin, requireUser } from "../lib/auth";
@@ -31,7 +32,9 @@ import { idOrUuid } from "./profiles";
  *   closes the person's sockets at once, as a ban does.
  * - `POST /users/reactivate/{id}`: admins; the person signs in again.
  * Each change is a moderation action (requestDeactivation, cancelDeactivationRequest,
- * deactivate, reactivate).
+ * deactivate, reactivate). Deactivate and reactivate also queue the job that hides or shows
+ * the account on every ranking board (queues/board-visibility.ts): once, delayed, before the
+ * D1 write, and once after it, so a request that dies in between is still followed by one.
  */
 export const deactivationRoutes = new Hono<AppEnv>();
 
@@ -107,6 +110,7 @@ deactivationRoutes.delete(
   valid("param", idOrUuid),
   async (c) => {
     const { actor, target } = await actionTarget(c, c.req.valid("param").id);
+    await sendBoardSync(c.env, target.uuid, GUARD_DELAY_SECONDS);
     const updated = await moderate(
       c,
       target,
@@ -122,6 +126,7 @@ deactivationRoutes.delete(
       },
     );
     if (!updated) throw new ApiError(409, MSG.alreadyDeactivated);
+    await sendBoardSync(c.env, target.uuid);
     await tellUserRooms(c.env, target.uuid);
     return c.json(toOwnProfile(updated));
   },
@@ -133,6 +138,7 @@ deactivationRoutes.post(
   valid("param", idOrUuid),
   async (c) => {
     const { actor, target } = await actionTarget(c, c.req.valid("param").id);
+    await sendBoardSync(c.env, target.uuid, GUARD_DELAY_SECONDS);
     const updated = await moderate(
       c,
       target,
@@ -143,6 +149,7 @@ deactivationRoutes.post(
       },
     );
     if (!updated) throw new ApiError(409, MSG.notDeactivated);
+    await sendBoardSync(c.env, target.uuid);
     return c.json(toOwnProfile(updated), 201);
   },
 );

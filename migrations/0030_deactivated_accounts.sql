@@ -1,0 +1,1 @@
+CREATE INDEX `users_deactivated_idx` ON `users` (`uuid`) WHERE "users"."deactivated" = 1;
