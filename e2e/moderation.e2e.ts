@@ -85,6 +85,15 @@ describe("platform moderation pages", () => {
         )
         .toBe("VERIFIED");
     await shot(sam.page, "platform-badge-01-room-1440");
+    await spanish(kim.ctx);
+    await kim.page.setViewportSize({ width: 390, height: 844 });
+    await kim.page.reload();
+    await expect
+      .poll(() => kimOnFloor(kim.page).getByTestId("person-badges").getAttribute("aria-label"), {
+        timeout: 15_000,
+      })
+      .toBe("Insignias: Verificado");
+    await shot(kim.page, "platform-badge-02-room-390-es");
     expect(errors).toEqual([]);
     // Kim leaves this test without badges, as the seed made her.
     await api("/api/user-service/users/change-badges-admin", {

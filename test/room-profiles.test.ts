@@ -38,7 +38,7 @@ describe("a connected user's profile reaches their rooms at once", () => {
     const kim = await signUp({ nickname: "Kim" });
     const kimc = await connect(room, kim);
     const watcher = await connect(room, await person());
-    await watcher.until((s) => profileIn(watcher, kim.uuid)?.nickname === "Kim", "Kim listed");
+    await watcher.until((s) => s.allUserData[kim.uuid]?.userProfile.nickname === "Kim", "Kim");
     expect(profileIn(watcher, kim.uuid)!.badges).toEqual([]);
     const from = watcher.messages.length;
 
