@@ -8,7 +8,7 @@ import { RoomStorage } from "../durable/room/storage";
 import type { StatefulMessage } from "../shared/protocol";
 import { db } from "../workers/db/client";
 import { roomConnections } from "../workers/db/schema";
-import { makeAvatar, wear } from "./avatars-helpers";
+import { assign, makeAvatar, merch, wear } from "./avatars-helpers";
 import { accountWithRoles, admin, signUp, user } from "./helpers";
 import { relayCounts, relayRoom } from "./relay-helpers";
 import { connect, newRoom, person, stub, type RoomClient } from "./room-helpers";
@@ -103,10 +103,11 @@ describe("a connected user's profile reaches their rooms at once", () => {
     for (const c of [ac, watcher]) c.close();
   });
 
-  it("wearing an avatar, and taking it off, change the room's avatar for that user", async () => {
+  it("wearing an avatar, taking it off, and losing an assigned one change the room's avatar for that user", async () => {
     const room = newRoom();
     const a = await signUp(); // a new account wears a default avatar already
-    const av = await makeAvatar((await admin()).token);
+    const boss = await admin();
+    const av = await makeAvatar(boss.token);
     const ac = await connect(room, a);
     const watcher = await connect(room, await person());
     await watcher.until((s) => a.uuid in s.allUserData, "a listed");
@@ -116,6 +117,22 @@ describe("a connected user's profile reaches their rooms at once", () => {
     await watcher.until((s) => s.allUserData[a.uuid].userProfile.avatarId === av.slug, "worn");
     expect((await wear(a.token, null)).status).toBe(200);
     await watcher.until((s) => s.allUserData[a.uuid].userProfile.avatarId === "default", "off");
+
+    // A private avatar given by the team, worn, then taken back: the room draws the default.
+    const given = await makeAvatar(boss.token, { status: "PRIVATE" });
+    const assigned = await assign(boss.token, given.slug, a.uuid);
+    expect(assigned.status).toBe(201);
+    expect((await wear(a.token, given.slug)).status).toBe(200);
+    await watcher.until((s) => s.allUserData[a.uuid].userProfile.avatarId === given.slug);
+    const taken = await merch(`/avatar-assignment/${assigned.body.id}`, {
+      method: "DELETE",
+      token: boss.token,
+    });
+    expect(taken.status).toBe(200);
+    await watcher.until(
+      (s) => s.allUserData[a.uuid].userProfile.avatarId === "default",
+      "the default after the assignment went",
+    );
     for (const c of [ac, watcher]) c.close();
   });
 
