@@ -515,9 +515,9 @@ export class Room extends Server<Env & Cloudflare.Env> {
   }
 
   /**
-   * An account changed in D1 (roles, sessions, deactivation, a ban; blocks): its sockets close
-   * (`null`, a newer session; with `notice` as a kick, not retried) or take the new roles and
-   * blocks. Answers whether the room held the user, so the caller can forget this room for them.
+   * An account changed in D1 (roles, sessions, deactivation, a ban; blocks; its profile): its
+   * sockets close (`null`, a newer session; with `notice` as a kick, not retried) or take the new
+   * roles, blocks and profile. Answers whether the room held the user, so it can be forgotten.
    */
   refreshUser(uuid: string, account: AccountNow | null, blocks?: BlocksNow, notice?: string) {
     const a = refreshArgs.parse({ userUuid: uuid, account, blocks, notice });

@@ -5,7 +5,8 @@ import { api, logIn, shot, tokenFor, useBrowser } from "./browser";
 // Platform moderation in the browser (issue 15): the moderator opens Kim's profile, goes to
 // her moderation page and bans her with a reason through the confirmation; Kim, who had a
 // room open, sees she was removed and why; her next page load is the banned page; the
-// moderator unbans her. The admin's audit and deactivation pages render.
+// moderator unbans her. The admin's audit and deactivation pages render. A badge the
+// moderator gives shows in Kim's open room at once.
 const MOD = "mod@hangout.local";
 const MOD_PASSWORD = "moderator-password";
 const ADMIN = "admin@hangout.local";
@@ -38,6 +39,71 @@ afterAll(async () => {
 });
 
 describe("platform moderation pages", () => {
+  it("the moderator gives Kim VERIFIED while her room is open: her room and Sam's show the badge without a reload", async () => {
+    const errors: string[] = [];
+    const samToken = await tokenFor("dj.sam@hangout.local");
+    const room = await api<{ slug: string }>("/api/room-service/rooms/infrastructure", {
+      method: "POST",
+      token: samToken,
+      body: JSON.stringify({ name: `Badges ${Date.now().toString(36)}`, design: "CLUB" }),
+    });
+    const roomPath = `/rooms/${room.slug}`;
+    const open = async (email: string, password?: string) => {
+      const ctx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+      const page = await logIn(ctx, email, roomPath, password);
+      page.on("pageerror", (e) => errors.push(`${email}: ${e}`));
+      await expect
+        .poll(() => page.getByTestId("room").getAttribute("data-status"), { timeout: 20_000 })
+        .toBe("open");
+      return { ctx, page };
+    };
+    const kim = await open(KIM);
+    const sam = await open("dj.sam@hangout.local");
+    const kimOnFloor = (page: Page) =>
+      page.locator(`[data-testid="floor-user"][data-user="${KIM_UUID}"]`);
+    await expect.poll(() => kimOnFloor(sam.page).count(), { timeout: 15_000 }).toBe(1);
+    expect(await kimOnFloor(sam.page).getByTestId("person-badges").count()).toBe(0);
+
+    const modCtx = await getBrowser().newContext({ viewport: { width: 1440, height: 900 } });
+    const mod = await logIn(modCtx, MOD, `/moderation/${KIM_UUID}`, MOD_PASSWORD);
+    mod.on("pageerror", (e) => errors.push(`mod: ${e}`));
+    await mod.getByTestId("mod-badges").click();
+    const dialog = mod.getByTestId("action-dialog");
+    await dialog.locator('input[name="badge"][value="VERIFIED"]').check();
+    await dialog.getByTestId("action-confirm").click();
+
+    // Both open rooms draw it on Kim's avatar, from the room's updatedUserProfile frame.
+    for (const page of [sam.page, kim.page])
+      await expect
+        .poll(
+          () =>
+            kimOnFloor(page)
+              .getByTestId("person-badges")
+              .getAttribute("data-badges")
+              .catch(() => null),
+          { timeout: 15_000 },
+        )
+        .toBe("VERIFIED");
+    await shot(sam.page, "platform-badge-01-room-1440");
+    await spanish(kim.ctx);
+    await kim.page.setViewportSize({ width: 390, height: 844 });
+    await kim.page.reload();
+    await expect
+      .poll(() => kimOnFloor(kim.page).getByTestId("person-badges").getAttribute("aria-label"), {
+        timeout: 15_000,
+      })
+      .toBe("Insignias: Verificado");
+    await shot(kim.page, "platform-badge-02-room-390-es");
+    expect(errors).toEqual([]);
+    // Kim leaves this test without badges, as the seed made her.
+    await api("/api/user-service/users/change-badges-admin", {
+      method: "POST",
+      token: await tokenFor(MOD, MOD_PASSWORD),
+      body: JSON.stringify({ userUuid: KIM_UUID, badges: [] }),
+    });
+    for (const c of [kim.ctx, sam.ctx, modCtx]) await c.close();
+  });
+
   it("the moderator bans Kim from her profile with a reason; Kim sees why; the moderator unbans her", async () => {
     const errors: string[] = [];
     const samToken = await tokenFor("dj.sam@hangout.local");

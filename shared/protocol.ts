@@ -272,7 +272,10 @@ export interface RoomRoleEntry {
   expirationTime: number | null;
 }
 
-/** Who a user is, read from D1 once at connect (guests: their guest name). */
+/**
+ * Who a user is, read from D1 at connect (guests: their guest name) and replaced when the
+ * account changes (`updatedUserProfile`).
+ */
 export interface UserProfile {
   uuid: string;
   nickname: string;
@@ -408,6 +411,8 @@ export const STATEFUL_MESSAGE_NAMES = [
   "updatedRoomSettings",
   "updatedChat",
   "updatedWaitlist",
+  /** Someone present changed their nickname, avatar, colour or badges (`allUserData`). */
+  "updatedUserProfile",
 ] as const;
 export type StatefulMessageName = (typeof STATEFUL_MESSAGE_NAMES)[number];
 

@@ -127,6 +127,8 @@ export interface RoomProfile {
   profilePicture: string | null;
   /** The avatar the user wears (issue 6); the room draws it before the picture. */
   avatarId?: string | null;
+  /** Platform badges (issue 15), shown beside the name. */
+  badges?: string[];
 }
 
 /** The room roles a user holds now (expired entries left out); the owner holds "owner". */

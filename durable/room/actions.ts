@@ -19,7 +19,7 @@ import { fansMessageFor } from "../../workers/queues/fan-notifications";
 import { emptyQueueRefusal } from "./library";
 import { STAGE_MSG } from "./messages";
 import { votePointsEvents } from "./points";
-import type { ChatProfile } from "./chat";
+import type { ChatProfile } from "./profile";
 import type { Playback } from "./playback";
 import type { Marks, NeedsState } from "./publisher";
 import type { RoomStorage } from "./storage";

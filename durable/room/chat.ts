@@ -28,6 +28,7 @@ import type { RoomStorage } from "./storage";
 import { RoomView } from "./view";
 import type { Who } from "./actions";
 import type { Effects } from "./effects";
+import type { ChatProfile } from "./profile";
 
 type ChatTopic = "chat.message" | "chat.edited" | "chat.deleted";
 
@@ -78,14 +79,6 @@ export function chatLine(
     edited: false,
     ...fields,
   };
-}
-
-/** The chat identity read from D1 at connect. */
-export interface ChatProfile {
-  readonly name: string;
-  readonly avatarId: string;
-  readonly color: string;
-  readonly badges: readonly string[];
 }
 
 /** Links whose host names a song provider (the client resolves them; the room never calls providers). */

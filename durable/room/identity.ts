@@ -11,7 +11,9 @@
  * - A change to an account reaches its sockets here (refreshUser): a deactivated or banned
  *   account or an ended session closes them (a platform kick or ban as a kick, with its
  *   reason) and the user leaves at once (seat and all); changed platform roles replace the roles in each socket's attachment, which every action reads,
- *   and the user's tokenRole in the lists.
+ *   and the user's tokenRole in the lists; the account's public profile (nickname, avatar,
+ *   colour, badges) replaces the chat identity of each socket and the user's
+ *   `allUserData` entry, which every client hears as `updatedUserProfile` (room/profile.ts).
  */
 import type { Connection } from "partyserver";
 import {
@@ -22,20 +24,20 @@ import {
   type TokenRole,
 } from "../../shared/protocol";
 import type { TokenType, UserRole } from "../../shared/roles";
+import { ProfileChanges } from "./profile";
 import type { Caller } from "./actions";
 import { CONNECT_MSG } from "./messages";
 import type { Playback } from "./playback";
 import { send, type Marks } from "./publisher";
+import type { RefreshArgs } from "./rpc";
 import type { RoomStorage } from "./storage";
 import { PEOPLE_KEYS } from "./view";
 
-/** The account as D1 holds it now (null: gone or deactivated). */
-export interface AccountNow {
-  roles: UserRole[];
-  sessionVersion: number;
-}
+/** The account as D1 holds it now (null: gone or deactivated), as refreshUser checks it. */
+export type AccountNow = NonNullable<RefreshArgs["account"]>;
 
 export class Identity {
+  readonly #profiles: ProfileChanges;
   constructor(
     private readonly sql: SqlStorage,
     private readonly storage: RoomStorage,
@@ -47,6 +49,7 @@ export class Identity {
       roles: readonly UserRole[];
     }) => TokenRole,
   ) {
+    this.#profiles = new ProfileChanges(storage, publisher);
     sql.exec(
       `CREATE TABLE IF NOT EXISTS room_tombstone (id INTEGER PRIMARY KEY CHECK (id = 1), deleted_at INTEGER NOT NULL)`,
     );
@@ -110,7 +113,9 @@ export class Identity {
         else this.close(c, CONNECT_MSG.sessionEnded, CLOSE_UNAUTHORIZED);
         continue;
       }
-      c.setState({ ...who, roles: [...account.roles] });
+      // The chat identity too: the next line this socket posts carries the new name and badges.
+      const profile = account.profile ?? who.profile;
+      c.setState({ ...who, roles: [...account.roles], profile: profile && { ...profile } });
       kept++;
     }
     const row = this.storage.user(uuid);
@@ -119,7 +124,11 @@ export class Identity {
       this.storage.deleteUser(uuid);
       this.publisher.mark(PEOPLE_KEYS, "userLeft");
       this.playback.removeFromStage(uuid, "userLeft");
-    } else if (row && account && kept) {
+    } else if (row && account) {
+      // Also in a grace: the profile waits in the tables for the user's return.
+      if (account.profile) this.#profiles.apply(uuid, account.profile);
+    }
+    if (row && account && kept) {
       // Only with a live socket: upsertUser ends a grace, which must not happen without one.
       const tokenType = sockets.find((c) => c.state)?.state?.tokenType ?? "user";
       const role = this.tokenRoleOf({ tokenType, roles: account.roles });

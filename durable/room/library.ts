@@ -26,7 +26,7 @@ import {
   specialCrate,
 } from "../../workers/crates/crate-repo";
 import { toCrateSongDto } from "../../workers/songs/dto";
-import type { ChatProfile } from "./chat";
+import { chatProfileOf, type ChatProfile } from "./profile";
 import { STAGE_MSG } from "./messages";
 import type { PlayRow } from "./storage";
 
@@ -42,7 +42,7 @@ export async function djFacts(
     .select({
       v: users.emailVerified,
       s: liveLevelSql(users.uuid),
-      name: users.nickname,
+      nickname: users.nickname,
       avatarId: users.avatarId,
       color: users.color,
       badges: users.badges,
@@ -50,15 +50,7 @@ export async function djFacts(
     .from(users)
     .where(eq(users.uuid, uuid))
     .get();
-  // The chat identity; a user without an avatar shows the default one.
-  const profile = row
-    ? {
-        name: row.name,
-        avatarId: row.avatarId ?? "default",
-        color: row.color,
-        badges: [...row.badges],
-      }
-    : null;
+  const profile = row ? chatProfileOf(row) : null;
   return { emailVerified: !!row?.v, pro: row?.s != null, profile };
 }
 

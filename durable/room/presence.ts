@@ -26,7 +26,8 @@ import { CALLER_HEADER } from "../../workers/room-connect";
 import { MAX_BLOCKS } from "../../workers/social-service/blocks";
 import type { Caller } from "./actions";
 import { djFacts } from "./library";
-import { CONNECT_MSG, NAMES } from "./messages";
+import { CONNECT_MSG } from "./messages";
+import { roomProfile } from "./profile";
 import { GUEST_TAG, type FreePlays } from "./free-plays";
 import type { Identity } from "./identity";
 import type { Moderation } from "./moderation";
@@ -186,15 +187,8 @@ export class Presence {
         },
         Date.now(),
       );
-      // allUserData's profile: D1's once per connection; a guest (or a user D1 did not answer for) gets a made-up name.
-      const p = facts.profile;
-      this.storage.setProfile(uuid, {
-        uuid,
-        nickname: p?.name ?? (type === "guest" ? NAMES.guest(uuid) : NAMES.user(uuid)),
-        avatarId: p?.avatarId ?? "default",
-        color: p?.color ?? null,
-        badges: p ? [...p.badges] : [],
-      });
+      // allUserData's profile: D1's at connect, then refreshUser's (room/profile.ts).
+      this.storage.setProfile(uuid, roomProfile(uuid, type, facts.profile));
       if (known?.disconnected_at != null) {
         this.storage.unschedule(graceKey(uuid));
         this.rearm();

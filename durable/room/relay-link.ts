@@ -15,6 +15,7 @@
  */
 import { z } from "zod";
 import type { RoomStateMessage } from "../../shared/protocol";
+import { chatProfile } from "./profile";
 
 /** The header a relay's link carries; the gateway deletes it from every client request. */
 export const RELAY_HEADER = "x-hangout-relay";
@@ -40,15 +41,8 @@ const facts = z
   .object({
     emailVerified: z.boolean(),
     pro: z.boolean(),
-    // room/chat.ts ChatProfile, as the relay read it from D1 (room/library.ts djFacts).
-    profile: z
-      .object({
-        name: z.string().max(200),
-        avatarId: z.string().max(200),
-        color: z.string().max(64),
-        badges: z.array(z.string().max(200)).max(100).readonly(),
-      })
-      .nullable(),
+    // room/profile.ts ChatProfile, as the relay read it from D1 (room/library.ts djFacts).
+    profile: chatProfile.nullable(),
   })
   .nullable();
 

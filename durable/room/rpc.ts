@@ -8,6 +8,7 @@ import { ROOM_ROLES } from "../../shared/rooms";
 import { sendChat } from "../../shared/protocol";
 import { USER_ROLES } from "../../shared/roles";
 import { MAX_BLOCKS } from "../../workers/social-service/blocks";
+import { chatProfile } from "./profile";
 import type { RoomStorage } from "./storage";
 
 /** The room list's view of a room (getSummary): the room-service copies it into RoomDto.song. */
@@ -76,7 +77,15 @@ export const roleArgs = z.object({
 export const refreshArgs = z.object({
   userUuid: z.string().min(1).max(64),
   account: z
-    .object({ roles: z.array(z.enum(USER_ROLES)), sessionVersion: z.number().int().min(0) })
+    .object({
+      roles: z.array(z.enum(USER_ROLES)).max(USER_ROLES.length),
+      sessionVersion: z.number().int().min(0),
+      /**
+       * What the room shows of the account now (nickname, avatar, colour, badges): it
+       * replaces the room's copy and every client hears `updatedUserProfile` (room/profile.ts).
+       */
+      profile: chatProfile.optional(),
+    })
     .nullable(),
   /** Whom the user blocked now, read from D1 at `at` (room/blocks.ts). */
   blocks: z
@@ -88,6 +97,7 @@ export const refreshArgs = z.object({
    */
   notice: z.string().min(1).max(600).optional(),
 });
+export type RefreshArgs = z.infer<typeof refreshArgs>;
 export type BlocksNow = { list: string[]; at: number };
 
 /** readChat / postChat: the caller as the room-service verified it (an account: user or bot). */

@@ -13,7 +13,7 @@ import { levelNow, liveLevelSql } from "./level-rule";
  * the user can no longer use comes off with it (avatar-rules.ts).
  */
 export async function refreshLevel(
-  env: Pick<Env, "DB">,
+  env: Env,
   userUuid: string,
   now = Date.now(),
 ): Promise<string | null> {
@@ -33,7 +33,7 @@ export async function refreshLevel(
  * row read again (the avatar may have come off).
  */
 export async function accountNow(
-  env: Pick<Env, "DB">,
+  env: Env,
   uuid: string,
   now = Date.now(),
 ): Promise<UserRow | undefined> {

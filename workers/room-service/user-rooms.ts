@@ -1,5 +1,6 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
 import { db } from "../db/client";
+import { chatProfileOf } from "../../durable/room/profile";
 import { roomConnections, users } from "../db/schema";
 import type { Env } from "../env";
 import { activeBan } from "../lib/bans";
@@ -10,13 +11,20 @@ import { roomStub, withTimeout } from "./room-dto";
 const FAN_OUT = 10;
 const ROOM_MS = 3000;
 
+/** The account fields a room shows (room/profile.ts): a change of any of them is told to rooms. */
+const ROOM_FACE: readonly string[] = ["nickname", "avatarId", "color", "badges"];
+export const changesRoomFace = (changes: object) =>
+  Object.keys(changes).some((k) => ROOM_FACE.includes(k));
+
 /**
  * Tells every room the user has a socket in that their account changed (roles, sessions,
- * deactivation, bans, blocks), so those sockets close or take the new roles and blocks now,
- * not when the token expires or they reconnect. `notice`, for a platform kick or ban, is
- * what a closed socket is told (as a kick: the client shows it and does not reconnect). Call it after the D1 write commits; the
- * user-service's password change and reset do, the social-service's block and unblock do,
- * and so must any route that changes roles or deactivates an account.
+ * deactivation, bans, blocks, the public profile: nickname, avatar, colour, badges), so those
+ * sockets close or take the new roles, blocks and profile now, not when the token expires or
+ * they reconnect. `notice`, for a platform kick or ban, is what a closed socket is told (as a
+ * kick: the client shows it and does not reconnect). Call it after the D1 write commits; the
+ * user-service's password change and reset do, the social-service's block and unblock do, the
+ * profile edits (one's own, profile-admin) and the badge routes do, and so must any route that
+ * changes roles, deactivates an account or changes what a room shows of it.
  *
  * Which rooms: `room_connections`, written by the room gateway in the same batch that read
  * the account, so a socket admitted on the old account state is always found here. The
@@ -38,6 +46,10 @@ export async function tellUserRooms(env: Env, userUuid: string, notice?: string)
         bannedAt: users.bannedAt,
         bannedUntil: users.bannedUntil,
         banReason: users.banReason,
+        nickname: users.nickname,
+        avatarId: users.avatarId,
+        color: users.color,
+        badges: users.badges,
       })
       .from(users)
       .where(eq(users.uuid, userUuid)),
@@ -50,7 +62,10 @@ export async function tellUserRooms(env: Env, userUuid: string, notice?: string)
   const blocks = { list: blocked.map((b) => b.uuid), at: started };
   const u = user[0];
   // A banned account stands for nobody in a room, as a deactivated one (lib/bans.ts).
-  const account = u && !u.off && !activeBan(u) ? { roles: u.roles, sessionVersion: u.sv } : null;
+  const account =
+    u && !u.off && !activeBan(u)
+      ? { roles: u.roles, sessionVersion: u.sv, profile: chatProfileOf(u) }
+      : null;
   const forget: string[] = [];
   for (let i = 0; i < rows.length; i += FAN_OUT) {
     await Promise.all(

@@ -9,6 +9,7 @@ import { ApiError } from "../lib/errors";
 import { fields, valid } from "../lib/validate";
 import { assertMayWear } from "../merch-service/avatars/avatar-rules";
 import { findAnyUserOr404, toModeratedProfile } from "./accounts";
+import { changesRoomFace, tellUserRooms } from "../room-service/user-rooms";
 import { MSG } from "./messages";
 import { actionTarget, moderate, refuseIf } from "./moderation-log";
 import { profileFields, socialFields } from "./profiles";
@@ -58,6 +59,8 @@ adminProfileRoutes.post(
       { set: changes },
     );
     if (!updated) throw new ApiError(409, MSG.targetChanged);
+    // The rooms they are in show the new name or avatar now (issue 15).
+    if (changesRoomFace(changes)) await tellUserRooms(c.env, updated.uuid);
     return c.json(toModeratedProfile(updated), 201);
   },
 );
@@ -80,6 +83,7 @@ adminProfileRoutes.post(
       { set: { badges } },
     );
     if (!updated) throw new ApiError(409, MSG.targetChanged);
+    await tellUserRooms(c.env, updated.uuid); // badges show in rooms too, at once (issue 15)
     return c.json(toModeratedProfile(updated), 201);
   },
 );
@@ -108,6 +112,7 @@ async function serviceBadges(c: Context<AppEnv>, userUuid: string, badges: Badge
     { set: { badges: next } },
   );
   if (!updated) throw new ApiError(409, MSG.targetChanged);
+  await tellUserRooms(c.env, updated.uuid);
   return c.json(toModeratedProfile(updated), 201);
 }
 

@@ -3,6 +3,7 @@ import { Hono, type Context } from "hono";
 import type { Identity, OAuthClient, TokenAnswer } from "../adapters/oauth";
 import { db } from "../db/client";
 import { clearDiscordOnlyWorn } from "../merch-service/avatars/avatar-rules";
+import { tellUserRooms } from "../room-service/user-rooms";
 import { linkedAccounts, userEmails, users, type UserRow } from "../db/schema";
 import type { AppEnv, Env } from "../env";
 import { clientNet } from "../lib/abuse-limits";
@@ -210,8 +211,10 @@ discordRoutes.post("/auth/link-discord", requireUser, valid("json", codeBody), a
 export async function unlinkDiscordGuard(env: Env, user: UserRow) {
   if (!user.email || !user.passwordHash) throw new ApiError(409, LINK_MSG.discordOnlyWayIn);
   const d = db(env);
-  await d.batch([
+  const [, cleared] = await d.batch([
     d.delete(userEmails).where(and(eq(userEmails.userId, user.id), eq(userEmails.type, "discord"))),
     clearDiscordOnlyWorn(env, user.id),
   ]);
+  // A Discord-only avatar came off: the rooms they are in draw their default one now.
+  if (cleared.meta.changes) await tellUserRooms(env, user.uuid);
 }

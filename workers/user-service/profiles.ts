@@ -13,6 +13,7 @@ import { takeSkip } from "../lib/paging";
 import { cleanText, fields, valid } from "../lib/validate";
 import { findAnyUserOr404, findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
 import { assertMayWear } from "../merch-service/avatars/avatar-rules";
+import { changesRoomFace, tellUserRooms } from "../room-service/user-rooms";
 import { MSG } from "./messages";
 
 /** Profiles: one's own, other people's, client settings, socials, and the service feeds. */
@@ -115,7 +116,10 @@ profileRoutes.post("/users/profile", requireUser, valid("json", profileUpdate), 
   const changes = c.req.valid("json");
   // A user wears only an avatar they may use (issue 6); clearing it is always allowed.
   if (changes.avatarId) await assertMayWear(c.env, caller(c).user, changes.avatarId);
-  return c.json(await updateOwn(c.env, caller(c).user.id, changes));
+  const profile = await updateOwn(c.env, caller(c).user.id, changes);
+  // The rooms I am in show my new name or avatar now, not when I reconnect.
+  if (changesRoomFace(changes)) await tellUserRooms(c.env, profile.uuid);
+  return c.json(profile);
 });
 
 profileRoutes.post("/users/user-socials", requireUser, valid("json", socialsUpdate), async (c) => {

@@ -4,6 +4,7 @@ import type { RoomUser, UserData } from "../../../shared/protocol";
 import { Dancer, type DanceLevel } from "./Dancer";
 import { Floor } from "./Floor";
 import type { ModMenu, NameOf } from "./people";
+import { PersonBadges } from "./PersonBadges";
 import { UserAvatar } from "./UserAvatar";
 
 /** The floor section: the listeners' avatars, a shimmer while connecting, or "nobody here". */
@@ -66,7 +67,10 @@ export function RoomFloor({
                 jumps={jumps[u.uuid]}
                 offset={userData?.[u.uuid]?.position?.x ?? 0}
               >
-                <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />
+                <span className="relative inline-block">
+                  <UserAvatar profile={profiles[u.uuid]} fallbackName={nameOf(u)} alt={nameOf(u)} />
+                  <PersonBadges badges={profiles[u.uuid]?.badges} compact />
+                </span>
               </Dancer>,
             )
           }

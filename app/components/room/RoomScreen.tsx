@@ -18,7 +18,7 @@ import {
 } from "~/lib/rooms";
 import { outOfFreePlays } from "./FreePlaysNote";
 import { NowPlaying, useRoomAudio } from "./NowPlaying";
-import type { ModMenu, NameOf } from "./people";
+import { liveProfiles, type ModMenu, type NameOf } from "./people";
 import { RecentPlays } from "./RecentPlays";
 import { RestrictedList } from "./RestrictedList";
 import { ChatAside, ChatDrawer, type RoomMe } from "./RoomChat";
@@ -81,14 +81,17 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
     ],
     [djs, audience, chat, roomRoles],
   );
-  const profiles = useProfiles(everyone, !!me);
-  // The room's own profile (allUserData: guests get their "Guest ABCD" name) fills in until the user-service answers.
+  const fetched = useProfiles(everyone, !!me);
+  // The room's own copy (allUserData) wins for everyone present: it is current (people.ts).
+  const userData = state?.allUserData;
+  const profiles = useMemo(() => liveProfiles(fetched, userData), [fetched, userData]);
   const nameOf: NameOf = (u) =>
-    profiles[u.uuid]?.nickname ??
+    profiles[u.uuid]?.nickname ||
     (u.uuid === me?.uuid
       ? me.nickname
-      : state?.allUserData?.[u.uuid]?.userProfile.nickname ||
-        (u.tokenRole === "guest" ? t("room.guest") : t("room.listener")));
+      : u.tokenRole === "guest"
+        ? t("room.guest")
+        : t("room.listener"));
   const mine =
     state && me
       ? [...state.audienceUsers, ...state.djs].find((u) => u.uuid === me.uuid)

@@ -10,6 +10,7 @@ import type { ModMenu, NameOf } from "./people";
 import type { RoomMe } from "./RoomChat";
 import { Dancer, danceLevel } from "./Dancer";
 import { Seat, SeatIcon } from "./Seat";
+import { PersonBadges } from "./PersonBadges";
 import { UserAvatar } from "./UserAvatar";
 import { QUEUE_CHANGED } from "~/components/songs/SongActions";
 import { QueueNotice, queueProblem, stageErrorText } from "./QueueNotice";
@@ -151,8 +152,9 @@ export function Stage({
                   </Dancer>,
                   { dj: true, playing: np?.djUuid === dj.uuid },
                 )}
-                <span className="w-full truncate text-sm font-semibold text-white">
-                  {nameOf(dj)}
+                <span className="flex w-full min-w-0 items-center justify-center gap-1 text-sm font-semibold text-white">
+                  <span className="truncate">{nameOf(dj)}</span>
+                  <PersonBadges badges={profiles[dj.uuid]?.badges} />
                 </span>
                 <span
                   className="text-xs font-medium"

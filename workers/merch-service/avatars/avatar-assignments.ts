@@ -14,6 +14,7 @@ import type { AppEnv } from "../../env";
 import { requireAdmin, requireService } from "../../lib/auth";
 import { notFound } from "../../lib/errors";
 import { valid } from "../../lib/validate";
+import { tellUserRooms } from "../../room-service/user-rooms";
 import { clearLostWearers } from "./avatar-rules";
 import { findAvatarOr404, slugParam } from "./avatars";
 import { MSG } from "../messages";
@@ -121,10 +122,12 @@ avatarAssignmentRoutes.delete(
     if (!row) throw notFound(MSG.assignmentNotFound);
     const avatar =
       (await d.select().from(avatars).where(eq(avatars.slug, row.avatarSlug)).get()) ?? null;
-    await d.batch([
+    const [, cleared] = await d.batch([
       d.delete(avatarAssignments).where(eq(avatarAssignments.id, avatarAssignmentId)),
       clearLostWearers(c.env, row.avatarSlug, avatar, row.userUuid),
     ]);
+    // They no longer wear it: the rooms they are in draw their default avatar now.
+    if (cleared.meta.changes) await tellUserRooms(c.env, row.userUuid);
     return c.json({ ...toAssignmentDto(row), deleted: true });
   },
 );

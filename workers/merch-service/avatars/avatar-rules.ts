@@ -13,6 +13,7 @@ import {
 import type { Env } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
 import { levelNow, liveLevelSql } from "../../payment-service/level-rule";
+import { tellUserRooms } from "../../room-service/user-rooms";
 import { MSG } from "../messages";
 
 /**
@@ -225,9 +226,10 @@ export function clearDiscordOnlyWorn(env: Pick<Env, "DB">, userId: number) {
 /**
  * Takes off the avatar `userUuid` wears if they may no longer use it. For writes elsewhere
  * that change what unlocks an avatar (a subscription ending sets `subscriptionLevel` to
- * null; a Discord e-mail removed): call it after the change.
+ * null; a Discord e-mail removed): call it after the change. The user's rooms are told when
+ * it does take one off.
  */
-export async function dropLostAvatar(env: Pick<Env, "DB">, userUuid: string): Promise<void> {
+export async function dropLostAvatar(env: Env, userUuid: string): Promise<void> {
   const d = db(env);
   const row = await d
     .select({ avatarId: users.avatarId })
@@ -237,5 +239,7 @@ export async function dropLostAvatar(env: Pick<Env, "DB">, userUuid: string): Pr
   if (!row?.avatarId) return;
   const avatar =
     (await d.select().from(avatars).where(eq(avatars.slug, row.avatarId)).get()) ?? null;
-  await clearLostWearers(env, row.avatarId, avatar, userUuid);
+  const cleared = await clearLostWearers(env, row.avatarId, avatar, userUuid).run();
+  // The rooms they are in draw their default avatar now (issue 15).
+  if (cleared.meta.changes) await tellUserRooms(env, userUuid);
 }
