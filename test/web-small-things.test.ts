@@ -61,6 +61,9 @@ describe("plurals (Intl.PluralRules)", () => {
     expect(translate("en", "shop.cost", { count: 0 })).toBe("0 tokens");
     expect(translate("en", "shop.balanceLabel", { count: "1" })).toBe("1 token");
     expect(translate("en", "shop.balanceLabel", { count: "1,000" })).toBe("1,000 tokens");
+    // A numeric count is written as the language writes numbers.
+    expect(translate("en", "room.listeners", { count: 10502 })).toBe("10,502 here");
+    expect(translate("es", "room.listeners", { count: 10502 })).toBe("10.502 aquí");
     expect(translate("es", "tokens.balanceValue", { count: 1 })).toBe("1 token");
     expect(translate("es", "tokens.balanceValue", { count: 5 })).toBe("5 tokens");
     expect(translate("en", "tokens.debtValue", { count: 60 })).toBe("You owe 60 tokens");

@@ -48,13 +48,20 @@ function pluralForm(locale: Locale, key: MessageKey, count: number | null): stri
 
 /**
  * The text for `key` in `locale`, with `{name}` placeholders filled from `vars`; a numeric
- * `count` picks the plural form (`pluralForm`).
+ * `count` picks the plural form (`pluralForm`) and is written with the locale's digit groups.
  */
 export function translate(locale: Locale, key: MessageKey, vars?: Vars): string {
   const form = pluralForm(locale, key, countOf(vars?.count)) as MessageKey;
   const text = dictionaries[locale][form] ?? en[form] ?? key;
   return vars
-    ? text.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m))
+    ? text.replace(/\{(\w+)\}/g, (m, k: string) =>
+        // A count reads as the language writes numbers ("1,502 here", "1.502 aquí").
+        k === "count" && typeof vars[k] === "number"
+          ? vars[k].toLocaleString(locale)
+          : k in vars
+            ? String(vars[k])
+            : m,
+      )
     : text;
 }
 

@@ -23,6 +23,7 @@ import type { RoomRoleName, RoomSettings } from "../../shared/rooms";
 import { assertNever } from "../../shared/json-patch";
 import { refusal, type Refusal, type TargetedAction } from "../../shared/permissions";
 import type { UserRole } from "../../shared/roles";
+import { floorPosition } from "../../shared/floor";
 import { CHAT_IN_STATE } from "./chat-storage";
 import { NAMES, SEAT_MSG } from "./messages";
 import type { RoomStorage, UserRow } from "./storage";
@@ -57,25 +58,6 @@ export const PEOPLE_KEYS: readonly StateKey[] = [
   // Who waits moves with who is present and seated (a leave, a kick, a seat taken).
   "waitlist",
 ];
-
-/**
- * A stable pseudo-random spot on the floor for a uuid: FNV-1a over the uuid, two 16-bit
- * halves mapped to [0, 1) with 3 decimals. Same uuid, same spot, on every (re)connect.
- */
-export function floorPosition(uuid: string): { x: number; y: number } {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < uuid.length; i++) {
-    h ^= uuid.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  // A second round mixes the high bits into both halves.
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d) >>> 0;
-  h ^= h >>> 12;
-  const x = Math.floor(((h & 0xffff) / 0x10000) * 1000) / 1000;
-  const y = Math.floor(((h >>> 16) / 0x10000) * 1000) / 1000;
-  return { x, y };
-}
 
 /** Roles shown as a user's highest, most powerful first; the others are restrictions. */
 const HIGHEST_ORDER: readonly RoomRoleName[] = ["owner", "coOwner", "moderator", "dj"];

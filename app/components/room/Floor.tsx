@@ -1,4 +1,5 @@
 import type { CSSProperties, ReactNode } from "react";
+import { floorPosition } from "../../../shared/floor";
 import type { RoomUser, UserData } from "../../../shared/protocol";
 
 /** Avatars drawn on the floor at most; the rest are counted in a "+N" badge. */
@@ -29,6 +30,7 @@ export function floorSpot(
 export function Floor({
   audience,
   count,
+  locale,
   userData,
   render,
   label,
@@ -36,6 +38,8 @@ export function Floor({
   audience: RoomUser[];
   /** Everyone on the floor, named or not (at least audience.length). */
   count: number;
+  /** The page's language, for the "+N" figure. */
+  locale: string;
   userData: Record<string, UserData> | undefined;
   render: (u: RoomUser) => ReactNode;
   label: (u: RoomUser) => string;
@@ -48,7 +52,8 @@ export function Floor({
         data-testid="floor"
       >
         {shown.map((u) => {
-          const spot = floorSpot(userData?.[u.uuid]?.position);
+          // The room's spot, or the same spot worked out here for someone it does not name.
+          const spot = floorSpot(userData?.[u.uuid]?.position ?? floorPosition(u.uuid));
           return (
             <li
               key={u.uuid}
@@ -74,8 +79,12 @@ export function Floor({
         })}
       </ul>
       {Math.max(count, audience.length) > shown.length && (
-        <span className="absolute bottom-2 right-2 grid h-10 min-w-10 place-items-center rounded-full bg-white/15 px-2 text-xs font-bold text-white">
-          +{Math.max(count, audience.length) - shown.length}
+        // Above every avatar (their depth is at most 100) and opaque enough to read over them.
+        <span
+          className="absolute bottom-2 right-2 z-[150] grid h-10 min-w-10 place-items-center rounded-full bg-black/75 px-3 text-xs font-bold text-white ring-1 ring-white/25 backdrop-blur-sm"
+          data-testid="floor-more"
+        >
+          +{(Math.max(count, audience.length) - shown.length).toLocaleString(locale)}
         </span>
       )}
     </div>

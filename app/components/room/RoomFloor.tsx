@@ -57,6 +57,7 @@ export function RoomFloor({
         <Floor
           audience={audience}
           count={audienceCount}
+          locale={locale}
           userData={userData}
           label={nameOf}
           render={(u) =>

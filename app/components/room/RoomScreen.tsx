@@ -68,12 +68,33 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
   const np = state?.nowPlaying ?? null;
   const stateAudience = state?.audienceUsers;
   const audience = useMemo(() => stateAudience ?? [], [stateAudience]);
+  // A stadium's state names only its first arrivals (ROOM_SHOWN_USERS): a viewer it does
+  // not name still sees themselves on the floor, at their own spot.
+  const floor = useMemo(
+    () =>
+      !me ||
+      !stateAudience ||
+      audience.some((u) => u.uuid === me.uuid) ||
+      djs.some((d) => d.uuid === me.uuid)
+        ? audience
+        : [
+            {
+              uuid: me.uuid,
+              tokenRole: me.guest ? ("guest" as const) : ("user" as const),
+              highestRole: null,
+              canDj: !me.guest,
+            },
+            ...audience,
+          ],
+    [me, stateAudience, audience, djs],
+  );
   const chat = state?.chat;
   const roomRoles = state?.settings.roomRoles;
   const everyone = useMemo(
     () => [
       ...new Set([
         ...djs.map((d) => d.uuid),
+        ...(me && !me.guest ? [me.uuid] : []),
         ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid),
         ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : [])),
         ...(roomRoles ?? []).map((r) => r.userUuid),
@@ -300,8 +321,8 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
             )}
 
             <RoomFloor
-              audience={audience}
-              audienceCount={state?.audienceCount ?? audience.length}
+              audience={floor}
+              audienceCount={Math.max(state?.audienceCount ?? 0, floor.length)}
               userData={state?.allUserData}
               connecting={connecting}
               profiles={profiles}
