@@ -165,4 +165,60 @@ describe("demo room", () => {
     expect(errors).toEqual([]);
     for (const c of [moeCtx, kimCtx, louCtx]) await c.close();
   });
+
+  it("a stadium of 1,200: the page counts everyone, draws the first arrivals with +N, and Kim stands on the floor though the room does not name her", async () => {
+    const adminToken = await tokenFor(ADMIN, ADMIN_PASSWORD);
+    const room = await api<{ uuid: string; slug: string }>(
+      "/api/room-service/rooms/infrastructure",
+      {
+        method: "POST",
+        token: adminToken,
+        body: JSON.stringify({ name: `Stadium ${Date.now().toString(36)}` }),
+      },
+    );
+    // The bench's synthetic crowd (development only): 1,200 present listeners, no sockets.
+    await api(`/api/room-service/dev/rooms/${room.uuid}/crowd`, {
+      method: "POST",
+      token: adminToken,
+      body: JSON.stringify({ fill: 1200 }),
+    });
+    const ctx = await getBrowser().newContext({ viewport: { width: 390, height: 844 } });
+    const path = `/rooms/${room.slug}`;
+    const kim = await logIn(ctx, KIM, path);
+    const errors: string[] = [];
+    kim.on("pageerror", (e) => errors.push(String(e)));
+    await expect.poll(() => statusOf(kim), { timeout: 15_000 }).toBe("open");
+    const kimUuid = (
+      await api<{ uuid: string }>("/api/user-service/users/profile", {
+        token: await tokenFor(KIM),
+      })
+    ).uuid;
+    // Everyone counted (the crowd and Kim), written as English writes numbers.
+    await expect
+      .poll(() => kim.locator("#floor-heading").textContent(), { timeout: 15_000 })
+      .toContain("(1,201)");
+    await expect.poll(() => kim.getByText("1,201 here").count()).toBe(1);
+    // 80 drawn (Kim first), the rest in the +N, which reads above the avatars.
+    const floor = kim.getByTestId("floor");
+    await floor.scrollIntoViewIfNeeded();
+    expect(await kim.getByTestId("floor-user").count()).toBe(80);
+    expect(await floor.locator(`[data-user="${kimUuid}"]`).count()).toBe(1);
+    const more = kim.getByTestId("floor-more");
+    expect(await more.textContent()).toBe("+1,121");
+    const box = (await more.boundingBox())!;
+    const onTop = await kim.evaluate(
+      ([x, y]) => document.elementFromPoint(x, y)?.closest('[data-testid="floor-more"]') !== null,
+      [box.x + box.width / 2, box.y + box.height / 2],
+    );
+    expect(onTop).toBe(true);
+    await shot(kim, "demo-room-07-stadium-390");
+    // Empty the room again: later files list rooms by their listeners.
+    await api(`/api/room-service/dev/rooms/${room.uuid}/crowd`, {
+      method: "POST",
+      token: adminToken,
+      body: JSON.stringify({ fill: 0 }),
+    });
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
 });
