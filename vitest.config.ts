@@ -149,7 +149,7 @@ function appleTestChains(): Record<string, string> {
  * through the module runner. @remix-run/cloudflare must be here (STACK.md). Measured per
  * file on this 2-core machine (docs/DECISIONS.md, "Lazy libraries"): zod, drizzle, hono
  * and jose together about 0.3 s faster; a page-rendering file about 2 s faster (lucide-react
- * alone is ~1,500 files). Every entry point the code imports is listed, so no library is
+ * alone is ~3,900 icon files). Every entry point the code imports is listed, so no library is
  * loaded twice (pre-bundled and as files). partyserver cannot be: it imports
  * cloudflare:workers, which the optimizer cannot resolve.
  */
