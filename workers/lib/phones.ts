@@ -14,8 +14,6 @@ import { lazyModule } from "./lazy-module";
  * (lib/lazy-module.ts), and only for input that passes the cheap checks below, so a Worker
  * that never reads a number, or only reads junk, never evaluates them.
  */
-const loadLibphonenumber = lazyModule(() => import("libphonenumber-js/max"));
-
 export interface ParsedPhone {
   /** E.164. */
   phone: string;
@@ -33,6 +31,8 @@ export const MAX_PHONE_INPUT = 40;
 
 /** Digits and the formatting people write around them; no letters (no "ext.", no "x12"). */
 const WRITTEN = /^[+\d\s\-.()/]+$/;
+
+const loadLibphonenumber = lazyModule(() => import("libphonenumber-js/max"));
 
 export async function parsePhone(input: string): Promise<ParsedPhone | null> {
   if (input.length > MAX_PHONE_INPUT || !WRITTEN.test(input)) return null;
