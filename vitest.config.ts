@@ -143,6 +143,45 @@ function appleTestChains(): Record<string, string> {
   }
 }
 
+/**
+ * Libraries pre-bundled once per run (vite's optimizer; cached under node_modules/.vite),
+ * so each test file's isolate loads one module per library instead of hundreds of files
+ * through the module runner. @remix-run/cloudflare must be here (STACK.md). Measured per
+ * file on this 2-core machine (docs/DECISIONS.md, "Lazy libraries"): zod, drizzle, hono
+ * and jose together about 0.3 s faster; a page-rendering file about 2 s faster (lucide-react
+ * alone is ~3,900 icon files). Every entry point the code imports is listed, so no library is
+ * loaded twice (pre-bundled and as files). partyserver cannot be: it imports
+ * cloudflare:workers, which the optimizer cannot resolve.
+ */
+const PREBUNDLED = [
+  "@remix-run/cloudflare",
+  "zod",
+  "drizzle-orm",
+  "drizzle-orm/batch",
+  "drizzle-orm/d1",
+  "drizzle-orm/sqlite-core",
+  "hono",
+  "hono/body-limit",
+  "hono/factory",
+  "hono/http-exception",
+  "hono/utils/http-status",
+  "hono/validator",
+  "jose",
+  // Loaded on first use by the Worker (lib/lazy-module.ts); the files that do use them load faster.
+  "stripe",
+  "libphonenumber-js/max",
+  // The Remix server build's imports, for the files that render pages.
+  "react",
+  "react/jsx-runtime",
+  "react-dom/server",
+  "@remix-run/react",
+  "lucide-react",
+  "isbot",
+  "@dnd-kit/core",
+  "@dnd-kit/sortable",
+  "@dnd-kit/utilities",
+];
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
   return {
@@ -201,7 +240,7 @@ export default defineConfig(async () => {
       // alone; on a shared 2-core machine they can pass vitest's 5 s default. A hang still
       // fails, just later.
       testTimeout: 30_000,
-      deps: { optimizer: { ssr: { enabled: true, include: ["@remix-run/cloudflare"] } } },
+      deps: { optimizer: { ssr: { enabled: true, include: PREBUNDLED } } },
     },
   };
 });

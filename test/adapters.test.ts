@@ -13,6 +13,7 @@ import { soundCloud } from "../workers/adapters/music/soundcloud";
 import { spotify } from "../workers/adapters/music/spotify";
 import { isoDurationSeconds, youTubeId } from "../workers/adapters/music/youtube";
 import type { Env } from "../workers/env";
+import { lazyModule } from "../workers/lib/lazy-module";
 import { orderProviderResults } from "../workers/playlist-service/search-merge";
 import { fake, json, providerEnv, stubFetch, tokenAnswer } from "./music-stubs";
 
@@ -297,5 +298,27 @@ describe("parsing", () => {
         (s) => s.trackName,
       ),
     ).toEqual(["soundCloudPublic0"]);
+  });
+});
+
+describe("lazy libraries (lib/lazy-module.ts)", () => {
+  it("loads once for any number of concurrent and later callers", async () => {
+    let loads = 0;
+    const load = lazyModule(async () => ({ n: ++loads }));
+    const first = await Promise.all([load(), load(), load()]);
+    expect(first.map((m) => m.n)).toEqual([1, 1, 1]);
+    expect((await load()).n).toBe(1);
+    expect(loads).toBe(1);
+  });
+
+  it("forgets a failed load, so the next caller tries again", async () => {
+    let loads = 0;
+    const load = lazyModule(async () => {
+      if (++loads === 1) throw new Error("first load fails");
+      return { n: loads };
+    });
+    await expect(load()).rejects.toThrow("first load fails");
+    expect((await load()).n).toBe(2);
+    expect((await load()).n).toBe(2);
   });
 });

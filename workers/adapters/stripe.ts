@@ -1,6 +1,7 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Env } from "../env";
 import { isDevEnvironment } from "../lib/environments";
+import { lazyModule } from "../lib/lazy-module";
 
 /**
  * Stripe through its official SDK in fetch mode (workerd has no node:http): API calls go
@@ -14,7 +15,10 @@ import { isDevEnvironment } from "../lib/environments";
  *   and the portal answer 503 and the local pages do not exist: a missing key is never a
  *   way for users to credit themselves.
  * `STRIPE_API_URL` points the SDK elsewhere (tests stub that host at the fetch boundary).
+ *
+ * The SDK is loaded on first use (lib/lazy-module.ts): only payment paths pay for it.
  */
+const loadStripe = lazyModule(() => import("stripe").then((m) => m.default));
 
 /** Where checkout goes: Stripe, the local test page (development and test only), or nowhere. */
 export type PaymentsMode = "stripe" | "local" | "off";
@@ -22,9 +26,10 @@ export type PaymentsMode = "stripe" | "local" | "off";
 export const paymentsMode = (env: Env): PaymentsMode =>
   env.STRIPE_SECRET_KEY ? "stripe" : isDevEnvironment(env) ? "local" : "off";
 
-/** The SDK client, or null in local test mode. */
-export function stripeClient(env: Env): Stripe | null {
+/** The SDK client, or null in local test mode (which never loads the SDK for it). */
+export async function stripeClient(env: Env): Promise<Stripe | null> {
   if (!env.STRIPE_SECRET_KEY) return null;
+  const Stripe = await loadStripe();
   const config: ConstructorParameters<typeof Stripe>[1] = {
     httpClient: Stripe.createFetchHttpClient(),
     // One network retry is the SDK default; the caller (a browser) can simply click again.
@@ -41,8 +46,6 @@ export function stripeClient(env: Env): Stripe | null {
   return new Stripe(env.STRIPE_SECRET_KEY, config);
 }
 
-const cryptoProvider = () => Stripe.createSubtleCryptoProvider();
-
 export type StripeEvent = Stripe.Event;
 export type StripeCheckoutSession = Stripe.Checkout.Session;
 export type StripeSubscription = Stripe.Subscription;
@@ -58,13 +61,14 @@ export async function verifyStripeEvent(
   signature: string | undefined,
 ): Promise<StripeEvent | null> {
   if (!signature) return null;
+  const Stripe = await loadStripe();
   try {
     return await Stripe.webhooks.constructEventAsync(
       body,
       signature,
       secret,
       undefined,
-      cryptoProvider(),
+      Stripe.createSubtleCryptoProvider(),
     );
   } catch {
     return null;
@@ -75,16 +79,17 @@ export async function verifyStripeEvent(
  * A `Stripe-Signature` header for `payload`, exactly as Stripe computes it. Local test mode
  * signs the events it makes with this, so they pass the same check as Stripe's own.
  */
-export function signStripePayload(
+export async function signStripePayload(
   secret: string,
   payload: string,
   timestamp = Math.floor(Date.now() / 1000),
 ): Promise<string> {
+  const Stripe = await loadStripe();
   return Stripe.webhooks.generateTestHeaderStringAsync({
     payload,
     secret,
     timestamp,
-    cryptoProvider: cryptoProvider(),
+    cryptoProvider: Stripe.createSubtleCryptoProvider(),
   });
 }
 

@@ -1,5 +1,6 @@
-import { PhotonImage, resize, SamplingFilter } from "@cf-wasm/photon";
+import type { PhotonImage } from "@cf-wasm/photon";
 import { ApiError, badRequest } from "./errors";
+import { lazyModule } from "./lazy-module";
 import { LIB_MSG } from "./messages";
 
 /**
@@ -9,6 +10,13 @@ import { LIB_MSG } from "./messages";
  * "Accounts and sessions": profile pictures). A JPEG's EXIF orientation is applied first,
  * so a phone photo stays upright once its metadata is gone.
  */
+
+/**
+ * photon, loaded (and its WASM instantiated) on the first image decoded, after the header
+ * checks passed (lib/lazy-module.ts): every image path here and in merch-service shares it.
+ */
+export const loadPhoton = lazyModule(() => import("@cf-wasm/photon"));
+
 export type RasterType = "image/png" | "image/jpeg" | "image/webp" | "image/gif";
 
 /** Width and height from the file's header, before any decoding (undefined: unreadable). */
@@ -162,11 +170,11 @@ export interface ReencodeRules {
  * JPEG stays JPEG (quality 85), PNG and WebP keep their format (lossless, alpha kept), a GIF
  * becomes a PNG of its first frame. 400 for an image that cannot be read or is too large.
  */
-export function reencodeImage(
+export async function reencodeImage(
   bytes: Uint8Array,
   type: RasterType,
   rules: ReencodeRules,
-): { bytes: Uint8Array; contentType: "image/png" | "image/jpeg" | "image/webp" } {
+): Promise<{ bytes: Uint8Array; contentType: "image/png" | "image/jpeg" | "image/webp" }> {
   const dims = rasterSize(bytes, type);
   if (!dims || dims.width === 0 || dims.height === 0) throw badRequest(LIB_MSG.imageUnreadable);
   if (
@@ -175,6 +183,7 @@ export function reencodeImage(
     dims.width * dims.height > rules.maxPixels
   )
     throw badRequest(LIB_MSG.imageTooLarge(rules.maxSide, rules.maxPixels, dims));
+  const { PhotonImage, resize, SamplingFilter } = await loadPhoton();
   let img: PhotonImage;
   try {
     img = PhotonImage.new_from_byteslice(bytes);

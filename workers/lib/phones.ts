@@ -1,4 +1,5 @@
-import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";
+import type { NumberType } from "libphonenumber-js/max";
+import { lazyModule } from "./lazy-module";
 
 /**
  * Phone numbers, read the one way everything here reads them: libphonenumber-js with its
@@ -8,6 +9,10 @@ import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/m
  * Only international input is read: a number without its country code cannot be placed
  * without guessing the caller's country, so "07400 123456" is not a number here. Spaces,
  * dashes, dots and brackets are ignored, and a leading "00" counts as "+".
+ *
+ * The library and its metadata (the biggest part) are loaded on first use
+ * (lib/lazy-module.ts), and only for input that passes the cheap checks below, so a Worker
+ * that never reads a number, or only reads junk, never evaluates them.
  */
 export interface ParsedPhone {
   /** E.164. */
@@ -27,10 +32,13 @@ export const MAX_PHONE_INPUT = 40;
 /** Digits and the formatting people write around them; no letters (no "ext.", no "x12"). */
 const WRITTEN = /^[+\d\s\-.()/]+$/;
 
-export function parsePhone(input: string): ParsedPhone | null {
+const loadLibphonenumber = lazyModule(() => import("libphonenumber-js/max"));
+
+export async function parsePhone(input: string): Promise<ParsedPhone | null> {
   if (input.length > MAX_PHONE_INPUT || !WRITTEN.test(input)) return null;
   const compact = input.trim().replace(/^00/, "+");
   if (!compact.startsWith("+")) return null;
+  const { parsePhoneNumberFromString } = await loadLibphonenumber();
   const parsed = parsePhoneNumberFromString(compact);
   if (!parsed) return null;
   const valid = parsed.isValid();
@@ -44,8 +52,8 @@ export function parsePhone(input: string): ParsedPhone | null {
 }
 
 /** A valid number in E.164, or null: the contact book's reading (lib/contact-hash.ts). */
-export function normalisePhone(input: string): string | null {
-  const p = parsePhone(input);
+export async function normalisePhone(input: string): Promise<string | null> {
+  const p = await parsePhone(input);
   return p?.valid ? p.phone : null;
 }
 

@@ -58,7 +58,7 @@ export async function startCheckout(
   if (paymentsMode(c.env) === "off") throw new ApiError(503, MSG.paymentsOff);
   const origin = publicOrigin(c);
   const back = `${origin}${returnPath(mode)}`;
-  const stripe = stripeClient(c.env);
+  const stripe = await stripeClient(c.env);
   let sessionId: string;
   let url: string;
   if (stripe) {

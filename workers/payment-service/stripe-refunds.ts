@@ -117,7 +117,7 @@ async function sessionPaidBy(env: Env, paymentIntent: string): Promise<CheckoutS
     .where(eq(checkoutSessions.paymentIntentId, paymentIntent))
     .get();
   if (known) return known;
-  const stripe = stripeClient(env);
+  const stripe = await stripeClient(env);
   if (!stripe) return null;
   const sessionId = await sessionIdForPaymentIntent(stripe, paymentIntent);
   if (!sessionId) return null;

@@ -78,7 +78,7 @@ async function askStripe(
   env: Env,
   id: string,
 ): Promise<{ sub: StripeSubscription | null } | { retry: string } | undefined> {
-  const stripe = stripeClient(env);
+  const stripe = await stripeClient(env);
   if (!stripe || sourceOf(id) !== "stripe") return undefined;
   try {
     return { sub: await retrieveSubscription(stripe, id) };

@@ -194,7 +194,7 @@ subscriptionRoutes.post("/subscription/portal", requireUser, async (c) => {
   const who = caller(c);
   if (paymentsMode(c.env) === "off") throw new ApiError(503, MSG.paymentsOff);
   const origin = publicOrigin(c);
-  const stripe = stripeClient(c.env);
+  const stripe = await stripeClient(c.env);
   const source = stripe ? "stripe" : "local";
   const latest = await db(c.env)
     .select({ customerId: subscriptions.customerId })

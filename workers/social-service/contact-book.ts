@@ -62,7 +62,7 @@ async function hashesOf(env: Env, contacts: Contact[]) {
   let skipped = 0;
   for (const c of contacts) {
     const kind: ContactKind = c.phone !== undefined ? "phone" : "email";
-    const value = kind === "phone" ? normalisePhone(c.phone!) : normaliseEmail(c.email!);
+    const value = kind === "phone" ? await normalisePhone(c.phone!) : normaliseEmail(c.email!);
     if (!value || (kind === "email" && !isEmail(value))) skipped++;
     else normal.set(`${kind}\n${value}`, [kind, value]);
   }

@@ -75,7 +75,11 @@ imageRoutes.post(
     const { file, kind } = c.req.valid("form");
     const type = (await checkUpload(file, IMAGE_RULES)) as RasterType;
     await takeAttempt(c.env, [{ rule: "pictureUpload", key: who.uuid }], MSG.tooManyPictureUploads);
-    const clean = reencodeImage(new Uint8Array(await file.arrayBuffer()), type, PICTURE_RULES);
+    const clean = await reencodeImage(
+      new Uint8Array(await file.arrayBuffer()),
+      type,
+      PICTURE_RULES,
+    );
     const id = crypto.randomUUID();
     const key = `users/${who.uuid}/${kind}/${id}`;
     await c.env.UPLOADS.put(key, clean.bytes, {

@@ -45,8 +45,8 @@ const phoneField = z
   .max(MAX_PHONE_INPUT, `phone must be at most ${MAX_PHONE_INPUT} characters`);
 
 /** The parsed number or 400 with the spec's message: nothing else is ever texted or stored. */
-function validNumberOr400(input: string): ParsedPhone {
-  const parsed = parsePhone(input);
+async function validNumberOr400(input: string): Promise<ParsedPhone> {
+  const parsed = await parsePhone(input);
   if (!parsed?.valid) throw new ApiError(400, MSG.phoneInvalid);
   return parsed;
 }
@@ -68,7 +68,7 @@ const sendBody = z.strictObject({
  */
 mobileAuthRoutes.post("/mobile-auth/send-code", valid("json", sendBody), async (c) => {
   const { phone: input, channel } = c.req.valid("json");
-  const parsed = validNumberOr400(input);
+  const parsed = await validNumberOr400(input);
   const net = clientNet(c.req.header("CF-Connecting-IP"));
   const expiresAt = new Date(Date.now() + CODE_TTL_MS).toISOString();
   const answer = { message: MSG.codeSent, channel, phoneNumber: parsed.phone, expiresAt };
@@ -212,7 +212,7 @@ async function createPhoneAccount(env: Env, phone: string, nickname?: string) {
  */
 mobileAuthRoutes.post("/mobile-auth/verify-code", valid("json", verifyBody), async (c) => {
   const { phone: input, code, nickname } = c.req.valid("json");
-  const parsed = validNumberOr400(input);
+  const parsed = await validNumberOr400(input);
   const phone = parsed.phone;
   const guess: Take = { rule: "codeGuessPerPhone", key: phone };
   // Counted before the code is compared (a failure keeps it), as logins are.

@@ -41,7 +41,7 @@ export interface PhoneCheck {
  * the lookup service failing: VALIDATION_ERROR (nothing is sent on a guess).
  */
 export async function checkPhone(env: Env, input: string): Promise<PhoneCheck> {
-  const parsed = parsePhone(input);
+  const parsed = await parsePhone(input);
   if (!parsed?.valid) return { result: "INVALID", parsed, lineType: null };
   const line = await lookupLine(env, parsed);
   const result: PhoneResult =

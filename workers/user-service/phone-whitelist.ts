@@ -50,7 +50,7 @@ const toDto = (r: PhoneWhitelistRow) => ({
 });
 
 async function addEntry(c: { env: Env }, who: string, body: z.output<typeof entryBody>) {
-  const parsed = parsePhone(body.phone);
+  const parsed = await parsePhone(body.phone);
   if (!parsed?.valid) throw new ApiError(400, MSG.phoneInvalid);
   try {
     return await db(c.env)
@@ -90,7 +90,7 @@ phoneWhitelistRoutes.delete(
   requireAdmin,
   valid("param", z.object({ phone: entryBody.shape.phone })),
   async (c) => {
-    const parsed = parsePhone(c.req.valid("param").phone);
+    const parsed = await parsePhone(c.req.valid("param").phone);
     if (!parsed?.valid) throw new ApiError(404, MSG.whitelistNotFound);
     return c.json(await removeEntry(c, caller(c).uuid, eq(phoneWhitelist.phone, parsed.phone)));
   },

@@ -1,4 +1,4 @@
-import { PhotonImage, resize, SamplingFilter } from "@cf-wasm/photon";
+import type { PhotonImage } from "@cf-wasm/photon";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
@@ -22,7 +22,7 @@ import {
   uploadBodyLimit,
   type UploadRules,
 } from "../../lib/uploads";
-import { rasterSize, type RasterType } from "../../lib/images";
+import { loadPhoton, rasterSize, type RasterType } from "../../lib/images";
 import { valid } from "../../lib/validate";
 import { MSG } from "../messages";
 
@@ -92,7 +92,8 @@ const SVG_ACTIVE =
   /<script|<foreignObject|<iframe|<embed|<object|\son[a-z]+\s*=|javascript:|<!ENTITY/i;
 
 /** Decodes once and encodes a PNG fitted inside each size; a file photon cannot read is a 400. */
-function thumbnails(bytes: Uint8Array): Map<AvatarSize, Uint8Array> {
+async function thumbnails(bytes: Uint8Array): Promise<Map<AvatarSize, Uint8Array>> {
+  const { PhotonImage, resize, SamplingFilter } = await loadPhoton();
   let source: PhotonImage;
   try {
     source = PhotonImage.new_from_byteslice(bytes);
@@ -161,7 +162,7 @@ async function prepareArt(
   if (!dims || dims.width === 0 || dims.height === 0) throw badRequest(MSG.artUnreadable);
   if (dims.width > MAX_SIDE || dims.height > MAX_SIDE)
     throw badRequest(MSG.artTooLarge(MAX_SIDE, dims.width, dims.height));
-  return { type, original, thumbs: thumbnails(original) };
+  return { type, original, thumbs: await thumbnails(original) };
 }
 
 /** Every R2 key under an art upload (the original and its thumbnails). */
