@@ -70,23 +70,25 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
   const audience = useMemo(() => stateAudience ?? [], [stateAudience]);
   // A stadium's state names only its first arrivals (ROOM_SHOWN_USERS): a viewer it does
   // not name still sees themselves on the floor, at their own spot.
+  const myUuid = me?.uuid ?? null;
+  const meGuest = !!me?.guest;
   const floor = useMemo(
     () =>
-      !me ||
+      !myUuid ||
       !stateAudience ||
-      audience.some((u) => u.uuid === me.uuid) ||
-      djs.some((d) => d.uuid === me.uuid)
+      audience.some((u) => u.uuid === myUuid) ||
+      djs.some((d) => d.uuid === myUuid)
         ? audience
         : [
             {
-              uuid: me.uuid,
-              tokenRole: me.guest ? ("guest" as const) : ("user" as const),
+              uuid: myUuid,
+              tokenRole: meGuest ? ("guest" as const) : ("user" as const),
               highestRole: null,
-              canDj: !me.guest,
+              canDj: !meGuest,
             },
             ...audience,
           ],
-    [me, stateAudience, audience, djs],
+    [myUuid, meGuest, stateAudience, audience, djs],
   );
   const chat = state?.chat;
   const roomRoles = state?.settings.roomRoles;
@@ -94,13 +96,13 @@ export function RoomScreen({ room, join, joinError, me, roles }: RoomScreenProps
     () => [
       ...new Set([
         ...djs.map((d) => d.uuid),
-        ...(me && !me.guest ? [me.uuid] : []),
+        ...(myUuid && !meGuest ? [myUuid] : []),
         ...audience.filter((u) => u.tokenRole !== "guest").map((u) => u.uuid),
         ...(chat ?? []).flatMap((m) => (m.userUuid ? [m.userUuid] : [])),
         ...(roomRoles ?? []).map((r) => r.userUuid),
       ]),
     ],
-    [djs, audience, chat, roomRoles],
+    [djs, myUuid, meGuest, audience, chat, roomRoles],
   );
   const fetched = useProfiles(everyone, !!me);
   // The room's own copy (allUserData) wins for everyone present: it is current (people.ts).
