@@ -183,7 +183,11 @@ export async function openInDiscord(
       return (await res.json()) as { code: string };
     },
   );
-  await page.goto(`https://discord.com/activities/${crypto.randomUUID()}`);
+  // Not "load": that waits for the Activity's whole frame, which a loaded machine may take
+  // past goto's 30 s; every caller polls the frame for what it expects instead.
+  await page.goto(`https://discord.com/activities/${crypto.randomUUID()}`, {
+    waitUntil: "domcontentloaded",
+  });
   return { page, scopes };
 }
 
