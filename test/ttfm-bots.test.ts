@@ -61,7 +61,7 @@ describe("tt.live bots at /primus (issue 17)", () => {
     expect(forged.events[0]).toBe("primus::server::close");
   });
 
-  it("the join answers ClientRoomState with an empty allUserData; updatedUserData follows >= 10 ms later", async () => {
+  it("the join answers ClientRoomState with an empty allUserData; updatedUserData follows it", async () => {
     const room = newRoom();
     await ensureRoom(room);
     const alice = await person();
@@ -95,7 +95,10 @@ describe("tt.live bots at /primus (issue 17)", () => {
     await bot.has((s) => me.uuid in s.allUserData, "updatedUserData");
     const [first] = bot.frames;
     expect(first.message.name).toBe("updatedUserData");
-    expect(first.at - bot.joinedAt).toBeGreaterThanOrEqual(10);
+    // After the answer, never with it (the Room holds it JOIN_DEFER_MS so the client's
+    // listeners are attached; a wall-clock gap here would be a timed assertion, which a
+    // loaded machine breaks: the answer itself can be read late).
+    expect(first.at).toBeGreaterThanOrEqual(bot.joinedAt);
     expect(bot.state!.allUserData[alice.uuid]).toMatchObject({
       userProfile: { uuid: alice.uuid },
       songVotes: {},
