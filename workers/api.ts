@@ -12,27 +12,17 @@ import { uploadService } from "./upload-service";
 import { userService } from "./user-service";
 
 /** The gateway: every service under `/api/<service>` (DESIGN.md, "Gateway paths"). */
-export const api = new Hono<AppEnv>().basePath("/api");
+// Not strict: a trailing slash names the same route (`/api/social-service/` is the service's
+// root, the seeds' `social GET /`), as in the NestJS services the seeds describe.
+export const api = new Hono<AppEnv>({ strict: false }).basePath("/api");
 api.onError(onError);
 api.use("*", bodyCap);
 api.notFound(onNotFound);
-const services = {
-  "user-service": userService,
-  "room-service": roomService,
-  "merch-service": merchService,
-  "upload-service": uploadService,
-  "audit-service": auditService,
-  "social-service": socialService,
-  "payment-service": paymentService,
-  "playlist-service": playlistService,
-} as const;
-for (const [name, service] of Object.entries(services)) {
-  // A service's root with or without the slash (the seeds write `GET /`): Hono's mount
-  // drops the sub-app's trailing "/", so `/api/<service>/` is handed the bare root.
-  api.get(`/${name}/`, (c) => {
-    const url = new URL(c.req.url);
-    url.pathname = url.pathname.slice(0, -1);
-    return api.fetch(new Request(url, c.req.raw), c.env, c.executionCtx);
-  });
-  api.route(`/${name}`, service);
-}
+api.route("/user-service", userService);
+api.route("/room-service", roomService);
+api.route("/merch-service", merchService);
+api.route("/upload-service", uploadService);
+api.route("/audit-service", auditService);
+api.route("/social-service", socialService);
+api.route("/payment-service", paymentService);
+api.route("/playlist-service", playlistService);

@@ -317,15 +317,6 @@ export class RoomStorage {
     );
   }
 
-  profiles(): Map<string, UserProfile> {
-    return new Map(
-      this.sql
-        .exec<{ uuid: string; json: string }>(`SELECT uuid, json FROM room_profiles`)
-        .toArray()
-        .map((r) => [r.uuid, JSON.parse(r.json) as UserProfile]),
-    );
-  }
-
   /** The stored profiles of `uuids` (those that have one). */
   profilesOf(uuids: string[]): Map<string, UserProfile> {
     return new Map(

@@ -26,7 +26,7 @@ import type { UserRole } from "../../shared/roles";
 import { floorPosition } from "../../shared/floor";
 import { CHAT_IN_STATE } from "./chat-storage";
 import { NAMES, SEAT_MSG } from "./messages";
-import type { RoomStorage, UserRow } from "./storage";
+import type { DjRow, RoomStorage, UserRow } from "./storage";
 
 export type StateKey = keyof RoomState;
 export const STATE_KEYS: readonly StateKey[] = [
@@ -144,6 +144,7 @@ export class RoomView {
   }
 
   #shown: UserRow[] | null = null;
+  #seats: DjRow[] | null = null;
   #seated: Set<string> | null = null;
   #counts: { users: number; audience: number } | null = null;
 
@@ -154,7 +155,12 @@ export class RoomView {
 
   /** Who is in a DJ seat now (read once per view). */
   seated(): Set<string> {
-    return (this.#seated ??= new Set(this.storage.djs().map((d) => d.uuid)));
+    return (this.#seated ??= new Set(this.#seatRows().map((d) => d.uuid)));
+  }
+
+  /** The seats in play order, read once per view (djs, visibleDjs and the lists all ask). */
+  #seatRows(): DjRow[] {
+    return (this.#seats ??= this.storage.djs());
   }
 
   /**
@@ -237,10 +243,9 @@ export class RoomView {
   }
 
   djs(): RoomDj[] {
-    const users = new Map(
-      this.storage.usersIn(this.storage.djs().map((d) => d.uuid)).map((u) => [u.uuid, u]),
-    );
-    return this.storage.djs().flatMap((d) => {
+    const seats = this.#seatRows();
+    const users = new Map(this.storage.usersIn(seats.map((d) => d.uuid)).map((u) => [u.uuid, u]));
+    return seats.flatMap((d) => {
       const u = users.get(d.uuid);
       // A seat without a present user cannot last (the grace end removes both), but a
       // seat is never shown for someone the lists do not know.

@@ -36,7 +36,7 @@ export function Floor({
   label,
 }: {
   audience: RoomUser[];
-  /** Everyone on the floor, named or not (at least audience.length). */
+  /** Everyone on the floor, named or not (the caller's count, at least audience.length). */
   count: number;
   /** The page's language, for the "+N" figure. */
   locale: string;
@@ -78,13 +78,13 @@ export function Floor({
           );
         })}
       </ul>
-      {Math.max(count, audience.length) > shown.length && (
+      {count > shown.length && (
         // Above every avatar (their depth is at most 100) and opaque enough to read over them.
         <span
           className="absolute bottom-2 right-2 z-[150] grid h-10 min-w-10 place-items-center rounded-full bg-black/75 px-3 text-xs font-bold text-white ring-1 ring-white/25 backdrop-blur-sm"
           data-testid="floor-more"
         >
-          +{(Math.max(count, audience.length) - shown.length).toLocaleString(locale)}
+          +{(count - shown.length).toLocaleString(locale)}
         </span>
       )}
     </div>
