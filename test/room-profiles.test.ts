@@ -7,6 +7,7 @@ import type { Marks } from "../durable/room/publisher";
 import { RoomStorage } from "../durable/room/storage";
 import type { StatefulMessage } from "../shared/protocol";
 import { db } from "../workers/db/client";
+import { RULES } from "../workers/lib/abuse-limits";
 import { roomConnections } from "../workers/db/schema";
 import { assign, makeAvatar, merch, wear } from "./avatars-helpers";
 import { accountWithRoles, admin, signUp, user } from "./helpers";
@@ -174,6 +175,34 @@ describe("a connected user's profile reaches their rooms at once", () => {
         .all(),
     ).toEqual([]);
     for (const c of [...mine, ...watchers]) c.close();
+  });
+
+  it("a loop of 70 concurrent renames: 60 are taken and reach the room, 10 get 429 and change nothing", async () => {
+    const room = newRoom();
+    const a = await signUp({ nickname: "Looper" });
+    const ac = await connect(room, a);
+    const results = await Promise.all(
+      Array.from({ length: 70 }, (_, i) =>
+        user("/users/profile", { token: a.token, body: { nickname: `Loop ${i}` } }),
+      ),
+    );
+    const refused = results.filter((r) => r.status === 429);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(RULES.roomFaceEdit.limit);
+    expect(refused).toHaveLength(70 - RULES.roomFaceEdit.limit);
+    expect(refused[0].body.message).toMatch(/changed your name or look too often/);
+    expect(refused[0].headers.get("retry-after")).toMatch(/^\d+$/);
+    // The stored name is one of the accepted ones, and the room ends on it.
+    const accepted = new Set(results.flatMap((r, i) => (r.status === 200 ? [`Loop ${i}`] : [])));
+    const now = await user("/users/profile", { token: a.token, method: "GET" });
+    expect(accepted.has(now.body.nickname)).toBe(true);
+    await ac.until((st) => st.allUserData[a.uuid]?.userProfile.nickname === now.body.nickname);
+    // Edits rooms do not show (socials) are not counted.
+    const socials = await user("/users/user-socials", {
+      token: a.token,
+      body: { instagram: "looper" },
+    });
+    expect(socials.status).toBe(200);
+    ac.close();
   });
 
   it("sockets on relays hear the change as the room's own sockets do", async () => {

@@ -60,6 +60,12 @@ export const RULES = {
   roomNotification: { limit: 5, periodMs: HOUR },
   /** A DJ's own announcements to their fans (POST /notifications/dj-fans), per DJ. */
   fanAnnouncement: { limit: 1, periodMs: HOUR },
+  /**
+   * Own profile edits that change what rooms show (nickname, avatar, colour), per account:
+   * each one tells every room the person has a socket in (tellUserRooms), so a scripted
+   * loop of renames would land on all of them. Trying on avatars stays far below this.
+   */
+  roomFaceEdit: { limit: 60, periodMs: HOUR },
   /** Moderator notes (POST /moderation-comments), per moderator. */
   moderationComment: { limit: 60, periodMs: HOUR },
   /** Sign-in codes texted to one number (send-code), whoever asks. */

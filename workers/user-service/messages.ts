@@ -84,6 +84,8 @@ export const MSG = {
   alreadyDeactivated: "This account is already deactivated.",
   notDeactivated: "This account is not deactivated.",
   deactivationCancelled: "The deactivation request was cancelled.",
+  tooManyProfileEdits: (wait: string) =>
+    `You changed your name or look too often. Please try again in ${wait}.`,
   tooManyModerationComments: (wait: string) =>
     `Too many moderator notes in a short time. Please try again in ${wait}.`,
   // Phones (phone-validation.ts, mobile-auth.ts, phone-whitelist.ts).

@@ -14,6 +14,7 @@ import { cleanText, fields, valid } from "../lib/validate";
 import { findAnyUserOr404, findUserOr404, toOtherProfile, toOwnProfile } from "./accounts";
 import { assertMayWear } from "../merch-service/avatars/avatar-rules";
 import { changesRoomFace, tellUserRooms } from "../room-service/user-rooms";
+import { takeAttempt } from "../lib/rate-limit";
 import { MSG } from "./messages";
 
 /** Profiles: one's own, other people's, client settings, socials, and the service feeds. */
@@ -114,9 +115,13 @@ profileRoutes.get("/users/profile", requireUser, (c) => c.json(toOwnProfile(call
 
 profileRoutes.post("/users/profile", requireUser, valid("json", profileUpdate), async (c) => {
   const changes = c.req.valid("json");
+  const me = caller(c).user;
   // A user wears only an avatar they may use (issue 6); clearing it is always allowed.
-  if (changes.avatarId) await assertMayWear(c.env, caller(c).user, changes.avatarId);
-  const profile = await updateOwn(c.env, caller(c).user.id, changes);
+  if (changes.avatarId) await assertMayWear(c.env, me, changes.avatarId);
+  // Budgeted before the write: a refused edit changes nothing and tells no room.
+  if (changesRoomFace(changes))
+    await takeAttempt(c.env, [{ rule: "roomFaceEdit", key: me.uuid }], MSG.tooManyProfileEdits);
+  const profile = await updateOwn(c.env, me.id, changes);
   // The rooms I am in show my new name or avatar now, not when I reconnect.
   if (changesRoomFace(changes)) await tellUserRooms(c.env, profile.uuid);
   return c.json(profile);
